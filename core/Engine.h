@@ -1,0 +1,21 @@
+#pragma once
+
+#include "core/Report.h"
+#include "core/Scenario.h"
+
+namespace parallax::core {
+
+struct Calibration;
+
+struct EvaluateOptions {
+    const Calibration* calibration = nullptr;
+    bool simulateSchedule = true; // false: closed-form bubble and in-flight counts (search's cheap path)
+    bool keepTimeline = true; // false drops the op list from the report (search)
+    bool buildGroups = true; // false skips the rank map's group lists (search)
+};
+
+// validate -> rank map -> costs -> schedule simulation -> memory -> estimate. Never throws for bad
+// input: problems are reported in Report::errors with the field and the fix.
+Report evaluate(const Scenario& scenario, const EvaluateOptions& options = {});
+
+} // namespace parallax::core

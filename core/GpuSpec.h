@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string>
+
+namespace parallax::core {
+
+// One GPU model as its datasheet states it. Bandwidths are per direction.
+struct GpuSpec {
+    std::string id; // preset identifier, e.g. "h100-sxm"
+    std::string name; // display name
+    double hbmBytes = 0;
+    double hbmBytesPerSecond = 0;
+    double bf16FlopsPerSecond = 0; // dense peak
+    double fp8FlopsPerSecond = 0; // dense peak; 0 when the GPU has no fp8 tensor cores
+    double nvlinkBytesPerSecond = 0; // per GPU per direction
+    int nvlinkDomainSize = 8; // GPUs per NVLink domain in the usual system (8 on HGX, 72 on NVL72)
+    double nicGbps = 400; // typical scale-out NIC per GPU
+    std::string source; // datasheet citation
+};
+
+} // namespace parallax::core

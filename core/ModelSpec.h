@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace parallax::core {
+
+enum class Activation { Gelu, SwiGlu };
+
+struct MoeSpec {
+    int experts = 0; // routed experts per MoE layer
+    int topK = 0;
+    int sharedExperts = 0;
+    std::int64_t expertFfnHidden = 0;
+    int firstDenseLayers = 0; // dense FFN layers before the first MoE layer
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3, arXiv:2412.19437 sec. 2.1.1).
+struct MlaSpec {
+    int qLoraRank = 0; // 0: queries are projected directly
+    int kvLoraRank = 0;
+    int qkNopeHeadDim = 0;
+    int qkRopeHeadDim = 0;
+    int vHeadDim = 0;
+};
+
+// A decoder-only transformer. Sizes are element counts, not bytes.
+struct ModelSpec {
+    std::string id;
+    std::string name;
+    int layers = 0;
+    std::int64_t hidden = 0;
+    int heads = 0;
+    int kvHeads = 0;
+    int headDim = 0; // 0 means hidden / heads
+    std::int64_t ffnHidden = 0;
+    std::int64_t vocab = 0;
+    int seqLen = 2048; // default training sequence length
+    Activation activation = Activation::SwiGlu;
+    bool tiedEmbeddings = false;
+    bool learnedPositionEmbeddings = false; // GPT-2/3 style absolute positions (seqLen x hidden)
+    bool biases = false; // linear and norm biases (GPT-3 style)
+    std::optional<MoeSpec> moe;
+    std::optional<MlaSpec> mla;
+    double publishedParams = 0; // display only; the engine counts parameters itself
+    std::string source;
+
+    int effectiveHeadDim() const { return headDim > 0 ? headDim : (heads > 0 ? static_cast<int>(hidden / heads) : 0); }
+    bool isMoe() const { return moe.has_value() && moe->experts > 0; }
+    bool isMoeLayer(int layer) const { return isMoe() && layer >= moe->firstDenseLayers; }
+    int moeLayerCount() const { return isMoe() ? layers - moe->firstDenseLayers : 0; }
+};
+
+} // namespace parallax::core

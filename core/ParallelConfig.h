@@ -1,0 +1,54 @@
+#pragma once
+
+#include <string>
+
+namespace parallax::core {
+
+enum class ScheduleKind { GPipe, OneFOneB, Interleaved1F1B, ZbH1, ZbH2, ZbV, DualPipe, DualPipeV };
+enum class Recompute { None, Selective, Full };
+enum class DType { Bf16, Fp8 };
+
+// Parallel degrees in Megatron-Core terms: world = tp * cp * pp * dp; experts are sharded over
+// ep ranks carved out of dp * cp (expert-data-parallel = dp * cp / ep), optionally with an expert
+// tensor parallel size etp (Megatron-Core parallel_state, "expert_tensor_parallel_size").
+struct ParallelConfig {
+    int tp = 1;
+    bool sp = false;
+    int cp = 1;
+    int pp = 1;
+    int vpp = 1; // virtual stages (model chunks) per pipeline rank
+    int dp = 1;
+    int ep = 1;
+    int etp = 1;
+    int zero = 0; // 0..3
+    ScheduleKind schedule = ScheduleKind::OneFOneB;
+    std::string order = "tp-cp-ep-dp-pp"; // fastest-varying first
+
+    int worldSize() const { return tp * cp * pp * dp; }
+};
+
+struct TrainingConfig {
+    int microBatch = 1;
+    int globalBatch = 1; // sequences per step
+    int seqLen = 0; // 0 means the model's default
+    Recompute recompute = Recompute::None;
+    DType dtype = DType::Bf16;
+};
+
+// Number of micro-batches per pipeline per step: m = global / (micro * dp).
+inline int microbatchesPerStep(const ParallelConfig& p, const TrainingConfig& t)
+{
+    const long denom = static_cast<long>(t.microBatch) * p.dp;
+    return denom > 0 ? static_cast<int>(t.globalBatch / denom) : 0;
+}
+
+const char* toString(ScheduleKind k);
+const char* toString(Recompute r);
+const char* toString(DType d);
+bool parseSchedule(const std::string& s, ScheduleKind& out);
+bool parseRecompute(const std::string& s, Recompute& out);
+bool parseDType(const std::string& s, DType& out);
+bool scheduleSplitsBackward(ScheduleKind k); // zero-bubble family and DualPipe: B and W ops
+bool scheduleUsesChunks(ScheduleKind k); // interleaved / V / DualPipe family carry 2+ chunks
+
+} // namespace parallax::core

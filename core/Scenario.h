@@ -1,0 +1,31 @@
+#pragma once
+
+#include "core/ModelSpec.h"
+#include "core/ParallelConfig.h"
+#include "core/Topology.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace parallax::core {
+
+// Everything needed to reproduce one design (SCENARIO.md). `extra` keeps the unknown keys of the
+// file it was read from, so that saving writes them back.
+struct Scenario {
+    std::string name;
+    std::string description; // Markdown lesson text
+    std::string modelPreset; // non-empty when the model came from a preset by name
+    ModelSpec model;
+    std::string gpuPreset; // regular cluster form: GPU preset name (empty when inline or explicit topology)
+    bool regularCluster = true; // written back in the regular form when true
+    int nodes = 0;
+    int gpusPerNode = 0;
+    Topology topology;
+    ParallelConfig parallel;
+    TrainingConfig training;
+    nlohmann::json extra = nlohmann::json::object(); // unknown keys, by JSON path
+
+    int seqLen() const { return training.seqLen > 0 ? training.seqLen : model.seqLen; }
+};
+
+} // namespace parallax::core

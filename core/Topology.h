@@ -1,0 +1,69 @@
+#pragma once
+
+#include "core/GpuSpec.h"
+
+#include <string>
+#include <vector>
+
+namespace parallax::core {
+
+// GPUs that share an NVLink/NVSwitch domain (an HGX node, an NVL72 rack).
+struct NvlinkDomain {
+    std::string name;
+    GpuSpec gpu;
+    int gpuCount = 0;
+    double nvlinkBytesPerSecond = 0; // per GPU per direction; 0 means the GPU's datasheet value
+};
+
+// A scale-out network joining domains (InfiniBand / RoCE).
+struct Fabric {
+    std::string name;
+    double nicGbps = 400; // per NIC
+    int nicsPerDomain = 0; // 0 means one NIC per GPU (HGX)
+    double latencySeconds = 5e-6;
+    double oversubscription = 1.0; // >= 1; bisection divided by this
+    bool railOptimized = true;
+    std::vector<int> domains; // indices into Topology::domains
+};
+
+struct GpuLocation {
+    int domain = -1;
+    int indexInDomain = -1;
+};
+
+// GPUs grouped into NVLink domains, domains into fabrics. The order of domains, then of GPUs
+// inside a domain, is the global rank order of the GPUs.
+class Topology {
+public:
+    std::vector<NvlinkDomain> domains;
+    std::vector<Fabric> fabrics;
+
+    // Regular cluster: `nodes` domains of `gpusPerNode` GPUs on one fabric.
+    static Topology regular(const GpuSpec& gpu, int nodes, int gpusPerNode, double nicGbps, int nicsPerNode = 0);
+
+    int gpuCount() const;
+    GpuLocation locate(int gpu) const; // gpu in [0, gpuCount())
+    int domainOf(int gpu) const { return locate(gpu).domain; }
+    const GpuSpec& gpuSpec(int gpu) const;
+    int fabricOfDomain(int domain) const; // -1 when the domain is on no fabric
+
+    double nvlinkBytesPerSecond(int domain) const;
+    // Per-GPU share of the scale-out bandwidth leaving a domain, per direction.
+    double scaleOutBytesPerSecondPerGpu(int domain) const;
+    double scaleOutLatencySeconds(int domain) const;
+    // Point-to-point bandwidth between two GPUs (NVLink inside a domain, else the IB path).
+    double p2pBytesPerSecond(int gpuA, int gpuB) const;
+    double p2pLatencySeconds(int gpuA, int gpuB) const;
+    // Whether every domain pair is reachable (all on one fabric, or only one domain).
+    bool connected() const;
+
+private:
+    mutable std::vector<int> m_domainStart; // prefix sums, rebuilt lazily
+    mutable bool m_cacheValid = false;
+    void rebuildCache() const;
+
+public:
+    void invalidate() { m_cacheValid = false; }
+};
+
+} // namespace parallax::core

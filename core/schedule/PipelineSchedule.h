@@ -1,0 +1,54 @@
+#pragma once
+
+#include "core/ParallelConfig.h"
+
+#include <string>
+#include <vector>
+
+namespace parallax::core {
+
+// Op kinds of a pipeline program. Schedules that do not split the backward use Backward (B+W as
+// one op); the zero-bubble family and DualPipe split it into BackwardInput (B) and
+// BackwardWeight (W). ForwardBackward is DualPipe's overlapped pair: one op that runs the
+// forward of (microbatch, chunk) and the backward of (microbatch2, chunk2) together.
+enum class OpKind { Forward, Backward, BackwardInput, BackwardWeight, ForwardBackward };
+const char* toString(OpKind k); // "F", "B", "B", "W", "F&B"  (Backward and BackwardInput both print "B")
+const char* longName(OpKind k); // "forward", "backward", "backward-input", "backward-weight", "forward+backward"
+
+struct PipelineOp {
+    OpKind kind = OpKind::Forward;
+    int microbatch = 0;
+    int chunk = 0; // model chunk on this rank, 0 .. chunksPerRank-1
+    int direction = 0; // DualPipe: 0 micro-batches fed from rank 0, 1 fed from rank p-1
+    int microbatch2 = -1; // ForwardBackward only: the backward half
+    int chunk2 = -1;
+};
+
+using RankProgram = std::vector<PipelineOp>;
+
+struct ScheduleShape {
+    ScheduleKind kind = ScheduleKind::OneFOneB;
+    int ranks = 1; // pipeline ranks p
+    int microbatches = 1; // m
+    int virtualStages = 1; // v, chunks per rank (interleaved only; the V and DualPipe family fix it at 2)
+};
+
+int chunksPerRank(const ScheduleShape& s);
+// Number of model stages the layers are split into (p for 1F1B, p*v interleaved, 2p for ZB-V and
+// DualPipeV, p for DualPipe whose two chunks per rank are stages i and p-1-i).
+int modelStageCount(const ScheduleShape& s);
+// Which model stage (0 = holds the embedding) chunk `chunk` of rank `rank` runs.
+int modelStageOf(const ScheduleShape& s, int rank, int chunk);
+// Pipeline rank that runs model stage `stage` for a micro-batch going in `direction`.
+int rankOfStage(const ScheduleShape& s, int stage, int direction);
+// Copies of the parameters each rank holds relative to one model stage's share (2 for DualPipe).
+int parameterCopies(const ScheduleShape& s);
+
+// Empty string when the shape is allowed; otherwise a message naming the field and the fix,
+// e.g. "parallel.pp: DualPipe needs an even number of pipeline ranks, got 3".
+std::string checkShape(const ScheduleShape& s);
+
+// One program per pipeline rank. Precondition: checkShape(s) is empty.
+std::vector<RankProgram> generateSchedule(const ScheduleShape& s);
+
+} // namespace parallax::core

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "core/schedule/PipelineSchedule.h"
+
+#include <vector>
+
+namespace parallax::core {
+
+// Durations of one chunk's ops on one rank, seconds. `backward` is used by schedules that do not
+// split (then B+W run as one op of this length); `backwardInput` + `backwardWeight` by those that
+// do. `forwardBackward` < 0 means the default for an overlapped pair: max(F, B) + exposedComm.
+struct ChunkDurations {
+    double forward = 1;
+    double backwardInput = 1;
+    double backwardWeight = 1;
+    double forwardBackward = -1;
+    double overlapExposedComm = 0; // exposed all-to-all of an overlapped F&B pair (DualPipe knob)
+    double backward() const { return backwardInput + backwardWeight; }
+};
+
+struct SimulationInput {
+    ScheduleShape shape;
+    // [rank][chunk]; empty means uniform unit times.
+    std::vector<std::vector<ChunkDurations>> durations;
+    // [fromRank][toRank] seconds to move one micro-batch's activation (or its gradient) between
+    // the two ranks; empty means free p2p.
+    std::vector<std::vector<double>> p2pSeconds;
+    // [rank][chunk] weight of one micro-batch's stored activations of that chunk (bytes, or 1 to
+    // count chunks); the W-pending state (after B, before W) weighs wPendingWeight. Empty: 1 / 0.
+    std::vector<std::vector<double>> activationWeight;
+    std::vector<std::vector<double>> wPendingWeight;
+};
+
+struct TimedOp {
+    int rank = 0;
+    OpKind kind = OpKind::Forward;
+    int microbatch = 0;
+    int chunk = 0;
+    int direction = 0;
+    int microbatch2 = -1;
+    int chunk2 = -1;
+    double start = 0;
+    double end = 0;
+};
+
+struct SimulationResult {
+    std::vector<TimedOp> ops; // sorted by rank, then start
+    double makespan = 0;
+    double bubbleFraction = 0; // idle time over all ranks / (ranks * makespan)
+    std::vector<double> bubbleFractionPerRank;
+    std::vector<double> busySecondsPerRank;
+    // Peak over time of the sum of activation weights of chunks whose forward has run and whose
+    // backward (input part) has not finished, plus W-pending weights.
+    std::vector<double> peakInflightWeight;
+    std::vector<int> peakInflightChunks; // same peak, counted in chunks (forwards not yet backed)
+    std::vector<int> parameterCopies;
+    bool deadlock = false; // a program could not finish (a generator bug); never true for valid shapes
+};
+
+// Event-driven execution: an op starts when its rank is free and its inputs have arrived (the
+// producing op's end plus p2p time between the two ranks).
+SimulationResult simulate(const SimulationInput& input, const std::vector<RankProgram>& programs);
+SimulationResult simulate(const SimulationInput& input); // generates the programs itself
+
+} // namespace parallax::core
