@@ -41,6 +41,7 @@ struct ModelSpec {
     bool tiedEmbeddings = false;
     bool learnedPositionEmbeddings = false; // GPT-2/3 style absolute positions (seqLen x hidden)
     bool biases = false; // linear and norm biases (GPT-3 style)
+    bool dropout = false; // dropout after attention, MLP and embedding (stores 1-byte masks)
     std::optional<MoeSpec> moe;
     std::optional<MlaSpec> mla;
     double publishedParams = 0; // display only; the engine counts parameters itself

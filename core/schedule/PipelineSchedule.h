@@ -22,6 +22,7 @@ struct PipelineOp {
     int direction = 0; // DualPipe: 0 micro-batches fed from rank 0, 1 fed from rank p-1
     int microbatch2 = -1; // ForwardBackward only: the backward half
     int chunk2 = -1;
+    int direction2 = -1; // ForwardBackward only: the backward half's direction (DualPipe pairs mix them)
 };
 
 using RankProgram = std::vector<PipelineOp>;
@@ -33,6 +34,9 @@ struct ScheduleShape {
     int virtualStages = 1; // v, chunks per rank (interleaved only; the V and DualPipe family fix it at 2)
 };
 
+// Micro-batch ids run 0 .. m-1 in every schedule. DualPipe feeds the first m/2 from rank 0
+// (direction 0) and ids m/2 .. m-1 from rank p-1 (direction 1); its chunk index equals the direction.
+
 int chunksPerRank(const ScheduleShape& s);
 // Number of model stages the layers are split into (p for 1F1B, p*v interleaved, 2p for ZB-V and
 // DualPipeV, p for DualPipe whose two chunks per rank are stages i and p-1-i).
@@ -43,6 +47,8 @@ int modelStageOf(const ScheduleShape& s, int rank, int chunk);
 int rankOfStage(const ScheduleShape& s, int stage, int direction);
 // Copies of the parameters each rank holds relative to one model stage's share (2 for DualPipe).
 int parameterCopies(const ScheduleShape& s);
+// Directions micro-batches travel in: 2 for DualPipe, 1 otherwise.
+int directionCount(const ScheduleShape& s);
 
 // Empty string when the shape is allowed; otherwise a message naming the field and the fix,
 // e.g. "parallel.pp: DualPipe needs an even number of pipeline ranks, got 3".

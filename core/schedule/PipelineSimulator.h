@@ -8,7 +8,9 @@ namespace parallax::core {
 
 // Durations of one chunk's ops on one rank, seconds. `backward` is used by schedules that do not
 // split (then B+W run as one op of this length); `backwardInput` + `backwardWeight` by those that
-// do. `forwardBackward` < 0 means the default for an overlapped pair: max(F, B) + exposedComm.
+// do. An overlapped F&B pair reads the entry of its forward half's chunk: `forwardBackward` when
+// >= 0, else max(forward, backward() of the backward half's chunk) + overlapExposedComm (the two
+// streams share the SMs, so the pair lasts as long as its longer half plus the all-to-all it cannot hide).
 struct ChunkDurations {
     double forward = 1;
     double backwardInput = 1;
@@ -39,6 +41,7 @@ struct TimedOp {
     int direction = 0;
     int microbatch2 = -1;
     int chunk2 = -1;
+    int direction2 = -1;
     double start = 0;
     double end = 0;
 };
@@ -49,12 +52,17 @@ struct SimulationResult {
     double bubbleFraction = 0; // idle time over all ranks / (ranks * makespan)
     std::vector<double> bubbleFractionPerRank;
     std::vector<double> busySecondsPerRank;
+    // First op start to last op end on each rank. Its maximum is the "cost" in the bubble rate of
+    // arXiv:2401.10241 sec 5, the step period once consecutive steps overlap (the ZB-H2 parallelogram).
+    std::vector<double> spanSecondsPerRank;
     // Peak over time of the sum of activation weights of chunks whose forward has run and whose
     // backward (input part) has not finished, plus W-pending weights.
     std::vector<double> peakInflightWeight;
     std::vector<int> peakInflightChunks; // same peak, counted in chunks (forwards not yet backed)
     std::vector<int> parameterCopies;
-    bool deadlock = false; // a program could not finish (a generator bug); never true for valid shapes
+    // A program could not finish (a generator bug, or an op naming a micro-batch, chunk or direction
+    // outside the shape); never true for valid shapes. `ops` then holds the ops that did run.
+    bool deadlock = false;
 };
 
 // Event-driven execution: an op starts when its rank is free and its inputs have arrived (the

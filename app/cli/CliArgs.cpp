@@ -1,0 +1,226 @@
+#include "CliArgs.h"
+
+#include "core/PresetLibrary.h"
+#include "core/ScenarioIo.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace parallax::cli {
+
+using nlohmann::json;
+
+Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>& switches)
+{
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a.rfind("--", 0) == 0 && a.size() > 2) {
+            std::string key = a.substr(2);
+            const auto eq = key.find('=');
+            if (eq != std::string::npos) {
+                m_values[key.substr(0, eq)] = key.substr(eq + 1);
+            } else if (std::find(switches.begin(), switches.end(), key) != switches.end()) {
+                m_values[key] = "1";
+            } else {
+                if (i + 1 >= argv.size())
+                    throw UsageError("--" + key + " needs a value");
+                m_values[key] = argv[++i];
+            }
+        } else {
+            m_positional.push_back(a);
+        }
+    }
+}
+
+std::string Args::value(const std::string& key, const std::string& fallback) const
+{
+    const auto it = m_values.find(key);
+    return it == m_values.end() ? fallback : it->second;
+}
+
+double Args::number(const std::string& key, double fallback, double min, double max) const
+{
+    if (!has(key))
+        return fallback;
+    const std::string text = value(key);
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || !std::isfinite(v))
+        throw UsageError("--" + key + ": expected a number, got \"" + text + "\"");
+    if (v < min || v > max) {
+        std::ostringstream msg;
+        msg << "--" << key << ": must be between " << min << " and " << max << ", got " << text;
+        throw UsageError(msg.str());
+    }
+    return v;
+}
+
+int Args::integer(const std::string& key, int fallback, int min, int max) const
+{
+    const double v = number(key, fallback, min, max);
+    if (std::floor(v) != v)
+        throw UsageError("--" + key + ": expected an integer, got \"" + value(key) + "\"");
+    return static_cast<int>(v);
+}
+
+void Args::allowOnly(const std::vector<std::string>& known) const
+{
+    for (const auto& [key, v] : m_values) {
+        if (std::find(known.begin(), known.end(), key) == known.end())
+            throw UsageError("unknown option --" + key + " (see parallax-cli --help)");
+    }
+}
+
+const std::vector<std::string>& scenarioFlagNames()
+{
+    static const std::vector<std::string> names { "model", "gpu", "nodes", "gpus-per-node", "nic-gbps", "tp", "sp", "pp",
+        "vpp", "dp", "ep", "etp", "cp", "zero", "schedule", "micro-batch", "global-batch", "seq-len", "recompute", "dtype",
+        "order" };
+    return names;
+}
+
+namespace {
+std::string readFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw UsageError("cannot open \"" + path + "\" for reading");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+json parseJsonFile(const std::string& path)
+{
+    try {
+        return json::parse(readFile(path));
+    } catch (const json::parse_error& e) {
+        throw UsageError(path + ": not valid JSON (" + std::string(e.what()) + ")");
+    }
+}
+
+// A flag value as JSON: integers and booleans where the field is numeric or on/off.
+json flagValue(const std::string& key, const std::string& text)
+{
+    if (key == "sp") {
+        if (text == "on" || text == "true" || text == "1")
+            return true;
+        if (text == "off" || text == "false" || text == "0")
+            return false;
+        throw UsageError("--sp: expected on or off, got \"" + text + "\"");
+    }
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size())
+        throw UsageError("--" + key + ": expected a number, got \"" + text + "\"");
+    if (std::floor(v) == v && std::fabs(v) < 1e15)
+        return static_cast<long long>(v);
+    return v;
+}
+} // namespace
+
+core::Scenario scenarioFromArgs(const Args& args)
+{
+    json doc;
+    if (!args.positional().empty()) {
+        if (args.positional().size() > 1)
+            throw UsageError("expected one scenario file, got " + std::to_string(args.positional().size()));
+        doc = parseJsonFile(args.positional().front());
+    } else {
+        const auto* preset = core::PresetLibrary::instance().scenario(core::kDefaultScenarioPreset);
+        if (!preset)
+            throw UsageError("the default scenario preset is missing from this build");
+        doc = json::parse(preset->json);
+    }
+    if (!doc.is_object())
+        throw UsageError("the scenario must be a JSON object");
+
+    if (args.has("model")) {
+        const std::string m = args.value("model");
+        if (m.size() > 5 && m.substr(m.size() - 5) == ".json")
+            doc["model"] = parseJsonFile(m);
+        else
+            doc["model"] = m;
+    }
+    const bool clusterFlags = args.has("gpu") || args.has("nodes") || args.has("gpus-per-node") || args.has("nic-gbps");
+    if (clusterFlags) {
+        json& c = doc["cluster"];
+        if (!c.is_object() || c.contains("topology"))
+            c = json { { "gpu", "h100-sxm" }, { "nodes", 1 }, { "gpus_per_node", 8 } };
+        if (args.has("gpu"))
+            c["gpu"] = args.value("gpu");
+        if (args.has("nodes"))
+            c["nodes"] = flagValue("nodes", args.value("nodes"));
+        if (args.has("gpus-per-node"))
+            c["gpus_per_node"] = flagValue("gpus-per-node", args.value("gpus-per-node"));
+        if (args.has("nic-gbps"))
+            c["ib"]["nic_gbps"] = flagValue("nic-gbps", args.value("nic-gbps"));
+    }
+    const std::vector<std::pair<std::string, std::string>> parallel { { "tp", "tp" }, { "sp", "sp" }, { "pp", "pp" },
+        { "vpp", "vpp" }, { "dp", "dp" }, { "ep", "ep" }, { "etp", "etp" }, { "cp", "cp" }, { "zero", "zero" } };
+    for (const auto& [flag, key] : parallel) {
+        if (args.has(flag))
+            doc["parallel"][key] = flagValue(flag, args.value(flag));
+    }
+    if (args.has("schedule"))
+        doc["parallel"]["schedule"] = args.value("schedule");
+    if (args.has("order"))
+        doc["parallel"]["order"] = args.value("order");
+    if (args.has("vpp") && !args.has("schedule") && doc["parallel"].value("vpp", 1) > 1)
+        doc["parallel"]["schedule"] = "interleaved-1f1b";
+    if (args.has("vpp") && !args.has("schedule") && doc["parallel"].value("vpp", 1) == 1
+        && doc["parallel"].value("schedule", "") == "interleaved-1f1b")
+        doc["parallel"]["schedule"] = "1f1b";
+    const std::vector<std::pair<std::string, std::string>> training { { "micro-batch", "micro_batch" },
+        { "global-batch", "global_batch" }, { "seq-len", "seq_len" } };
+    for (const auto& [flag, key] : training) {
+        if (args.has(flag))
+            doc["training"][key] = flagValue(flag, args.value(flag));
+    }
+    if (args.has("recompute"))
+        doc["training"]["recompute"] = args.value("recompute");
+    if (args.has("dtype"))
+        doc["training"]["dtype"] = args.value("dtype");
+
+    core::LoadError error;
+    auto scenario = core::parseScenario(doc.dump(), error);
+    if (!scenario)
+        throw UsageError(error.text());
+    // Flags that change the cluster or the other degrees but not dp: fill dp from the GPU count.
+    if (!args.has("dp") && (clusterFlags || args.has("tp") || args.has("pp") || args.has("cp"))) {
+        const int gpus = scenario->topology.gpuCount();
+        const int rest = scenario->parallel.tp * scenario->parallel.cp * scenario->parallel.pp;
+        if (rest > 0 && gpus % rest == 0)
+            scenario->parallel.dp = gpus / rest;
+    }
+    if (args.has("seq-len") || !args.positional().empty() || clusterFlags)
+        scenario->name = args.positional().empty() ? scenario->model.name + " on " + std::to_string(scenario->topology.gpuCount())
+                + " x " + scenario->topology.domains.front().gpu.name
+                                                   : scenario->name;
+    return *scenario;
+}
+
+std::optional<core::Calibration> calibrationFromArgs(const Args& args)
+{
+    if (!args.has("calibration"))
+        return std::nullopt;
+    std::string error;
+    auto c = core::loadCalibrationFile(args.value("calibration"), error);
+    if (!c)
+        throw UsageError("--calibration: " + error);
+    return c;
+}
+
+} // namespace parallax::cli

@@ -1,0 +1,90 @@
+#include "ReportTable.h"
+
+#include "TextFormat.h"
+
+#include "core/Units.h"
+
+#include <iomanip>
+
+namespace parallax::cli {
+
+using namespace parallax::core;
+
+namespace {
+void printMessages(std::ostream& out, const char* title, const std::vector<Message>& list)
+{
+    if (list.empty())
+        return;
+    out << title << ":\n";
+    for (const auto& m : list)
+        out << "  - " << (m.field.empty() ? "" : m.field + ": ") << m.text << "\n";
+}
+
+std::string configLine(const Scenario& s)
+{
+    const ParallelConfig& p = s.parallel;
+    std::string line = "TP=" + std::to_string(p.tp) + (p.sp && p.tp > 1 ? " (SP)" : "") + "  CP=" + std::to_string(p.cp)
+        + "  PP=" + std::to_string(p.pp) + "  DP=" + std::to_string(p.dp);
+    if (p.vpp > 1)
+        line += "  VPP=" + std::to_string(p.vpp);
+    if (p.ep > 1 || s.model.isMoe())
+        line += "  EP=" + std::to_string(p.ep);
+    line += "  ZeRO-" + std::to_string(p.zero) + "  " + toString(p.schedule);
+    line += "  micro-batch " + std::to_string(s.training.microBatch) + ", global " + std::to_string(s.training.globalBatch)
+        + ", recompute " + toString(s.training.recompute) + ", " + toString(s.training.dtype);
+    return line;
+}
+} // namespace
+
+void printReport(std::ostream& out, const Scenario& s, const Report& r)
+{
+    out << s.name << "\n";
+    out << "  model    " << s.model.name << ": " << billions(r.paramsTotal) << " parameters";
+    if (s.model.isMoe())
+        out << " (" << billions(r.paramsActive) << " active)";
+    out << ", sequence " << r.seqLen << "\n";
+    out << "  cluster  " << r.gpus << " GPUs in " << s.topology.domains.size() << " NVLink domain"
+        << (s.topology.domains.size() == 1 ? "" : "s") << " (" << s.topology.domains.front().gpu.name << ")\n";
+    out << "  config   " << configLine(s) << "\n\n";
+    if (!r.valid) {
+        printMessages(out, "Invalid configuration", r.errors);
+        printMessages(out, "Notes", r.notes);
+        return;
+    }
+    out << "Step time        " << duration(r.stepTimeSeconds) << "  (pipeline " << duration(r.step.pipelineSeconds)
+        << ", exposed DP sync " << duration(r.step.dpExposedSeconds) << ", optimizer " << duration(r.step.optimizerSeconds)
+        << ")\n";
+    out << "Throughput       " << std::fixed << std::setprecision(0) << r.tokensPerSecond << " tokens/s, "
+        << std::setprecision(1) << r.tflopsPerGpu << " TFLOP/s per GPU\n";
+    out << "MFU / HFU        " << percent(r.mfu) << " / " << percent(r.hfu) << "\n";
+    out << "Pipeline bubble  " << percent(r.bubbleFraction) << " over " << r.microbatches << " micro-batches\n";
+    out << "Memory           peak " << gib(r.peakMemoryBytes) << " on stage " << r.peakMemoryStage << " of "
+        << gib(r.hbmBytes) << " HBM: " << (r.fits ? "fits" : "DOES NOT FIT") << "\n\n";
+
+    out << "  stage  layers   weights     grads  optimizer  activations     other      total  in-flight\n";
+    for (const auto& st : r.stages) {
+        out << "  " << padLeft(std::to_string(st.stage), 5) << "  " << padLeft(std::to_string(st.layers), 6) << "  "
+            << padLeft(gib(st.weightsBytes), 8) << "  " << padLeft(gib(st.gradsBytes), 8) << "  "
+            << padLeft(gib(st.optimizerBytes), 9) << "  " << padLeft(gib(st.activationsBytes), 11) << "  "
+            << padLeft(gib(st.otherBytes), 8) << "  " << padLeft(gib(st.totalBytes()), 9) << "  " << std::setprecision(2)
+            << padLeft(std::to_string(st.inflightMicrobatches).substr(0, 5), 9) << "\n";
+    }
+    out << "\nCommunication per step on the busiest stage: TP " << duration(r.comm.tpSeconds) << ", CP "
+        << duration(r.comm.cpSeconds) << ", EP " << duration(r.comm.epSeconds) << ", PP " << duration(r.comm.ppSeconds)
+        << ", DP " << duration(r.comm.dpTotalSeconds) << " (" << duration(r.comm.dpSeconds) << " exposed)\n";
+    out << "Groups leaving their NVLink domain: TP " << r.groupsCrossingDomains[static_cast<int>(Dim::Tp)] << ", CP "
+        << r.groupsCrossingDomains[static_cast<int>(Dim::Cp)] << ", EP " << r.groupsCrossingDomains[static_cast<int>(Dim::Ep)]
+        << ", DP " << r.groupsCrossingDomains[static_cast<int>(Dim::Dp)] << ", PP "
+        << r.groupsCrossingDomains[static_cast<int>(Dim::Pp)] << "\n";
+    if (!r.calibrated.empty()) {
+        out << "Calibrated from a probe:";
+        for (const auto& c : r.calibrated)
+            out << " " << c << ";";
+        out << "\n";
+    }
+    out << "\n";
+    printMessages(out, "Warnings", r.warnings);
+    printMessages(out, "Notes", r.notes);
+}
+
+} // namespace parallax::cli

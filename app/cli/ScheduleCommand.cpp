@@ -1,0 +1,90 @@
+#include "CliArgs.h"
+#include "Commands.h"
+#include "TextFormat.h"
+
+#include "core/Engine.h"
+#include "core/Limits.h"
+#include "core/ReportJson.h"
+#include "core/schedule/PipelineSimulator.h"
+
+#include <iostream>
+
+namespace parallax::cli {
+
+namespace {
+void printSchedule(std::ostream& out, const core::SimulationResult& s, const std::string& title, bool unitTimes)
+{
+    auto t = [&](double v) { return unitTimes ? std::to_string(v).substr(0, 8) : duration(v); };
+    out << title << "\n";
+    out << "makespan " << t(s.makespan) << ", bubble " << percent(s.bubbleFraction) << "\n\n";
+    out << "  rank  bubble  busy        peak in-flight  parameter copies\n";
+    for (std::size_t r = 0; r < s.bubbleFractionPerRank.size(); ++r) {
+        out << "  " << padLeft(std::to_string(r), 4) << "  " << padLeft(percent(s.bubbleFractionPerRank[r]), 6) << "  "
+            << padRight(t(s.busySecondsPerRank[r]), 12) << padLeft(std::to_string(s.peakInflightChunks[r]), 14) << "  "
+            << padLeft(std::to_string(s.parameterCopies[r]), 16) << "\n";
+    }
+}
+} // namespace
+
+int runSchedule(const std::vector<std::string>& argv)
+{
+    const Args args(argv, { "json" });
+    std::vector<std::string> known = scenarioFlagNames();
+    known.insert(known.end(), { "json", "microbatches", "f", "b", "w", "overlap", "calibration" });
+    args.allowOnly(known);
+
+    core::SimulationResult result;
+    std::string title;
+    bool unitTimes = false;
+    if (!args.positional().empty()) {
+        const core::Scenario scenario = scenarioFromArgs(args);
+        const auto calibration = calibrationFromArgs(args);
+        core::EvaluateOptions options;
+        options.calibration = calibration ? &*calibration : nullptr;
+        const core::Report report = core::evaluate(scenario, options);
+        if (!report.valid) {
+            for (const auto& e : report.errors)
+                std::cerr << "parallax-cli schedule: " << e.field << ": " << e.text << "\n";
+            return kExitUsage;
+        }
+        result = report.schedule;
+        title = scenario.name + ": " + core::toString(scenario.parallel.schedule) + ", engine op times";
+    } else {
+        if (!args.has("pp") || !args.has("microbatches") || !args.has("schedule"))
+            throw UsageError("give a scenario FILE, or --pp, --microbatches and --schedule");
+        core::ScheduleShape shape;
+        if (!core::parseSchedule(args.value("schedule"), shape.kind))
+            throw UsageError("--schedule: unknown schedule \"" + args.value("schedule")
+                             + "\"; use gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, zb-v, dualpipe or dualpipev");
+        shape.ranks = args.integer("pp", 1, 1, 4096);
+        shape.microbatches = args.integer("microbatches", 1, 1, static_cast<int>(core::kMaxMicrobatchesPerStep));
+        shape.virtualStages = args.integer("vpp", 1, 1, 64);
+        const std::string problem = core::checkShape(shape);
+        if (!problem.empty())
+            throw UsageError(problem);
+        core::SimulationInput input;
+        input.shape = shape;
+        core::ChunkDurations d;
+        d.forward = args.number("f", 1, 1e-9, 1e9);
+        d.backwardInput = args.number("b", 1, 1e-9, 1e9);
+        d.backwardWeight = args.number("w", 1, 0, 1e9);
+        d.forwardBackward = args.number("overlap", -1, -1, 1e9);
+        if (!core::scheduleSplitsBackward(shape.kind)) {
+            // Schedules that do not split the backward run b + w as one op.
+            d.backwardInput += d.backwardWeight;
+            d.backwardWeight = 0;
+        }
+        input.durations.assign(shape.ranks, std::vector<core::ChunkDurations>(core::chunksPerRank(shape), d));
+        result = core::simulate(input);
+        title = std::string(core::toString(shape.kind)) + ", p=" + std::to_string(shape.ranks) + ", m="
+            + std::to_string(shape.microbatches) + (shape.virtualStages > 1 ? ", v=" + std::to_string(shape.virtualStages) : "");
+        unitTimes = true;
+    }
+    if (args.has("json"))
+        std::cout << core::timelineToJson(result).dump(1) << "\n";
+    else
+        printSchedule(std::cout, result, title, unitTimes);
+    return kExitOk;
+}
+
+} // namespace parallax::cli

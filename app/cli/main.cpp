@@ -1,0 +1,59 @@
+#include "CliArgs.h"
+#include "Commands.h"
+
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <map>
+
+namespace {
+
+const char* kUsage = R"(parallax-cli: parallelism explorer for LLM training (headless)
+
+usage:
+  parallax-cli evaluate [FILE] [--flags] [--json] [--calibration FILE]
+  parallax-cli schedule --pp P --microbatches M --schedule S [--vpp V] [--f T --b T --w T] [--overlap FB] [--json]
+  parallax-cli schedule FILE [--json]
+  parallax-cli presets [--json]
+  parallax-cli --version | --help
+
+scenario flags: --model NAME|FILE.json --gpu NAME --nodes N --gpus-per-node G --nic-gbps X --tp N --sp on|off
+  --pp N --vpp N --dp N --ep N --cp N --zero 0-3 --schedule S --micro-batch N --global-batch N --seq-len N
+  --recompute none|selective|full --dtype bf16|fp8
+exit codes: 0 report computed (it may say fits: false), 1 invalid configuration, 2 bad usage or unreadable file
+)";
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace parallax::cli;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        std::cout << kUsage;
+        return args.empty() ? kExitUsage : kExitOk;
+    }
+    if (args[0] == "--version") {
+        std::cout << "parallax-cli " << PARALLAX_VERSION << "\n";
+        return kExitOk;
+    }
+    const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands {
+        { "evaluate", runEvaluate },
+        { "presets", runPresets },
+        { "schedule", runSchedule },
+    };
+    const auto it = commands.find(args[0]);
+    if (it == commands.end()) {
+        std::cerr << "parallax-cli: unknown command \"" << args[0] << "\" (see parallax-cli --help)\n";
+        return kExitUsage;
+    }
+    try {
+        return it->second({ args.begin() + 1, args.end() });
+    } catch (const UsageError& e) {
+        std::cerr << "parallax-cli " << args[0] << ": " << e.what() << "\n";
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        std::cerr << "parallax-cli " << args[0] << ": internal error: " << e.what() << "\n";
+        return kExitUsage;
+    }
+}

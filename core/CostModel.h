@@ -1,0 +1,103 @@
+#pragma once
+
+#include "core/ActivationMemory.h"
+#include "core/Collectives.h"
+#include "core/GpuSpec.h"
+#include "core/LayerShape.h"
+
+namespace parallax::core {
+
+struct Calibration;
+
+// Stated defaults for achievable speed, used when no probe calibration is given. Datasheet peaks
+// are not reached by real kernels; these fractions are typical published measurements.
+struct EfficiencyDefaults {
+    // Large bf16/fp8 GEMMs through cuBLAS reach about 70-80% of dense peak on H100 (NVIDIA
+    // Transformer Engine and cuBLAS benchmarks; arXiv:2407.08608 sec. 4.1 reports ~75% for GEMM-
+    // like kernels). The probe measures the real value.
+    double gemmFractionOfPeak = 0.75;
+    // Fused attention: FlashAttention-2 reaches 35-50% and FlashAttention-3 up to 75% of the H100
+    // bf16 peak in the forward, less in the backward (arXiv:2407.08608 sec. 4.1). Stated default 0.5.
+    double attentionFractionOfPeak = 0.5;
+    // Memory-bound kernels reach ~90% of HBM bandwidth (STREAM-like copies; NVIDIA H100 datasheet).
+    double hbmFractionOfPeak = 0.9;
+    // Busiest expert's load over the mean; GShard's capacity factor 1.25 bounds it in training
+    // (arXiv:2006.16668 sec. 2.2). DeepSeek-V3's auxiliary-loss-free balancing keeps it near 1.
+    double expertLoadImbalance = 1.25;
+    // Fraction of an all-to-all that DualPipe's F&B pairing hides behind the other chunk's
+    // compute (arXiv:2412.19437 sec. 3.2.1: "both all-to-all and PP communication can be fully hidden").
+    double dualPipeCommHidden = 1.0;
+};
+
+// Achievable rates of one GPU: datasheet x defaults, or a calibration's measurements.
+class ComputeRates {
+public:
+    ComputeRates(const GpuSpec& gpu, DType dtype, const Calibration* calibration, const EfficiencyDefaults& defaults);
+
+    double gemmSeconds(double m, double n, double k, double count = 1) const; // count independent GEMMs
+    double attentionSeconds(double flops) const;
+    double memorySeconds(double bytes) const;
+    double peakFlopsPerSecond() const { return m_peak; }
+    bool gemmCalibrated() const { return m_calibration != nullptr && m_hasGemmCalibration; }
+
+private:
+    double m_peak = 0; // dense peak of the GEMM dtype
+    double m_gemmRate = 0;
+    double m_attentionRate = 0;
+    double m_hbmRate = 0;
+    DType m_dtype = DType::Bf16;
+    const Calibration* m_calibration = nullptr;
+    bool m_hasGemmCalibration = false;
+};
+
+// A communicator's geometry: `inner` members per NVLink domain over `outer` domains.
+struct CommGroup {
+    int size = 1;
+    int inner = 1;
+    int outer = 1;
+    LinkLevel intra;
+    LinkLevel inter;
+    double seconds(CollectiveKind kind, double bytes) const;
+};
+
+// Per micro-batch times of one transformer layer on one GPU, seconds.
+struct LayerTimes {
+    double forwardCompute = 0;
+    double backwardInputCompute = 0;
+    double backwardWeightCompute = 0;
+    double recomputeCompute = 0; // extra forward work done in the backward
+    double tpForward = 0; // exposed TP/SP collectives
+    double tpBackward = 0;
+    double cpForward = 0;
+    double cpBackward = 0;
+    double epForward = 0; // all-to-all dispatch + combine
+    double epBackward = 0;
+    double forward() const { return forwardCompute + tpForward + cpForward + epForward; }
+    double backwardInput() const
+    {
+        return backwardInputCompute + recomputeCompute + tpBackward + cpBackward + epBackward;
+    }
+    double backwardWeight() const { return backwardWeightCompute; }
+};
+
+struct LayerCommGroups {
+    CommGroup tp;
+    CommGroup cp;
+    CommGroup ep;
+};
+
+LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates,
+                      const LayerCommGroups& groups, const EfficiencyDefaults& defaults);
+
+// Forward FLOPs one GPU spends on one layer per micro-batch (its share), for HFU bookkeeping.
+double layerAttentionScoreFlops(const LayerShape& shape, const ActivationContext& c);
+
+// LM head (logits GEMM + loss) per micro-batch on the last stage: forward and backward seconds.
+struct HeadTimes {
+    double forward = 0;
+    double backwardInput = 0;
+    double backwardWeight = 0;
+};
+HeadTimes lmHeadTimes(const ModelSpec& m, const ActivationContext& c, const ComputeRates& rates, const CommGroup& tp);
+
+} // namespace parallax::core

@@ -1,0 +1,326 @@
+#include "core/Engine.h"
+
+#include "core/Calibration.h"
+#include "core/CommGroups.h"
+#include "core/CostModel.h"
+#include "core/Limits.h"
+#include "core/MemoryModel.h"
+#include "core/ModelMath.h"
+#include "core/PipelineClosedForm.h"
+#include "core/StageLayout.h"
+#include "core/Units.h"
+#include "core/Validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace parallax::core {
+
+namespace {
+
+std::string fixed(double v, int digits)
+{
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(digits);
+    out << v;
+    return out.str();
+}
+
+std::string domainSpan(const Topology& t, const ParallelGroup& g)
+{
+    const std::string& a = t.domains[g.firstDomain].name;
+    const std::string& b = t.domains[g.lastDomain].name;
+    return a == b ? a : a + " .. " + b;
+}
+
+// Per-layer times and activation sizes, computed once per distinct layer kind (dense / MoE).
+struct LayerCosts {
+    LayerTimes dense, moe;
+    double denseActivation = 0, moeActivation = 0;
+    double denseActivationFull = 0, moeActivationFull = 0;
+    double denseWPending = 0, moeWPending = 0;
+    const LayerTimes& times(const ModelSpec& m, int layer) const { return m.isMoeLayer(layer) ? moe : dense; }
+};
+
+LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, const ComputeRates& rates,
+                             const LayerCommGroups& groups, const EfficiencyDefaults& defaults)
+{
+    LayerCosts lc;
+    auto fill = [&](int layer, LayerTimes& t, double& act, double& full, double& wp) {
+        const LayerShape shape = layerShape(m, layer);
+        t = layerTimes(m, shape, ctx, rates, groups, defaults);
+        act = layerActivationBytes(m, shape, ctx);
+        full = layerActivationBytesWithoutRecompute(m, shape, ctx);
+        wp = layerWPendingBytes(m, shape, ctx);
+    };
+    const int firstDense = 0;
+    const int firstMoe = m.isMoe() ? m.moe->firstDenseLayers : -1;
+    if (!m.isMoe() || m.moe->firstDenseLayers > 0)
+        fill(firstDense, lc.dense, lc.denseActivation, lc.denseActivationFull, lc.denseWPending);
+    if (firstMoe >= 0)
+        fill(firstMoe, lc.moe, lc.moeActivation, lc.moeActivationFull, lc.moeWPending);
+    return lc;
+}
+
+} // namespace
+
+Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
+{
+    Report report;
+    const ModelSpec& model = scenario.model;
+    const ParallelConfig& par = scenario.parallel;
+    const TrainingConfig& train = scenario.training;
+    const Topology& topo = scenario.topology;
+    const EfficiencyDefaults defaults;
+
+    report.paramsTotal = totalParameters(model);
+    report.paramsActive = activeParameters(model);
+    report.gpus = topo.gpuCount();
+    report.seqLen = scenario.seqLen();
+
+    ValidationResult v = validateScenario(scenario);
+    report.errors = std::move(v.errors);
+    report.notes = std::move(v.notes);
+    report.microbatches = microbatchesPerStep(par, train);
+    if (!report.errors.empty())
+        return report;
+    report.valid = true;
+
+    // Rank map and communicators.
+    report.rankMap = RankMap::build(par, &topo);
+    const RankMap& map = report.rankMap;
+    for (int d = 0; d < kDimCount; ++d)
+        report.groupsCrossingDomains[d] = map.groupsCrossingDomains(static_cast<Dim>(d));
+    bool commCalibrated = false;
+    const EngineCommGroups comm = buildCommGroups(par, topo, map, options.calibration, commCalibrated);
+
+    // The slowest GPU type in the cluster sets the pace (mixed topologies).
+    GpuSpec gpu = topo.domains.front().gpu;
+    report.hbmBytes = gpu.hbmBytes;
+    for (const auto& d : topo.domains) {
+        if (d.gpu.bf16FlopsPerSecond < gpu.bf16FlopsPerSecond)
+            gpu = d.gpu;
+        report.hbmBytes = std::min(report.hbmBytes, d.gpu.hbmBytes);
+    }
+    const ComputeRates rates(gpu, train.dtype, options.calibration, defaults);
+    report.peakFlopsPerSecond = rates.peakFlopsPerSecond();
+    if (rates.gemmCalibrated())
+        report.calibrated.push_back("GEMM throughput (" + options.calibration->path + ")");
+    if (options.calibration && options.calibration->hbmBytesPerSecond)
+        report.calibrated.push_back("HBM bandwidth");
+    if (options.calibration && options.calibration->attentionFlopsPerSecond)
+        report.calibrated.push_back("attention throughput");
+    if (commCalibrated)
+        report.calibrated.push_back("intra-domain collective bus bandwidth");
+
+    ActivationContext ctx;
+    ctx.seqLen = report.seqLen;
+    ctx.microBatch = train.microBatch;
+    ctx.tp = par.tp;
+    ctx.sp = par.sp && par.tp > 1;
+    ctx.cp = par.cp;
+    ctx.etp = par.etp;
+    ctx.recompute = train.recompute;
+    ctx.expertLoadImbalance = model.isMoe() ? defaults.expertLoadImbalance : 1.0;
+    const LayerCosts costs = computeLayerCosts(model, ctx, rates, { comm.tp, comm.cp, comm.ep }, defaults);
+    const HeadTimes head = lmHeadTimes(model, ctx, rates, comm.tp);
+
+    // Pipeline shape and layer placement.
+    ScheduleShape shape { par.schedule, par.pp, report.microbatches, par.vpp };
+    if (par.pp == 1) {
+        shape.kind = ScheduleKind::OneFOneB;
+        shape.virtualStages = 1;
+    }
+    const int chunks = chunksPerRank(shape);
+    const StageLayout layout(model.layers, modelStageCount(shape));
+    const int lastStage = layout.stages() - 1;
+    const bool split = scheduleSplitsBackward(shape.kind);
+
+    SimulationInput sim;
+    sim.shape = shape;
+    sim.durations.assign(par.pp, std::vector<ChunkDurations>(chunks));
+    sim.activationWeight.assign(par.pp, std::vector<double>(chunks, 0));
+    sim.wPendingWeight.assign(par.pp, std::vector<double>(chunks, 0));
+    std::vector<double> tpSecondsPerMb(par.pp, 0), cpSecondsPerMb(par.pp, 0), epSecondsPerMb(par.pp, 0);
+    std::vector<double> fullRecomputeTransient(par.pp, 0);
+    for (int r = 0; r < par.pp; ++r) {
+        for (int c = 0; c < chunks; ++c) {
+            const int stage = modelStageOf(shape, r, c);
+            ChunkDurations& d = sim.durations[r][c];
+            d.forward = d.backwardInput = d.backwardWeight = 0;
+            double computeF = 0, computeB = 0, commF = 0, commB = 0;
+            for (int l = layout.firstLayer(stage); l < layout.endLayer(stage); ++l) {
+                const LayerTimes& t = costs.times(model, l);
+                d.forward += t.forward();
+                d.backwardInput += t.backwardInput();
+                d.backwardWeight += t.backwardWeight();
+                computeF += t.forwardCompute;
+                computeB += t.backwardInputCompute + t.recomputeCompute + t.backwardWeightCompute;
+                commF += t.tpForward + t.cpForward + t.epForward;
+                commB += t.tpBackward + t.cpBackward + t.epBackward;
+                tpSecondsPerMb[r] += t.tpForward + t.tpBackward;
+                cpSecondsPerMb[r] += t.cpForward + t.cpBackward;
+                epSecondsPerMb[r] += t.epForward + t.epBackward;
+                const bool moe = model.isMoeLayer(l);
+                sim.activationWeight[r][c] += moe ? costs.moeActivation : costs.denseActivation;
+                sim.wPendingWeight[r][c] += split ? (moe ? costs.moeWPending : costs.denseWPending) : 0.0;
+                if (train.recompute == Recompute::Full)
+                    fullRecomputeTransient[r] = std::max(fullRecomputeTransient[r],
+                                                         moe ? costs.moeActivationFull : costs.denseActivationFull);
+            }
+            if (stage == lastStage) {
+                d.forward += head.forward;
+                d.backwardInput += head.backwardInput;
+                d.backwardWeight += head.backwardWeight;
+                computeF += head.forward;
+                computeB += head.backwardInput + head.backwardWeight;
+            }
+            // DualPipe pairs a forward and a backward chunk and hides the all-to-all and PP traffic of
+            // one behind the compute of the other (arXiv:2412.19437 sec. 3.2.1, Figure 4).
+            const double hidden = std::min(commF + commB, (computeF + computeB) * defaults.dualPipeCommHidden);
+            d.overlapExposedComm = commF + commB - hidden;
+            d.forwardBackward = computeF + computeB + d.overlapExposedComm;
+        }
+    }
+
+    // Point-to-point time between pipeline ranks over the GPUs of the first pipeline group.
+    const double p2pBytes = 2.0 * ctx.seqLen / ctx.cp * ctx.microBatch * model.hidden / (ctx.sp ? ctx.tp : 1);
+    if (par.pp > 1) {
+        sim.p2pSeconds.assign(par.pp, std::vector<double>(par.pp, 0));
+        const auto& ppGroup = map.groups(Dim::Pp).front().ranks;
+        for (int a = 0; a < par.pp; ++a) {
+            for (int b = 0; b < par.pp; ++b) {
+                if (a != b)
+                    sim.p2pSeconds[a][b] = topo.p2pLatencySeconds(ppGroup[a], ppGroup[b])
+                        + p2pBytes / topo.p2pBytesPerSecond(ppGroup[a], ppGroup[b]);
+            }
+        }
+    }
+
+    const long long opCount = static_cast<long long>(par.pp) * report.microbatches * chunks * (split ? 3 : 2);
+    const bool simulateIt = options.simulateSchedule && opCount <= kMaxSimulatedOps;
+    if (options.simulateSchedule && !simulateIt)
+        report.notes.push_back({ "parallel.pp", "the schedule has " + std::to_string(opCount)
+                                     + " ops: bubble and in-flight memory use the closed forms instead of the simulation" });
+    report.schedule = simulateIt ? simulate(sim) : closedFormSchedule(sim);
+    if (report.schedule.deadlock) {
+        report.errors.push_back({ "parallel.schedule", "the schedule could not complete (internal error): choose another schedule" });
+        report.valid = false;
+        return report;
+    }
+    if (!options.keepTimeline)
+        report.schedule.ops.clear();
+    report.bubbleFraction = report.schedule.bubbleFraction;
+
+    // Memory per pipeline rank.
+    MemoryInputs mem { model, par, train, shape, layout, report.schedule, sim, fullRecomputeTransient, ctx };
+    report.stages = memoryPerStage(mem);
+    for (const auto& st : report.stages) {
+        if (st.totalBytes() > report.peakMemoryBytes) {
+            report.peakMemoryBytes = st.totalBytes();
+            report.peakMemoryStage = st.stage;
+        }
+    }
+    report.fits = report.peakMemoryBytes <= report.hbmBytes;
+
+    // Data-parallel gradient sync and optimizer step, per pipeline rank; the slowest rank decides.
+    double dpExposed = 0, dpTotal = 0, optimizer = 0;
+    for (int r = 0; r < par.pp; ++r) {
+        const StageMemory& st = report.stages[r];
+        double fwd = 0, bwd = 0;
+        for (int c = 0; c < chunks; ++c) {
+            fwd += sim.durations[r][c].forward;
+            bwd += sim.durations[r][c].backward();
+        }
+        const DpSyncTimes dp = dpSyncSeconds(mem, r, comm.dp, comm.edp, fwd, bwd);
+        dpExposed = std::max(dpExposed, dp.exposedSeconds);
+        dpTotal = std::max(dpTotal, dp.totalSeconds);
+        // Adam reads and writes fp32 master, momentum, variance and the gradient, and writes the bf16
+        // copy: ~28 bytes of HBM traffic per parameter of the local shard (memory-bound).
+        optimizer = std::max(optimizer, rates.memorySeconds(28.0 * st.optimizerBytes / kOptimizerBytesPerParam));
+    }
+
+    report.step.pipelineSeconds = report.schedule.makespan;
+    report.step.dpExposedSeconds = dpExposed;
+    report.step.optimizerSeconds = optimizer;
+    report.step.stepSeconds = report.schedule.makespan + dpExposed + optimizer;
+    double busiest = 0;
+    for (double b : report.schedule.busySecondsPerRank)
+        busiest = std::max(busiest, b);
+    report.step.computeSeconds = busiest;
+    report.step.bubbleSeconds = report.schedule.makespan * report.bubbleFraction;
+    report.stepTimeSeconds = report.step.stepSeconds;
+
+    const int worst = report.peakMemoryStage;
+    const double m = report.microbatches;
+    report.comm.tpSeconds = m * tpSecondsPerMb[worst];
+    report.comm.cpSeconds = m * cpSecondsPerMb[worst];
+    report.comm.epSeconds = m * epSecondsPerMb[worst];
+    report.comm.ppSeconds = par.pp > 1 ? 2.0 * m * chunks * sim.p2pSeconds[0][1] : 0.0;
+    report.comm.dpSeconds = dpExposed;
+    report.comm.dpTotalSeconds = dpTotal;
+
+    // FLOPs (arXiv:2205.05198 eqs. 7-8): model FLOPs are 3x the forward; hardware FLOPs add the
+    // recomputed forward work.
+    const double tokensPerStep = static_cast<double>(train.globalBatch) * report.seqLen;
+    const double forwardPerToken = forwardFlopsPerToken(model, report.seqLen);
+    report.modelFlopsPerStep = 3.0 * forwardPerToken * tokensPerStep;
+    double recomputePerToken = 0;
+    for (int l = 0; l < model.layers; ++l) {
+        const double layerFlops = layerForwardFlopsPerToken(model, l, report.seqLen);
+        const LayerShape s = layerShape(model, l);
+        const double scores = 2.0 * report.seqLen * s.heads * (s.qkHeadDim + s.vHeadDim);
+        recomputePerToken += train.recompute == Recompute::Full ? layerFlops
+            : train.recompute == Recompute::Selective           ? scores
+                                                                : 0.0;
+    }
+    report.hardwareFlopsPerStep = report.modelFlopsPerStep + recomputePerToken * tokensPerStep;
+    const double step = report.stepTimeSeconds;
+    if (step > 0 && report.gpus > 0) {
+        report.tflopsPerGpu = report.modelFlopsPerStep / step / report.gpus / kTera;
+        report.mfu = report.modelFlopsPerStep / step / report.gpus / report.peakFlopsPerSecond;
+        report.hfu = report.hardwareFlopsPerStep / step / report.gpus / report.peakFlopsPerSecond;
+        report.tokensPerSecond = tokensPerStep / step;
+    }
+
+    // Warnings: communicators that leave their NVLink domain, memory over capacity.
+    const auto& tpGroups = map.groups(Dim::Tp);
+    int listed = 0;
+    for (const auto& g : tpGroups) {
+        if (!g.crossesDomain)
+            continue;
+        if (listed++ == 2) {
+            report.warnings.push_back({ "parallel.tp", "... and " + std::to_string(report.groupsCrossingDomains[0] - 2)
+                                            + " more TP groups cross NVLink domains" });
+            break;
+        }
+        CommGroup nvlinkOnly = comm.tp;
+        nvlinkOnly.outer = 1;
+        nvlinkOnly.inner = nvlinkOnly.size;
+        const double bytes = 2.0 * ctx.seqLen / ctx.cp * ctx.microBatch * model.hidden;
+        const double ib = comm.tp.seconds(CollectiveKind::AllReduce, bytes) * 4;
+        const double nv = nvlinkOnly.seconds(CollectiveKind::AllReduce, bytes) * 4;
+        report.warnings.push_back({ "parallel.tp", "TP group " + std::to_string(g.index) + " spans " + domainSpan(topo, g)
+                                        + ": its all-reduces run over IB (" + fixed(ib * 1e3, 2) + " ms per layer and micro-batch against "
+                                        + fixed(nv * 1e3, 2) + " ms on NVLink); keep tp within one NVLink domain" });
+    }
+    if (report.groupsCrossingDomains[static_cast<int>(Dim::Cp)] > 0)
+        report.warnings.push_back({ "parallel.cp", std::to_string(report.groupsCrossingDomains[static_cast<int>(Dim::Cp)])
+                                        + " CP groups cross NVLink domains: ring attention runs over IB" });
+    if (model.isMoe() && report.groupsCrossingDomains[static_cast<int>(Dim::Ep)] > 0)
+        report.notes.push_back({ "parallel.ep", "EP groups span " + std::to_string(comm.ep.outer)
+                                     + " NVLink domains: the all-to-all runs over IB (" + fixed(report.comm.epSeconds * 1e3, 1)
+                                     + " ms per step on the busiest rank)" });
+    if (!report.fits) {
+        const StageMemory& st = report.stages[report.peakMemoryStage];
+        report.warnings.push_back({ "memory", "pipeline stage " + std::to_string(st.stage) + " needs "
+                                        + fixed(st.totalBytes() / kGiB, 1) + " GiB > " + fixed(report.hbmBytes / kGiB, 1)
+                                        + " GiB of HBM: out of memory by " + fixed((st.totalBytes() - report.hbmBytes) / kGiB, 1)
+                                        + " GiB (try recompute, a higher ZeRO stage, more pp or tp)" });
+    }
+    return report;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,116 @@
+#include "core/MemoryModel.h"
+
+#include <algorithm>
+
+namespace parallax::core {
+
+ParameterShard rankParameters(const MemoryInputs& in, int rank)
+{
+    ParameterShard total;
+    const int chunks = chunksPerRank(in.shape);
+    const int last = in.layout.stages() - 1;
+    for (int c = 0; c < chunks; ++c) {
+        const int stage = modelStageOf(in.shape, rank, c);
+        total += stageParameters(in.model, in.parallel, in.layout.firstLayer(stage), in.layout.endLayer(stage), stage == 0,
+                                 stage == last);
+    }
+    return total;
+}
+
+std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
+{
+    const ParallelConfig& p = in.parallel;
+    const OtherMemoryDefaults other;
+    const double dpGroup = static_cast<double>(p.dp) * p.cp; // dense gradients and optimizer shards
+    const double edpGroup = std::max(1.0, static_cast<double>(p.tp) * p.cp * p.dp / (static_cast<double>(p.ep) * p.etp));
+    const int chunks = chunksPerRank(in.shape);
+    const int last = in.layout.stages() - 1;
+    int communicators = 0;
+    for (int degree : { p.tp, p.cp, p.pp, p.dp * p.cp, p.ep })
+        communicators += degree > 1;
+
+    std::vector<StageMemory> out;
+    out.reserve(p.pp);
+    // One micro-batch's activations of 1/p of the model: the unit of "micro-batches in flight".
+    double modelActivation = 0;
+    for (const auto& row : in.simulation.activationWeight) {
+        for (double w : row)
+            modelActivation += w;
+    }
+    const double unit = modelActivation / std::max(1, p.pp);
+
+    for (int r = 0; r < p.pp; ++r) {
+        StageMemory st;
+        st.stage = r;
+        const ParameterShard params = rankParameters(in, r);
+        // ZeRO (arXiv:1910.02054 sec. 5.1-5.3): stage 1 shards the optimizer, 2 also the gradients,
+        // 3 also the weights, over the data-parallel group (experts over expert-data-parallel).
+        auto shard = [&](double perParam, int fromStage) {
+            const bool sharded = p.zero >= fromStage;
+            return perParam * (params.dense / (sharded ? dpGroup : 1.0) + params.expert / (sharded ? edpGroup : 1.0));
+        };
+        st.weightsBytes = shard(kWeightBytesPerParam, 3);
+        st.gradsBytes = shard(kGradBytesPerParam, 2);
+        st.optimizerBytes = shard(kOptimizerBytesPerParam, 1);
+        for (int c = 0; c < chunks; ++c)
+            st.layers += in.layout.layerCount(modelStageOf(in.shape, r, c));
+
+        st.activationsBytes = in.schedule.peakInflightWeight.empty() ? 0 : in.schedule.peakInflightWeight[r];
+        st.inflightMicrobatches = unit > 0 ? st.activationsBytes / unit : 0;
+        const double tokens = in.context.seqLen / in.context.cp * in.context.microBatch;
+        const double rep = in.context.sp ? 1.0 / in.context.tp : 1.0;
+        bool holdsHead = false;
+        for (int c = 0; c < chunks; ++c)
+            holdsHead = holdsHead || modelStageOf(in.shape, r, c) == last;
+        double transient = in.fullRecomputeTransient[r];
+        if (holdsHead) {
+            // fp32 logits of one micro-batch, vocabulary-parallel, plus the final norm and head inputs
+            // (arXiv:2205.05198 sec. 4.3: 4 s b v / t + 4 s b h / t).
+            transient = std::max(transient, 4.0 * tokens * static_cast<double>(in.model.vocab) / p.tp
+                                     + 4.0 * tokens * static_cast<double>(in.model.hidden) * rep);
+        }
+        if (p.zero >= 3) {
+            // ZeRO-3 gathers one layer's full weights ahead of use (prefetch: two layers resident).
+            const double perLayer = (params.dense * dpGroup + params.expert * edpGroup) / std::max(1, st.layers);
+            transient += 2.0 * kWeightBytesPerParam * perLayer;
+        }
+        st.otherBytes = other.cudaContextBytes + communicators * other.ncclBytesPerCommunicator
+            + other.fragmentationFraction * (st.activationsBytes + st.gradsBytes) + transient;
+        out.push_back(st);
+    }
+    return out;
+}
+
+DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
+                          double forwardWindowSeconds, double backwardWindowSeconds)
+{
+    DpSyncTimes t;
+    const ParallelConfig& p = in.parallel;
+    const ParameterShard params = rankParameters(in, rank);
+    const double denseGrad = kGradBytesPerParam * params.dense;
+    const double expertGrad = kGradBytesPerParam * params.expert;
+    double reduce = 0, gather = 0;
+    if (p.zero == 0) {
+        reduce = dp.seconds(CollectiveKind::AllReduce, denseGrad) + edp.seconds(CollectiveKind::AllReduce, expertGrad);
+    } else {
+        // Reduce-scatter the gradients, all-gather the updated bf16 parameters: the same volume as
+        // one all-reduce (arXiv:1910.02054 sec. 7.1).
+        reduce = dp.seconds(CollectiveKind::ReduceScatter, denseGrad)
+            + edp.seconds(CollectiveKind::ReduceScatter, expertGrad);
+        gather = dp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * params.dense)
+            + edp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * params.expert);
+    }
+    t.totalSeconds = reduce + gather;
+    t.exposedSeconds = std::max(0.0, reduce - backwardWindowSeconds) + std::max(0.0, gather - forwardWindowSeconds);
+    if (p.zero >= 3) {
+        // ZeRO-3 gathers the weights again for every micro-batch's forward and backward
+        // (arXiv:1910.02054 sec. 7.2.2: 1.5x the data-parallel volume), prefetched behind compute.
+        const double m = in.shape.microbatches;
+        const double perMb = gather;
+        t.totalSeconds += 2.0 * m * perMb;
+        t.exposedSeconds += m * (std::max(0.0, perMb - forwardWindowSeconds) + std::max(0.0, perMb - backwardWindowSeconds));
+    }
+    return t;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/ActivationMemory.h"
+#include "core/CostModel.h"
+#include "core/ParameterShard.h"
+#include "core/Report.h"
+#include "core/StageLayout.h"
+
+#include <vector>
+
+namespace parallax::core {
+
+struct MemoryInputs {
+    const ModelSpec& model;
+    const ParallelConfig& parallel;
+    const TrainingConfig& training;
+    const ScheduleShape& shape;
+    const StageLayout& layout;
+    const SimulationResult& schedule; // peak in-flight activation bytes per rank
+    const SimulationInput& simulation; // per-chunk activation bytes
+    const std::vector<double>& fullRecomputeTransient; // per rank: one layer's activations rebuilt at a time
+    const ActivationContext& context;
+};
+
+// Stated defaults for memory outside weights, optimizer and activations.
+// CUDA context and cuBLAS/cuDNN workspaces: ~0.5-1 GiB per process on Hopper (PyTorch CUDA context
+// measurements; NVIDIA CUDA C Programming Guide, "Lazy loading"). NCCL: NCCL_BUFFSIZE 4 MiB per
+// channel and peer, ~0.25 GiB per communicator in practice (NCCL environment variable docs).
+// Caching-allocator fragmentation: a stated 5% of the dynamic (activation and gradient) memory.
+struct OtherMemoryDefaults {
+    double cudaContextBytes = 0.75 * 1024 * 1024 * 1024;
+    double ncclBytesPerCommunicator = 0.25 * 1024 * 1024 * 1024;
+    double fragmentationFraction = 0.05;
+};
+
+ParameterShard rankParameters(const MemoryInputs& in, int rank);
+std::vector<StageMemory> memoryPerStage(const MemoryInputs& in);
+
+struct DpSyncTimes {
+    double totalSeconds = 0;
+    double exposedSeconds = 0;
+};
+// Gradient reduction (and ZeRO parameter gathers) for one pipeline rank, with Megatron-Core's overlap:
+// the reduce-scatter/all-reduce hides behind the last micro-batch's backward, the parameter
+// all-gather behind the first micro-batch's forward (--overlap-grad-reduce, --overlap-param-gather).
+DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
+                          double forwardWindowSeconds, double backwardWindowSeconds);
+
+} // namespace parallax::core

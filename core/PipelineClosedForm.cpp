@@ -1,0 +1,107 @@
+#include "core/PipelineClosedForm.h"
+
+#include <algorithm>
+
+namespace parallax::core {
+
+int closedFormInflightChunks(const ScheduleShape& s, int rank)
+{
+    const int p = s.ranks;
+    const int m = s.microbatches;
+    const int v = std::max(1, s.virtualStages);
+    switch (s.kind) {
+    case ScheduleKind::GPipe:
+        return m;
+    case ScheduleKind::OneFOneB:
+    case ScheduleKind::ZbH1:
+        return std::min(m, p - rank);
+    case ScheduleKind::ZbH2:
+        return std::min(m, 2 * (p - rank) - 1);
+    case ScheduleKind::Interleaved1F1B:
+        // Megatron-LM warm-up: (p - rank - 1) * 2 + (v - 1) * p forwards, then one more.
+        return std::min(v * m, (p - rank - 1) * 2 + (v - 1) * p + 1);
+    case ScheduleKind::ZbV:
+    case ScheduleKind::DualPipeV:
+        return std::min(2 * m, 2 * p); // balanced p * M_B, chunks are half a stage (arXiv:2401.10241 sec. 6)
+    case ScheduleKind::DualPipe:
+        return std::min(2 * m, p + 1);
+    }
+    return m;
+}
+
+SimulationResult closedFormSchedule(const SimulationInput& in)
+{
+    SimulationResult r;
+    const ScheduleShape& s = in.shape;
+    const int p = s.ranks;
+    const int m = s.microbatches;
+    const int chunks = chunksPerRank(s);
+    auto dur = [&](int rank, int chunk) {
+        return in.durations.empty() ? ChunkDurations {} : in.durations[rank][chunk];
+    };
+    double slowest = 0; // busiest rank's work for one micro-batch through all its chunks
+    double sumF = 0, sumB = 0, sumW = 0;
+    std::vector<double> perMb(p, 0);
+    for (int rank = 0; rank < p; ++rank) {
+        for (int c = 0; c < chunks; ++c) {
+            const ChunkDurations d = dur(rank, c);
+            perMb[rank] += d.forward + d.backward();
+        }
+        slowest = std::max(slowest, perMb[rank]);
+    }
+    for (int rank = 0; rank < p; ++rank) {
+        const ChunkDurations d = dur(rank, 0);
+        sumF += d.forward;
+        sumB += d.backwardInput;
+        sumW += d.backwardWeight;
+    }
+    const double f = sumF / p, b = sumB / p, w = sumW / p;
+    double p2p = 0;
+    if (!in.p2pSeconds.empty() && p > 1)
+        p2p = in.p2pSeconds[0][1];
+    double bubble = 0;
+    switch (s.kind) {
+    case ScheduleKind::GPipe:
+    case ScheduleKind::OneFOneB:
+        bubble = (p - 1) * (slowest / chunks + 2 * p2p); // arXiv:2104.04473 sec. 2.2.1
+        break;
+    case ScheduleKind::Interleaved1F1B:
+        bubble = (p - 1) * (slowest + 2 * p2p) / std::max(1, s.virtualStages); // sec. 2.2.2
+        break;
+    case ScheduleKind::ZbH1:
+        bubble = (p - 1) * std::max(0.0, f + b - w + 2 * p2p); // arXiv:2401.10241 Table 2
+        break;
+    case ScheduleKind::ZbH2:
+    case ScheduleKind::ZbV:
+        bubble = (p - 1) * std::max(0.0, f + b - 2 * w + 2 * p2p);
+        break;
+    case ScheduleKind::DualPipe:
+    case ScheduleKind::DualPipeV: {
+        const double fb = dur(0, 0).forwardBackward >= 0 ? dur(0, 0).forwardBackward : f + b + w;
+        bubble = (p / 2.0 - 1) * std::max(0.0, fb + (b + w) - 3 * w); // arXiv:2412.19437 Table 2
+        break;
+    }
+    }
+    r.makespan = m * slowest + bubble;
+    r.bubbleFractionPerRank.resize(p);
+    r.busySecondsPerRank.resize(p);
+    r.peakInflightWeight.resize(p);
+    r.peakInflightChunks.resize(p);
+    r.parameterCopies.assign(p, parameterCopies(s));
+    double idle = 0;
+    for (int rank = 0; rank < p; ++rank) {
+        r.busySecondsPerRank[rank] = m * perMb[rank];
+        r.bubbleFractionPerRank[rank] = r.makespan > 0 ? 1.0 - r.busySecondsPerRank[rank] / r.makespan : 0;
+        idle += r.makespan - r.busySecondsPerRank[rank];
+        const int inflight = closedFormInflightChunks(s, rank);
+        r.peakInflightChunks[rank] = inflight;
+        double weight = 0; // chunks in flight, spread evenly over the rank's chunks
+        for (int c = 0; c < chunks; ++c)
+            weight += in.activationWeight.empty() ? 1.0 : in.activationWeight[rank][c];
+        r.peakInflightWeight[rank] = weight / chunks * inflight;
+    }
+    r.bubbleFraction = r.makespan > 0 ? idle / (p * r.makespan) : 0;
+    return r;
+}
+
+} // namespace parallax::core
