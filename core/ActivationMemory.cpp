@@ -59,9 +59,7 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
         perToken += mlpBytesPerToken(shape.mlpWidth, t);
     double total = perToken * tokens;
     if (c.recompute != Recompute::Selective)
-        total += scores * tokens;
-    else
-        total += 4.0 * shape.heads / t * tokens; // fused attention keeps fp32 row statistics only
+        total += scores * tokens; // selective recompute rebuilds the attention core in the backward
     if (shape.moe) {
         const double local = localTokens(c);
         total += 4.0 * shape.experts * local; // fp32 router logits

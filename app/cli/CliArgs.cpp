@@ -174,8 +174,11 @@ core::Scenario scenarioFromArgs(const Args& args)
         if (args.has(flag))
             doc["parallel"][key] = flagValue(flag, args.value(flag));
     }
-    if (args.has("schedule"))
+    if (args.has("schedule")) {
         doc["parallel"]["schedule"] = args.value("schedule");
+        if (!args.has("vpp") && args.value("schedule") != "interleaved-1f1b")
+            doc["parallel"]["vpp"] = 1; // the other schedules place their own chunks
+    }
     if (args.has("order"))
         doc["parallel"]["order"] = args.value("order");
     if (args.has("vpp") && !args.has("schedule") && doc["parallel"].value("vpp", 1) > 1)

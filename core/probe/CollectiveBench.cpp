@@ -124,10 +124,10 @@ CollectiveMeasurement CollectiveBench::measure(CollectiveOp op, long bytes, cons
         PROBE_FAIL(std::string(collectiveOpName(op)) + ": " + std::to_string(bytes) + " bytes is too small for "
                    + std::to_string(n) + " ranks");
     // Fresh, rank-specific output buffers: ranks that agree afterwards did run the collective.
-    const std::size_t outputBytes = static_cast<std::size_t>(elements) * kElementBytes;
+    const std::size_t bufferBytes = static_cast<std::size_t>(elements) * kElementBytes;
     for (int r = 0; r < n; ++r) {
         PROBE_CUDA(cudaSetDevice(r));
-        PROBE_CUDA(fillRandomBf16(m_recv[r], outputBytes / kElementBytes, 300 + static_cast<std::uint64_t>(r),
+        PROBE_CUDA(fillRandomBf16(m_recv[r], bufferBytes / kElementBytes, 300 + static_cast<std::uint64_t>(r),
                                   m_streams[r]));
     }
     const std::vector<double> seconds = timeLaunchesOnAll(m_devices, m_streams, timing, [&] { enqueue(op, elements); });
@@ -140,8 +140,8 @@ CollectiveMeasurement CollectiveBench::measure(CollectiveOp op, long bytes, cons
     CollectiveMeasurement m;
     m.op = op;
     m.ranks = n;
-    m.bytes = static_cast<long>(outputBytes);
-    std::vector<double> bus = ratesFromSeconds(static_cast<double>(outputBytes), seconds);
+    m.bytes = static_cast<long>(bufferBytes);
+    std::vector<double> bus = ratesFromSeconds(static_cast<double>(bufferBytes), seconds);
     for (double& b : bus)
         b *= busBandwidthFactor(op, n);
     m.busBytesPerSecond = summarize(bus);

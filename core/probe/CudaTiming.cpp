@@ -85,8 +85,12 @@ std::vector<double> timeLaunchesOnAll(const std::vector<int>& devices, const std
                                                      std::ceil(options.minSampleSeconds / once)));
     std::vector<double> seconds;
     seconds.reserve(options.repeats);
-    for (int r = 0; r < options.repeats; ++r)
-        seconds.push_back(events.time(streams, launches, launch) / launches);
+    for (int r = 0; r < options.repeats; ++r) {
+        const double sample = events.time(streams, launches, launch) / launches;
+        if (!(sample > 0)) // a rate from a zero interval would be infinite: refuse it
+            PROBE_FAIL("CUDA events measured a non-positive interval");
+        seconds.push_back(sample);
+    }
     return seconds;
 }
 

@@ -58,10 +58,13 @@ struct SimulationResult {
     // Peak over time of the sum of activation weights of chunks whose forward has run and whose
     // backward (input part) has not finished, plus W-pending weights.
     std::vector<double> peakInflightWeight;
-    std::vector<int> peakInflightChunks; // same peak, counted in chunks (forwards not yet backed)
+    // Peak count of chunks whose forward has run and whose backward (input part) has not; its own
+    // maximum over time, W-pending states not counted.
+    std::vector<int> peakInflightChunks;
     std::vector<int> parameterCopies;
-    // A program could not finish (a generator bug, or an op naming a micro-batch, chunk or direction
-    // outside the shape); never true for valid shapes. `ops` then holds the ops that did run.
+    // A program could not finish: a generator bug, an op naming a micro-batch, chunk or direction
+    // outside the shape, a shape checkShape() rejects, or not one program per rank. Never true for
+    // generated programs of valid shapes. `ops` then holds the ops that did run.
     bool deadlock = false;
 };
 

@@ -40,7 +40,10 @@ const char* longName(OpKind k)
 
 namespace {
 
-bool isVShaped(ScheduleKind k) { return k == ScheduleKind::ZbV || k == ScheduleKind::DualPipeV; }
+    bool isVShaped(ScheduleKind k)
+    {
+        return k == ScheduleKind::ZbV || k == ScheduleKind::DualPipeV;
+    }
 
 } // namespace
 
@@ -97,9 +100,15 @@ int rankOfStage(const ScheduleShape& s, int stage, int direction)
 
 // DualPipe keeps stage i and stage p-1-i on rank i: the parameters are held twice
 // (arXiv:2412.19437 Table 2). DualPipeV places 2p distinct stages, one copy each.
-int parameterCopies(const ScheduleShape& s) { return s.kind == ScheduleKind::DualPipe ? 2 : 1; }
+int parameterCopies(const ScheduleShape& s)
+{
+    return s.kind == ScheduleKind::DualPipe ? 2 : 1;
+}
 
-int directionCount(const ScheduleShape& s) { return s.kind == ScheduleKind::DualPipe ? 2 : 1; }
+int directionCount(const ScheduleShape& s)
+{
+    return s.kind == ScheduleKind::DualPipe ? 2 : 1;
+}
 
 std::string checkShape(const ScheduleShape& s)
 {

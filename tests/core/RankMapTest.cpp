@@ -1,0 +1,110 @@
+#include "core/PresetLibrary.h"
+#include "core/RankMap.h"
+
+#include <gtest/gtest.h>
+
+using namespace parallax::core;
+
+namespace {
+GpuSpec h100() { return *PresetLibrary::instance().gpu("h100-sxm"); }
+
+ParallelConfig config(int tp, int cp, int dp, int pp, int ep = 1, const char* order = "tp-cp-ep-dp-pp")
+{
+    ParallelConfig p;
+    p.tp = tp;
+    p.cp = cp;
+    p.dp = dp;
+    p.pp = pp;
+    p.ep = ep;
+    p.order = order;
+    return p;
+}
+} // namespace
+
+// Megatron-Core's default order "tp-cp-ep-dp-pp": tp varies fastest, pp slowest.
+TEST(RankMap, CoordinatesFollowTheOrder)
+{
+    const RankMap map = RankMap::build(config(2, 1, 2, 2), nullptr);
+    ASSERT_EQ(map.worldSize(), 8);
+    const int expected[8][3] = { // tp, dp, pp
+        { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 0, 1, 1 }, { 1, 1, 1 } };
+    for (int r = 0; r < 8; ++r) {
+        EXPECT_EQ(map.coords(r).tp, expected[r][0]) << r;
+        EXPECT_EQ(map.coords(r).dp, expected[r][1]) << r;
+        EXPECT_EQ(map.coords(r).pp, expected[r][2]) << r;
+        EXPECT_EQ(map.rankAt(expected[r][0], 0, expected[r][1], expected[r][2]), r);
+    }
+    EXPECT_EQ(map.groups(Dim::Tp)[0].ranks, (std::vector<int> { 0, 1 }));
+    EXPECT_EQ(map.groups(Dim::Dp)[0].ranks, (std::vector<int> { 0, 2 }));
+    EXPECT_EQ(map.groups(Dim::Pp)[0].ranks, (std::vector<int> { 0, 4 }));
+    EXPECT_EQ(map.groups(Dim::Tp).size(), 4u);
+    EXPECT_EQ(map.groups(Dim::Pp).size(), 4u);
+}
+
+TEST(RankMap, OtherOrdersPermuteStrides)
+{
+    const RankMap map = RankMap::build(config(2, 1, 2, 2, 1, "tp-cp-ep-pp-dp"), nullptr);
+    EXPECT_EQ(map.groups(Dim::Pp)[0].ranks, (std::vector<int> { 0, 2 }));
+    EXPECT_EQ(map.groups(Dim::Dp)[0].ranks, (std::vector<int> { 0, 4 }));
+}
+
+// Expert view: ep carved out of the tp*cp*dp ranks of a stage; edp = tp*cp*dp / (ep*etp).
+TEST(RankMap, ExpertGroups)
+{
+    const RankMap map = RankMap::build(config(1, 1, 8, 2, 4), nullptr);
+    ASSERT_EQ(map.groups(Dim::Ep).size(), 4u); // 16 ranks / 4
+    EXPECT_EQ(map.groups(Dim::Ep)[0].ranks, (std::vector<int> { 0, 1, 2, 3 }));
+    EXPECT_EQ(map.groups(Dim::Edp)[0].ranks, (std::vector<int> { 0, 4 }));
+    EXPECT_EQ(map.coords(5).ep, 1);
+    EXPECT_EQ(map.coords(5).edp, 1);
+}
+
+struct CrossingCase {
+    const char* name;
+    std::vector<int> domainSizes;
+    ParallelConfig config;
+    int tpCrossing, dpCrossing, ppCrossing;
+};
+
+// Crossing detection on regular and mixed topologies, worked out by hand.
+TEST(RankMap, GroupsCrossingDomains)
+{
+    const CrossingCase cases[] = {
+        { "tp=8 on 2x8", { 8, 8 }, config(8, 1, 2, 1), 0, 8, 0 },
+        { "tp=8 on 2x4", { 4, 4 }, config(8, 1, 1, 1), 1, 0, 0 },
+        { "tp=4 on 2x4", { 4, 4 }, config(4, 1, 2, 1), 0, 4, 0 },
+        { "tp=2 pp=4 on 4x2", { 2, 2, 2, 2 }, config(2, 1, 1, 4), 0, 0, 2 },
+        // Mixed: a domain of 4 then one of 8. tp=4 groups are {0-3}, {4-7}, {8-11}: none cross.
+        { "tp=4 on 4+8", { 4, 8 }, config(4, 1, 3, 1), 0, 4, 0 },
+        // tp=2 with dp=6 on 4+8: dp groups stride 2 over all 12 ranks: both cross.
+        { "tp=2 dp=6 on 4+8", { 4, 8 }, config(2, 1, 6, 1), 0, 2, 0 },
+        // tp=6 on 4+8: {0..5} spans both domains, {6..11} does not; dp pairs {r, r+6} cross for r < 4.
+        { "tp=6 on 4+8", { 4, 8 }, config(6, 1, 2, 1), 1, 4, 0 },
+    };
+    for (const auto& c : cases) {
+        Topology topo;
+        Fabric f;
+        for (std::size_t d = 0; d < c.domainSizes.size(); ++d) {
+            topo.domains.push_back({ "d" + std::to_string(d), h100(), c.domainSizes[d], 0 });
+            f.domains.push_back(static_cast<int>(d));
+        }
+        topo.fabrics.push_back(f);
+        const RankMap map = RankMap::build(c.config, &topo);
+        EXPECT_EQ(map.groupsCrossingDomains(Dim::Tp), c.tpCrossing) << c.name;
+        EXPECT_EQ(map.groupsCrossingDomains(Dim::Dp), c.dpCrossing) << c.name;
+        EXPECT_EQ(map.groupsCrossingDomains(Dim::Pp), c.ppCrossing) << c.name;
+    }
+}
+
+TEST(RankMap, MixedTopologyRankToDomain)
+{
+    Topology topo;
+    topo.domains.push_back({ "small", h100(), 4, 0 });
+    topo.domains.push_back({ "big", h100(), 8, 0 });
+    EXPECT_EQ(topo.gpuCount(), 12);
+    EXPECT_EQ(topo.locate(3).domain, 0);
+    EXPECT_EQ(topo.locate(4).domain, 1);
+    EXPECT_EQ(topo.locate(4).indexInDomain, 0);
+    EXPECT_EQ(topo.locate(11).indexInDomain, 7);
+    EXPECT_EQ(topo.locate(12).domain, -1);
+}

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/PresetLibrary.h"
+#include "core/Scenario.h"
+
+#include <stdexcept>
+
+namespace parallax::test {
+
+// A regular cluster scenario from presets, for tests.
+inline core::Scenario makeScenario(const std::string& model, const std::string& gpu, int nodes, int gpusPerNode,
+                                   core::ParallelConfig parallel, core::TrainingConfig training)
+{
+    core::Scenario s;
+    s.name = "test";
+    auto m = core::PresetLibrary::instance().model(model);
+    auto g = core::PresetLibrary::instance().gpu(gpu);
+    if (!m || !g)
+        throw std::runtime_error("missing preset " + model + " / " + gpu);
+    s.modelPreset = model;
+    s.model = *m;
+    s.gpuPreset = gpu;
+    s.nodes = nodes;
+    s.gpusPerNode = gpusPerNode;
+    s.topology = core::Topology::regular(*g, nodes, gpusPerNode, g->nicGbps);
+    s.parallel = parallel;
+    s.training = training;
+    return s;
+}
+
+inline core::ParallelConfig degrees(int tp, int pp, int dp, int cp = 1, int ep = 1)
+{
+    core::ParallelConfig p;
+    p.tp = tp;
+    p.sp = tp > 1;
+    p.pp = pp;
+    p.dp = dp;
+    p.cp = cp;
+    p.ep = ep;
+    return p;
+}
+
+inline core::TrainingConfig batch(int micro, int global, int seq = 0, core::Recompute r = core::Recompute::Selective)
+{
+    core::TrainingConfig t;
+    t.microBatch = micro;
+    t.globalBatch = global;
+    t.seqLen = seq;
+    t.recompute = r;
+    return t;
+}
+
+} // namespace parallax::test
