@@ -185,7 +185,7 @@ attention GEMMs, HBM bandwidth, host<->device and GPU<->GPU copies, and NCCL col
 
 Output:
   --out FILE          calibration JSON (default parallax-calibration.json; written atomically)
-  --quick             fewer sizes and repeats (about a minute)
+  --quick             fewer sizes and repeats
   --repeats N         timed repeats per measurement (default 20, 5 with --quick)
   --max-square N      largest square GEMM size (default 16384; 0: no square GEMMs)
   --list              print the planned measurements and exit

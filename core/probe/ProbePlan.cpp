@@ -104,12 +104,14 @@ std::vector<GemmShape> transformerGemmShapes(const ModelDims& m, bool backward)
 
 std::vector<long> squareSizes(long maxSquare, bool quick)
 {
+    // --quick keeps 8192, the size torch.matmul is compared at (scripts/probe-on-gpu.sh).
+    const std::vector<long> candidates = quick ? std::vector<long> { 1024, 4096, 8192 }
+                                               : std::vector<long> { 1024, 2048, 4096, 8192, 16384, 32768, 65536 };
     std::vector<long> sizes;
-    for (long s = 1024; s <= maxSquare && s <= 16384; s *= quick ? 4 : 2)
-        sizes.push_back(s);
-    if (!quick && maxSquare > 16384) // beyond the usual range only on request
-        for (long s = 32768; s <= maxSquare; s *= 2)
+    for (long s : candidates) {
+        if (s <= maxSquare && (s <= 16384 || maxSquare > 16384)) // beyond 16384 only on request
             sizes.push_back(s);
+    }
     return sizes;
 }
 

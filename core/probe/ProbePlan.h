@@ -74,7 +74,7 @@ struct ProbePlan {
 // attention-out and MLP-down, vocabulary-parallel logits. With `backward`, each forward GEMM
 // Y = X W also yields its data-gradient dX = dY W^T and weight-gradient dW = X^T dY shapes.
 std::vector<GemmShape> transformerGemmShapes(const ModelDims& model, bool backward);
-// Square sizes 1024, 2048, ... up to maxSquare (--quick: 1024, 4096, 16384).
+// Square sizes 1024, 2048, ... up to maxSquare (--quick: 1024, 4096, 8192).
 std::vector<long> squareSizes(long maxSquare, bool quick);
 // Vocabulary rows per tensor-parallel rank after Megatron's padding to a multiple of 128 x tp.
 long paddedVocabPerRank(long vocab, int tp);

@@ -1,0 +1,2 @@
+args: evaluate
+exit: 0

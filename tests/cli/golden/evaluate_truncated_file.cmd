@@ -1,0 +1,4 @@
+args: evaluate tests/cli/data/truncated.parallax.json
+exit: 2
+stderr: not valid JSON
+stdout: ignore

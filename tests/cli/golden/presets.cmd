@@ -1,0 +1,2 @@
+args: presets
+exit: 0

@@ -1,0 +1,2 @@
+args: schedule --pp 4 --microbatches 8 --schedule dualpipe
+exit: 0

@@ -1,0 +1,4 @@
+args: frobnicate
+exit: 2
+stderr: unknown command
+stdout: ignore
