@@ -109,11 +109,11 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     if (rates.gemmCalibrated())
         report.calibrated.push_back("GEMM throughput (" + options.calibration->path + ")");
     if (options.calibration && options.calibration->hbmBytesPerSecond)
-        report.calibrated.push_back("HBM bandwidth");
+        report.calibrated.emplace_back("HBM bandwidth");
     if (options.calibration && options.calibration->attentionFlopsPerSecond)
-        report.calibrated.push_back("attention throughput");
+        report.calibrated.emplace_back("attention throughput");
     if (commCalibrated)
-        report.calibrated.push_back("intra-domain collective bus bandwidth");
+        report.calibrated.emplace_back("intra-domain collective bus bandwidth");
 
     ActivationContext ctx;
     ctx.seqLen = report.seqLen;

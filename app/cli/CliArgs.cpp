@@ -181,6 +181,11 @@ core::Scenario scenarioFromArgs(const Args& args)
     }
     if (args.has("order"))
         doc["parallel"]["order"] = args.value("order");
+    if (args.has("pp") && doc["parallel"].value("pp", 1) == 1 && !args.has("vpp")) {
+        doc["parallel"]["vpp"] = 1; // nothing to interleave without a pipeline
+        if (!args.has("schedule"))
+            doc["parallel"]["schedule"] = "1f1b";
+    }
     if (args.has("vpp") && !args.has("schedule") && doc["parallel"].value("vpp", 1) > 1)
         doc["parallel"]["schedule"] = "interleaved-1f1b";
     if (args.has("vpp") && !args.has("schedule") && doc["parallel"].value("vpp", 1) == 1

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The newcomer's first command: installs what is missing, builds, and launches the desktop app
+# with the default scenario (Llama 3 70B on 64 H100). Arguments are passed to the app, e.g. a
+# scenario file. Without a display it starts under Xvfb when available, else the CLI report is printed.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${PARALLAX_BUILD_DIR:-$repo/build}"
+bash "$repo/scripts/install-deps.sh"
+bash "$repo/scripts/build.sh" -DPARALLAX_BUILD_BENCHMARKS=OFF
+gui="$build/app/parallax"
+if [[ -x "$gui" ]]; then
+  if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" || -n "${QT_QPA_PLATFORM:-}" ]]; then
+    exec "$gui" "$@"
+  fi
+  echo "run: no display found; starting the app under Xvfb (set DISPLAY to use your own)" >&2
+  exec xvfb-run -a -s "-screen 0 1600x1000x24" "$gui" "$@"
+fi
+exec "$build/app/parallax-cli" evaluate "$@"
