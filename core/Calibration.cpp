@@ -14,9 +14,11 @@
 // The calibration file format (docs/probe.md is the specification): rates carry their unit in
 // the key (tflops = 1e12 FLOP/s, gb_per_s = 1e9 bytes/s) and come as _median, _p10, _p90.
 
-namespace parallax::core {
-
 namespace {
+
+using parallax::core::Calibration;
+using parallax::core::CollectiveKind;
+using parallax::core::DType;
 
 constexpr const char* kFormat = "parallax-calibration";
 constexpr int kVersion = 1;
@@ -61,8 +63,7 @@ const char* kindName(CollectiveKind k)
     return "all_reduce";
 }
 
-template <typename Table>
-std::string choices(const Table& table)
+template <typename Table> std::string choices(const Table& table)
 {
     std::string out;
     for (const auto& e : table)
@@ -160,7 +161,9 @@ public:
     {
         const nlohmann::json& v = at(key);
         if (!v.is_number_integer())
-            fail(key, "must be an integer >= " + std::to_string(min) + ", got " + (v.is_number() ? show(v.get<double>()) : typeName(v)));
+            fail(key,
+                "must be an integer >= " + std::to_string(min) + ", got "
+                    + (v.is_number() ? show(v.get<double>()) : typeName(v)));
         const long long i = v.get<long long>();
         if (i < min)
             fail(key, "must be an integer >= " + std::to_string(min) + ", got " + std::to_string(i));
@@ -228,7 +231,10 @@ private:
     std::set<std::string> m_known;
 };
 
-std::string indexPath(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+std::string indexPath(const std::string& path, std::size_t i)
+{
+    return path + "[" + std::to_string(i) + "]";
+}
 
 void readGpu(StrictObject gpu, Calibration& c)
 {
@@ -260,8 +266,8 @@ Calibration::GemmPoint readGemmPoint(StrictObject g)
     p.n = static_cast<long>(g.integer("n", 1));
     p.k = static_cast<long>(g.integer("k", 1));
     const std::string dtype = g.string("dtype");
-    const auto* d = std::find_if(std::begin(kDTypeNames), std::end(kDTypeNames),
-                                 [&](const DTypeName& e) { return dtype == e.name; });
+    const auto* d = std::find_if(
+        std::begin(kDTypeNames), std::end(kDTypeNames), [&](const DTypeName& e) { return dtype == e.name; });
     if (d == std::end(kDTypeNames))
         g.fail("dtype", "must be one of " + choices(kDTypeNames) + ", got \"" + dtype + "\"");
     p.dtype = d->value;
@@ -285,8 +291,8 @@ Calibration::CollectivePoint readCollectivePoint(StrictObject o)
 {
     Calibration::CollectivePoint p;
     const std::string kind = o.string("kind");
-    const auto* k = std::find_if(std::begin(kKindNames), std::end(kKindNames),
-                                 [&](const KindName& e) { return kind == e.name; });
+    const auto* k
+        = std::find_if(std::begin(kKindNames), std::end(kKindNames), [&](const KindName& e) { return kind == e.name; });
     if (k == std::end(kKindNames))
         o.fail("kind", "must be one of " + choices(kKindNames) + ", got \"" + kind + "\"");
     p.kind = k->value;
@@ -302,8 +308,8 @@ Calibration::CollectivePoint readCollectivePoint(StrictObject o)
 }
 
 // Reads one "<prefix>_median/_p10/_p90" group into an optional scalar and its percentiles.
-void readScalarRate(StrictObject& o, const std::string& prefix, std::optional<double>& median,
-                    Calibration::Percentiles& percentiles)
+void readScalarRate(
+    StrictObject& o, const std::string& prefix, std::optional<double>& median, Calibration::Percentiles& percentiles)
 {
     if (const auto rate = o.rate(prefix, kGbPerS)) {
         median = rate->first;
@@ -320,8 +326,9 @@ Calibration readRoot(const nlohmann::json& root)
         top.fail("format", std::string("must be \"") + kFormat + "\", got \"" + format + "\"");
     const long long version = top.integer("version", 1);
     if (version != kVersion)
-        top.fail("version", "unsupported version " + std::to_string(version) + " (this build reads version "
-                     + std::to_string(kVersion) + ")");
+        top.fail("version",
+            "unsupported version " + std::to_string(version) + " (this build reads version " + std::to_string(kVersion)
+                + ")");
     if (top.has("probe_version"))
         c.probeVersion = top.string("probe_version");
     c.date = top.string("date");
@@ -428,9 +435,14 @@ void putRate(OrderedJson& j, const std::string& prefix, double median, const Cal
     }
 }
 
-long long asInteger(double v) { return static_cast<long long>(std::llround(v)); }
+long long asInteger(double v)
+{
+    return static_cast<long long>(std::llround(v));
+}
 
 } // namespace
+
+namespace parallax::core {
 
 std::optional<double> Calibration::gemmFlopsPerSecond(long m, long n, long k, DType dtype) const
 {
@@ -487,7 +499,7 @@ std::optional<double> Calibration::collectiveBusBytesPerSecond(CollectiveKind ki
         if (p.kind != kind || p.busBytesPerSecond <= 0 || p.ranks <= 0 || !(p.bytes > 0))
             continue;
         const std::tuple<double, double> key { std::abs(std::log(static_cast<double>(p.ranks) / ranks)),
-                                               std::abs(std::log(p.bytes / bytes)) };
+            std::abs(std::log(p.bytes / bytes)) };
         if (!best || key < bestKey) {
             best = &p;
             bestKey = key;

@@ -14,7 +14,7 @@ ComputeRates::ComputeRates(const GpuSpec& gpu, DType dtype, const Calibration* c
 {
     const bool fp8 = dtype == DType::Fp8 && gpu.fp8FlopsPerSecond > 0;
     m_peak = fp8 ? gpu.fp8FlopsPerSecond : gpu.bf16FlopsPerSecond;
-    m_gemmRate = m_peak * defaults.gemmFractionOfPeak;
+    m_gemmRate = m_peak * (fp8 ? defaults.fp8GemmFractionOfPeak : defaults.gemmFractionOfPeak);
     m_attentionRate = gpu.bf16FlopsPerSecond * defaults.attentionFractionOfPeak;
     m_hbmRate = gpu.hbmBytesPerSecond * defaults.hbmFractionOfPeak;
     if (calibration) {
@@ -43,7 +43,10 @@ double ComputeRates::gemmSeconds(double m, double n, double k, double count) con
     // (Williams et al., "Roofline", CACM 2009).
     const double elementBytes = m_dtype == DType::Fp8 ? 1.0 : 2.0;
     const double bytes = elementBytes * (m * k + k * n) + 2.0 * m * n;
-    return count * std::max(flops / rate, bytes / m_hbmRate);
+    // FP8 training casts the 16-bit input to fp8 before each GEMM (Transformer Engine): one
+    // memory-bound pass reading 2 B and writing 1 B per input element, plus the amax reduction.
+    const double cast = m_dtype == DType::Fp8 ? 3.0 * m * k / m_hbmRate : 0.0;
+    return count * (std::max(flops / rate, bytes / m_hbmRate) + cast);
 }
 
 double ComputeRates::attentionSeconds(double flops) const { return flops > 0 ? flops / m_attentionRate : 0; }

@@ -71,7 +71,7 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
         }
         if (p.zero >= 3) {
             // ZeRO-3 gathers one layer's full weights ahead of use (prefetch: two layers resident).
-            const double perLayer = (params.dense * dpGroup + params.expert * edpGroup) / std::max(1, st.layers);
+            const double perLayer = params.total() / std::max(1, st.layers); // this rank's unsharded share
             transient += 2.0 * kWeightBytesPerParam * perLayer;
         }
         st.otherBytes = other.cudaContextBytes + communicators * other.ncclBytesPerCommunicator

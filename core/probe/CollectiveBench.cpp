@@ -6,11 +6,12 @@
 
 #include <cstring>
 
-namespace parallax::probe {
-
 namespace {
+
 constexpr std::size_t kElementBytes = 2; // bf16
-}
+} // namespace
+
+namespace parallax::probe {
 
 #define PROBE_NCCL(call)                                                                                               \
     do {                                                                                                               \
@@ -85,10 +86,10 @@ void CollectiveBench::enqueue(CollectiveOp op, long elements)
             // NCCL has no all-to-all call; grouped point-to-point is how nccl-tests' alltoall does it.
             for (int peer = 0; peer < n; ++peer) {
                 const std::size_t offset = static_cast<std::size_t>(peer) * share * kElementBytes;
-                PROBE_NCCL(m_nccl.send(static_cast<unsigned char*>(m_send[r]) + offset, share, bf16, peer, m_comms[r],
-                                       stream));
-                PROBE_NCCL(m_nccl.recv(static_cast<unsigned char*>(m_recv[r]) + offset, share, bf16, peer, m_comms[r],
-                                       stream));
+                PROBE_NCCL(m_nccl.send(
+                    static_cast<unsigned char*>(m_send[r]) + offset, share, bf16, peer, m_comms[r], stream));
+                PROBE_NCCL(m_nccl.recv(
+                    static_cast<unsigned char*>(m_recv[r]) + offset, share, bf16, peer, m_comms[r], stream));
             }
             break;
         }
@@ -104,13 +105,14 @@ void CollectiveBench::checkRanksAgree(CollectiveOp op, long elements)
     const std::size_t window = std::min<std::size_t>(4096, bytes);
     std::vector<unsigned char> first(window), other(window);
     for (std::size_t offset : { std::size_t { 0 }, (bytes - window) / 16 * 16 }) {
-        PROBE_CUDA(cudaMemcpy(first.data(), static_cast<unsigned char*>(m_recv[0]) + offset, window, cudaMemcpyDefault));
+        PROBE_CUDA(
+            cudaMemcpy(first.data(), static_cast<unsigned char*>(m_recv[0]) + offset, window, cudaMemcpyDefault));
         for (std::size_t r = 1; r < m_devices.size(); ++r) {
             PROBE_CUDA(
                 cudaMemcpy(other.data(), static_cast<unsigned char*>(m_recv[r]) + offset, window, cudaMemcpyDefault));
             if (std::memcmp(first.data(), other.data(), window) != 0)
                 PROBE_FAIL(std::string(collectiveOpName(op)) + ": ranks 0 and " + std::to_string(r)
-                           + " disagree at byte " + std::to_string(offset));
+                    + " disagree at byte " + std::to_string(offset));
         }
     }
 }
@@ -122,13 +124,13 @@ CollectiveMeasurement CollectiveBench::measure(CollectiveOp op, long bytes, cons
     const long elements = collectiveElements(bytes, n);
     if (elements < n)
         PROBE_FAIL(std::string(collectiveOpName(op)) + ": " + std::to_string(bytes) + " bytes is too small for "
-                   + std::to_string(n) + " ranks");
+            + std::to_string(n) + " ranks");
     // Fresh, rank-specific output buffers: ranks that agree afterwards did run the collective.
     const std::size_t bufferBytes = static_cast<std::size_t>(elements) * kElementBytes;
     for (int r = 0; r < n; ++r) {
         PROBE_CUDA(cudaSetDevice(r));
-        PROBE_CUDA(fillRandomBf16(m_recv[r], bufferBytes / kElementBytes, 300 + static_cast<std::uint64_t>(r),
-                                  m_streams[r]));
+        PROBE_CUDA(
+            fillRandomBf16(m_recv[r], bufferBytes / kElementBytes, 300 + static_cast<std::uint64_t>(r), m_streams[r]));
     }
     const std::vector<double> seconds = timeLaunchesOnAll(m_devices, m_streams, timing, [&] { enqueue(op, elements); });
     for (int r = 0; r < n; ++r) {

@@ -4,15 +4,16 @@
 
 #include <cstring>
 
-namespace parallax::probe {
-
 namespace {
+
 std::string where(const char* file, int line)
 {
     const char* slash = std::strrchr(file, '/');
     return std::string(slash ? slash + 1 : file) + ":" + std::to_string(line) + ": ";
 }
 } // namespace
+
+namespace parallax::probe {
 
 void throwCudaError(cudaError_t status, const char* call, const char* file, int line)
 {
@@ -21,8 +22,8 @@ void throwCudaError(cudaError_t status, const char* call, const char* file, int 
 
 void throwCublasError(cublasStatus_t status, const char* call, const char* file, int line)
 {
-    throw ProbeError(where(file, line) + call + ": " + cublasGetStatusName(status) + ": "
-                     + cublasGetStatusString(status));
+    throw ProbeError(
+        where(file, line) + call + ": " + cublasGetStatusName(status) + ": " + cublasGetStatusString(status));
 }
 
 void throwProbeError(const std::string& message, const char* file, int line)

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-namespace parallax::probe {
-
 namespace {
 
 // Start and stop events on each device; destroyed with the timer.
@@ -69,8 +67,10 @@ private:
 
 } // namespace
 
+namespace parallax::probe {
+
 std::vector<double> timeLaunchesOnAll(const std::vector<int>& devices, const std::vector<cudaStream_t>& streams,
-                                      const TimingOptions& options, const std::function<void()>& launch)
+    const TimingOptions& options, const std::function<void()>& launch)
 {
     if (devices.empty() || devices.size() != streams.size())
         PROBE_FAIL("timeLaunchesOnAll: one stream per device is required");
@@ -81,8 +81,8 @@ std::vector<double> timeLaunchesOnAll(const std::vector<int>& devices, const std
     const double once = events.time(streams, 1, launch);
     int launches = 1;
     if (once > 0 && once < options.minSampleSeconds)
-        launches = static_cast<int>(std::min<double>(options.maxLaunchesPerSample,
-                                                     std::ceil(options.minSampleSeconds / once)));
+        launches = static_cast<int>(
+            std::min<double>(options.maxLaunchesPerSample, std::ceil(options.minSampleSeconds / once)));
     std::vector<double> seconds;
     seconds.reserve(options.repeats);
     for (int r = 0; r < options.repeats; ++r) {

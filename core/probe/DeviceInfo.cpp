@@ -4,8 +4,6 @@
 
 #include <dlfcn.h>
 
-namespace parallax::probe {
-
 namespace {
 
 std::string cudaVersionText(int version) // 13000 -> "13.0"
@@ -37,6 +35,8 @@ std::string nvmlDriverVersion()
 }
 
 } // namespace
+
+namespace parallax::probe {
 
 int usableDeviceCount(std::string& why)
 {

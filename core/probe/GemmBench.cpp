@@ -8,16 +8,20 @@
 #include <limits>
 #include <vector>
 
-namespace parallax::probe {
-
 namespace {
+
+namespace core = parallax::core;
+using parallax::probe::GemmShape;
 
 // 32 MiB: Hopper's cuBLASLt kernels use up to this much workspace (PyTorch's cuBLAS handle pool
 // and llm.c allot 32 MiB on sm90), so that the probe and torch.matmul choose among the same kernels.
 constexpr std::size_t kWorkspaceBytes = 32u << 20;
 constexpr int kCandidateAlgorithms = 4;
 
-bool isFp8(const GemmShape& s) { return s.dtype == core::DType::Fp8; }
+bool isFp8(const GemmShape& s)
+{
+    return s.dtype == core::DType::Fp8;
+}
 
 std::string shapeText(const GemmShape& s)
 {
@@ -27,6 +31,8 @@ std::string shapeText(const GemmShape& s)
 
 } // namespace
 
+namespace parallax::probe {
+
 // One prepared cuBLASLt matmul: operands on the device, descriptors, candidate algorithms.
 // Column-major as cuBLAS sees it: A is stored k x m (lda = k) and used transposed, B is k x n
 // (ldb = k), D is m x n (ldd = m). Row i of the logical A and column j of B are therefore both
@@ -34,7 +40,7 @@ std::string shapeText(const GemmShape& s)
 class GemmBench::Matmul {
 public:
     Matmul(cublasLtHandle_t lt, const GemmShape& shape, void* workspace, std::size_t workspaceBytes,
-           cudaStream_t stream, std::uint64_t seed, int candidates)
+        cudaStream_t stream, std::uint64_t seed, int candidates)
         : m_lt(lt)
         , m_shape(shape)
         , m_workspace(workspace)
@@ -68,11 +74,11 @@ public:
         if (shape.batch > 1) {
             const std::int32_t count = static_cast<std::int32_t>(shape.batch);
             const std::int64_t strides[] = { static_cast<std::int64_t>(m_strideA), static_cast<std::int64_t>(m_strideB),
-                                             static_cast<std::int64_t>(m_strideD), static_cast<std::int64_t>(m_strideD) };
+                static_cast<std::int64_t>(m_strideD), static_cast<std::int64_t>(m_strideD) };
             const cublasLtMatrixLayout_t layouts[] = { m_layoutA, m_layoutB, m_layoutC, m_layoutD };
             for (int i = 0; i < 4; ++i) {
-                PROBE_CUBLAS(cublasLtMatrixLayoutSetAttribute(layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
-                                                              sizeof count));
+                PROBE_CUBLAS(cublasLtMatrixLayoutSetAttribute(
+                    layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
                 PROBE_CUBLAS(cublasLtMatrixLayoutSetAttribute(
                     layouts[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strides[i], sizeof strides[i]));
             }
@@ -85,11 +91,10 @@ public:
             preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &maxWorkspace, sizeof maxWorkspace);
         int returned = 0;
         m_algorithms.resize(static_cast<std::size_t>(candidates));
-        const cublasStatus_t heuristic
-            = set != CUBLAS_STATUS_SUCCESS ? set
-                                           : cublasLtMatmulAlgoGetHeuristic(lt, m_op, m_layoutA, m_layoutB, m_layoutC,
-                                                                            m_layoutD, preference, candidates,
-                                                                            m_algorithms.data(), &returned);
+        const cublasStatus_t heuristic = set != CUBLAS_STATUS_SUCCESS
+            ? set
+            : cublasLtMatmulAlgoGetHeuristic(lt, m_op, m_layoutA, m_layoutB, m_layoutC, m_layoutD, preference,
+                candidates, m_algorithms.data(), &returned);
         cublasLtMatmulPreferenceDestroy(preference);
         PROBE_CUBLAS(heuristic);
         if (returned <= 0)
@@ -188,8 +193,7 @@ private:
     {
         const float alpha = 1.0f, beta = 0.0f;
         return cublasLtMatmul(m_lt, m_op, &alpha, m_a.data(), m_layoutA, m_b.data(), m_layoutB, &beta, m_d.data(),
-                              m_layoutC, m_d.data(), m_layoutD, &m_algorithms[algorithm].algo, m_workspace,
-                              m_workspaceBytes, m_stream);
+            m_layoutC, m_d.data(), m_layoutD, &m_algorithms[algorithm].algo, m_workspace, m_workspaceBytes, m_stream);
     }
 
     cublasLtHandle_t m_lt;

@@ -69,7 +69,7 @@ std::vector<SamplePosition> samplePositions(const GemmShape& shape, int count, s
         return positions;
     for (long b : { 0L, shape.batch - 1 }) {
         for (SamplePosition p : { SamplePosition { b, 0, 0 }, SamplePosition { b, shape.m - 1, shape.n - 1 },
-                                  SamplePosition { b, 0, shape.n - 1 }, SamplePosition { b, shape.m - 1, 0 } }) {
+                 SamplePosition { b, 0, shape.n - 1 }, SamplePosition { b, shape.m - 1, 0 } }) {
             if (static_cast<int>(positions.size()) < count)
                 positions.push_back(p);
         }
@@ -103,7 +103,7 @@ void VerifyResult::add(const SamplePosition& at, const ElementCheck& check, doub
         passed = false;
         char text[200];
         std::snprintf(text, sizeof text, "D[%ld,%ld,%ld] = %.6g, reference %.6g, error %.3g > bound %.3g", at.batch,
-                      at.row, at.column, gpu, check.reference, check.error, check.bound);
+            at.row, at.column, gpu, check.reference, check.error, check.bound);
         firstFailure = text;
     }
 }

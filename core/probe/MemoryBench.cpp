@@ -8,8 +8,6 @@
 #include <cstring>
 #include <vector>
 
-namespace parallax::probe {
-
 namespace {
 
 constexpr int kStreamBlocksPerSm = 8; // 8 x 256 threads fill an SM (2048 threads on sm_80 / sm_90)
@@ -42,9 +40,14 @@ void fillHostRandom(void* data, std::size_t bytes)
     }
 }
 
-std::size_t roundedBytes(long bytes) { return static_cast<std::size_t>(bytes) / 4096 * 4096; }
+std::size_t roundedBytes(long bytes)
+{
+    return static_cast<std::size_t>(bytes) / 4096 * 4096;
+}
 
 } // namespace
+
+namespace parallax::probe {
 
 HbmMeasurement measureHbm(cudaStream_t stream, long bufferBytes, int smCount, const TimingOptions& timing)
 {
@@ -56,8 +59,8 @@ HbmMeasurement measureHbm(cudaStream_t stream, long bufferBytes, int smCount, co
     const int blocks = smCount * kStreamBlocksPerSm;
 
     HbmMeasurement m;
-    const auto kernelSeconds
-        = timeLaunches(stream, timing, [&] { PROBE_CUDA(streamCopy(source.data(), destination.data(), bytes, blocks, stream)); });
+    const auto kernelSeconds = timeLaunches(
+        stream, timing, [&] { PROBE_CUDA(streamCopy(source.data(), destination.data(), bytes, blocks, stream)); });
     PROBE_CUDA(cudaStreamSynchronize(stream));
     checkCopy(source.data(), destination.data(), bytes, "streaming copy kernel");
     m.streamBytesPerSecond = summarize(ratesFromSeconds(moved, kernelSeconds));
@@ -79,17 +82,15 @@ HostCopyMeasurement measureHostCopies(cudaStream_t stream, long bufferBytes, con
     DeviceBuffer device(bytes);
     fillHostRandom(host.data(), bytes);
     HostCopyMeasurement m;
-    const auto up = timeLaunches(stream, timing, [&] {
-        PROBE_CUDA(cudaMemcpyAsync(device.data(), host.data(), bytes, cudaMemcpyHostToDevice, stream));
-    });
+    const auto up = timeLaunches(stream, timing,
+        [&] { PROBE_CUDA(cudaMemcpyAsync(device.data(), host.data(), bytes, cudaMemcpyHostToDevice, stream)); });
     PROBE_CUDA(cudaStreamSynchronize(stream));
     checkCopy(host.data(), device.data(), bytes, "host-to-device copy");
     m.hostToDeviceBytesPerSecond = summarize(ratesFromSeconds(static_cast<double>(bytes), up));
 
     PROBE_CUDA(fillRandomBf16(device.data(), bytes / 2, 11, stream));
-    const auto down = timeLaunches(stream, timing, [&] {
-        PROBE_CUDA(cudaMemcpyAsync(host.data(), device.data(), bytes, cudaMemcpyDeviceToHost, stream));
-    });
+    const auto down = timeLaunches(stream, timing,
+        [&] { PROBE_CUDA(cudaMemcpyAsync(host.data(), device.data(), bytes, cudaMemcpyDeviceToHost, stream)); });
     PROBE_CUDA(cudaStreamSynchronize(stream));
     checkCopy(device.data(), host.data(), bytes, "device-to-host copy");
     m.deviceToHostBytesPerSecond = summarize(ratesFromSeconds(static_cast<double>(bytes), down));

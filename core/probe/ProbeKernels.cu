@@ -3,8 +3,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 
-namespace parallax::probe {
-
 namespace {
 
 constexpr int kThreads = 256;
@@ -69,6 +67,8 @@ int fillBlocks(std::size_t count)
 
 } // namespace
 
+namespace parallax::probe {
+
 cudaError_t fillRandomBf16(void* data, std::size_t count, std::uint64_t seed, cudaStream_t stream)
 {
     fillBf16Kernel<<<fillBlocks(count), kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(data), count, seed);
@@ -85,8 +85,8 @@ cudaError_t streamCopy(const void* src, void* dst, std::size_t bytes, int blocks
 {
     if (bytes % sizeof(uint4) != 0 || blocks <= 0)
         return cudaErrorInvalidValue;
-    streamCopyKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst),
-                                                      bytes / sizeof(uint4));
+    streamCopyKernel<<<blocks, kThreads, 0, stream>>>(
+        static_cast<const uint4*>(src), static_cast<uint4*>(dst), bytes / sizeof(uint4));
     return cudaGetLastError();
 }
 

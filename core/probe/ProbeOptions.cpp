@@ -2,9 +2,10 @@
 
 #include <charconv>
 
-namespace parallax::probe {
-
 namespace {
+
+using parallax::probe::ModelDims;
+using parallax::probe::ProbeOptions;
 
 // Integer flags, one row each: the table is the parser and the validation of ranges.
 struct IntegerFlag {
@@ -33,7 +34,10 @@ const IntegerFlag kIntegerFlags[] = {
     { "--ep", 1, 65536, [](ProbeOptions& o, long v) { o.model.ep = static_cast<int>(v); } },
 };
 
-std::string flagValue(const std::string& flag, long v) { return flag + "=" + std::to_string(v); }
+std::string flagValue(const std::string& flag, long v)
+{
+    return flag + "=" + std::to_string(v);
+}
 
 // Divisibility rules of a Megatron-style sharding; each message names both flags and a fix.
 std::string validateModel(const ModelDims& m)
@@ -78,6 +82,8 @@ std::string validateModel(const ModelDims& m)
 }
 
 } // namespace
+
+namespace parallax::probe {
 
 std::optional<ProbeOptions> parseProbeOptions(const std::vector<std::string>& args, std::string& error)
 {

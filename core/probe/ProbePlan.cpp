@@ -3,15 +3,19 @@
 #include <cstdio>
 #include <sstream>
 
-namespace parallax::probe {
-
 namespace {
+
+namespace core = parallax::core;
+using parallax::probe::GemmShape;
 
 constexpr long kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
 
 // cuBLASLt fp8 needs the TN layout with leading dimensions that are multiples of 16 (cuBLAS docs,
 // "cublasLtMatmul", FP8 data types); requiring it of m, n and k keeps every layout legal.
-bool fp8Aligned(const GemmShape& g) { return g.m % 16 == 0 && g.n % 16 == 0 && g.k % 16 == 0; }
+bool fp8Aligned(const GemmShape& g)
+{
+    return g.m % 16 == 0 && g.n % 16 == 0 && g.k % 16 == 0;
+}
 
 std::string bytesText(long bytes)
 {
@@ -27,9 +31,14 @@ std::string bytesText(long bytes)
     return buffer;
 }
 
-const char* dtypeText(core::DType d) { return d == core::DType::Fp8 ? "fp8" : "bf16"; }
+const char* dtypeText(core::DType d)
+{
+    return d == core::DType::Fp8 ? "fp8" : "bf16";
+}
 
 } // namespace
+
+namespace parallax::probe {
 
 const char* collectiveOpName(CollectiveOp op)
 {
@@ -137,11 +146,11 @@ ProbePlan buildProbePlan(const ProbeOptions& o, const DeviceFacts& facts)
                 plan.gemms.push_back(g);
             else
                 plan.skipped.push_back("fp8 " + g.label + " " + std::to_string(g.m) + "x" + std::to_string(g.n) + "x"
-                                       + std::to_string(g.k) + ": cuBLASLt fp8 needs dimensions divisible by 16");
+                    + std::to_string(g.k) + ": cuBLASLt fp8 needs dimensions divisible by 16");
         }
     } else {
         plan.skipped.push_back("fp8 GEMMs: compute capability " + std::to_string(facts.ccMajor) + "."
-                               + std::to_string(facts.ccMinor) + " has no fp8 tensor cores (needs >= 8.9)");
+            + std::to_string(facts.ccMinor) + " has no fp8 tensor cores (needs >= 8.9)");
     }
 
     const ModelDims& m = o.model;
@@ -162,8 +171,8 @@ ProbePlan buildProbePlan(const ProbeOptions& o, const DeviceFacts& facts)
         plan.skipped.push_back("peer copies and NCCL collectives: only one GPU");
     }
     if (plan.collectives) {
-        plan.collectiveOps = { CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter,
-                               CollectiveOp::AllToAll };
+        plan.collectiveOps
+            = { CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::AllToAll };
         // nccl-tests style sweep: latency-bound sizes up to bandwidth-bound ones.
         for (long b = o.quick ? kMiB : 64 * kKiB; b <= kGiB; b *= o.quick ? 16 : 4)
             plan.collectiveBytes.push_back(b);
@@ -183,7 +192,7 @@ std::string describePlan(const ProbePlan& plan, const DeviceFacts& facts)
     out << line;
     for (const GemmShape& g : plan.gemms) {
         std::snprintf(line, sizeof line, "  %-22s %-5s %8ld %8ld %8ld %10.1f\n", g.label.c_str(), dtypeText(g.dtype),
-                      g.m, g.n, g.k, g.flops() / 1e9);
+            g.m, g.n, g.k, g.flops() / 1e9);
         out << line;
     }
     const AttentionPlan& a = plan.attention;

@@ -17,15 +17,23 @@
 #define PARALLAX_VERSION "unknown"
 #endif
 
-namespace parallax::probe {
-
 namespace {
+
+namespace core = parallax::core;
+using parallax::probe::CollectiveOp;
+using parallax::probe::Summary;
 
 constexpr double kTera = 1e12, kGiga = 1e9;
 
-core::Calibration::Percentiles percentiles(const Summary& s) { return { s.p10, s.p90 }; }
+core::Calibration::Percentiles percentiles(const Summary& s)
+{
+    return { s.p10, s.p90 };
+}
 
-const char* dtypeText(core::DType d) { return d == core::DType::Fp8 ? "fp8" : "bf16"; }
+const char* dtypeText(core::DType d)
+{
+    return d == core::DType::Fp8 ? "fp8" : "bf16";
+}
 
 core::CollectiveKind collectiveKind(CollectiveOp op)
 {
@@ -62,6 +70,8 @@ void printRate(const char* label, const Summary& s, double unit)
 
 } // namespace
 
+namespace parallax::probe {
+
 ProbeRunner::ProbeRunner(const ProbeOptions& options, int deviceCount)
     : m_options(options)
     , m_deviceCount(deviceCount)
@@ -94,10 +104,10 @@ void ProbeRunner::printHeader() const
 {
     const core::Calibration& c = m_calibration;
     std::printf("parallax-probe %s on %s x%d (compute %s, %d SMs, %.1f GB, SM %.0f MHz, memory %.0f MHz)\n",
-                PARALLAX_VERSION, c.gpuName.c_str(), c.gpuCount, c.computeCapability.c_str(), c.smCount,
-                c.gpuMemoryBytes / kGiga, c.smClockMHz, c.memoryClockMHz);
+        PARALLAX_VERSION, c.gpuName.c_str(), c.gpuCount, c.computeCapability.c_str(), c.smCount,
+        c.gpuMemoryBytes / kGiga, c.smClockMHz, c.memoryClockMHz);
     std::printf("driver %s, CUDA runtime %s; %d timed repeats after %d warm-up runs: median, p10, p90\n",
-                c.driver.c_str(), c.cudaRuntime.c_str(), m_plan.repeats, m_plan.warmup);
+        c.driver.c_str(), c.cudaRuntime.c_str(), m_plan.repeats, m_plan.warmup);
     for (const std::string& s : m_plan.skipped)
         std::printf("skipped: %s\n", s.c_str());
     std::fflush(stdout);
@@ -110,11 +120,11 @@ void ProbeRunner::runGemms()
     const TimingOptions timing { m_plan.warmup, m_plan.repeats };
     std::printf("\nGEMM, cuBLASLt, fp32 accumulation, bf16 output (TFLOP/s)\n");
     std::printf("  %-20s %-5s %7s %7s %7s %9s %9s %9s  %s\n", "label", "dtype", "m", "n", "k", "median", "p10", "p90",
-                "check: error/bound");
+        "check: error/bound");
     for (const GemmShape& shape : m_plan.gemms) {
         char what[128];
         std::snprintf(what, sizeof what, "gemm %s %s %ldx%ldx%ld", dtypeText(shape.dtype), shape.label.c_str(), shape.m,
-                      shape.n, shape.k);
+            shape.n, shape.k);
         guarded(what, [&] {
             const GemmMeasurement m = bench.measure(shape, timing);
             core::Calibration::GemmPoint p;
@@ -129,21 +139,21 @@ void ProbeRunner::runGemms()
             p.maxErrorToBound = m.verify.worstRatio;
             m_calibration.gemm.push_back(p);
             std::printf("  %-20s %-5s %7ld %7ld %7ld %9.1f %9.1f %9.1f  ok %.3f\n", shape.label.c_str(),
-                        dtypeText(shape.dtype), shape.m, shape.n, shape.k, m.flopsPerSecond.median / kTera,
-                        m.flopsPerSecond.p10 / kTera, m.flopsPerSecond.p90 / kTera, m.verify.worstRatio);
+                dtypeText(shape.dtype), shape.m, shape.n, shape.k, m.flopsPerSecond.median / kTera,
+                m.flopsPerSecond.p10 / kTera, m.flopsPerSecond.p90 / kTera, m.verify.worstRatio);
             std::fflush(stdout);
         });
     }
 
     const AttentionPlan& a = m_plan.attention;
-    std::printf("\nAttention GEMM parts, bf16: %ld x %ld heads x %ld tokens x head dim %ld (TFLOP/s)\n", a.batch, a.heads,
-                a.seqLen, a.headDim);
+    std::printf("\nAttention GEMM parts, bf16: %ld x %ld heads x %ld tokens x head dim %ld (TFLOP/s)\n", a.batch,
+        a.heads, a.seqLen, a.headDim);
     guarded("attention", [&] {
         const GemmMeasurement m = bench.measureAttention(a, timing);
         m_calibration.attentionFlopsPerSecond = m.flopsPerSecond.median;
         m_calibration.attentionPercentiles = percentiles(m.flopsPerSecond);
-        m_calibration.attentionShape = { static_cast<int>(a.batch), static_cast<int>(a.heads), a.seqLen,
-                                         static_cast<int>(a.headDim) };
+        m_calibration.attentionShape
+            = { static_cast<int>(a.batch), static_cast<int>(a.heads), a.seqLen, static_cast<int>(a.headDim) };
         printRate("scores + context", m.flopsPerSecond, kTera);
     });
 }
@@ -216,12 +226,11 @@ void ProbeRunner::runCollectives()
         return;
     }
     const TimingOptions timing { m_plan.warmup, m_plan.repeats };
-    std::printf("\nNCCL %s collectives over %d GPUs, bus bandwidth (GB/s)\n", nccl.versionText().c_str(),
-                m_deviceCount);
+    std::printf(
+        "\nNCCL %s collectives over %d GPUs, bus bandwidth (GB/s)\n", nccl.versionText().c_str(), m_deviceCount);
     std::unique_ptr<CollectiveBench> bench;
-    guarded("nccl init", [&] {
-        bench = std::make_unique<CollectiveBench>(nccl, m_deviceCount, m_plan.collectiveBytes.back());
-    });
+    guarded("nccl init",
+        [&] { bench = std::make_unique<CollectiveBench>(nccl, m_deviceCount, m_plan.collectiveBytes.back()); });
     if (!bench)
         return;
     for (CollectiveOp op : m_plan.collectiveOps) {
@@ -230,7 +239,7 @@ void ProbeRunner::runCollectives()
             guarded(what, [&] {
                 const CollectiveMeasurement m = bench->measure(op, bytes, timing);
                 m_calibration.collectives.push_back({ collectiveKind(op), m.ranks, static_cast<double>(m.bytes),
-                                                      m.busBytesPerSecond.median, percentiles(m.busBytesPerSecond) });
+                    m.busBytesPerSecond.median, percentiles(m.busBytesPerSecond) });
                 printRate(what.c_str(), m.busBytesPerSecond, kGiga);
             });
         }
@@ -284,7 +293,7 @@ int ProbeRunner::run()
         return kExitError;
     }
     std::printf("\n%zu GEMM points, %zu collective points, %zu failures; wrote %s\n", c.gemm.size(),
-                c.collectives.size(), c.failures.size(), m_options.out.c_str());
+        c.collectives.size(), c.failures.size(), m_options.out.c_str());
     for (const core::Calibration::Failure& f : c.failures)
         std::printf("failed: %s: %s\n", f.what.c_str(), f.reason.c_str());
     return c.failures.empty() ? kExitOk : kExitMeasurementFailed;
