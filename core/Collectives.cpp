@@ -48,8 +48,8 @@ double ringCollectiveSeconds(CollectiveKind kind, int ranks, double bytes, LinkL
     return 0;
 }
 
-double hierarchicalCollectiveSeconds(CollectiveKind kind, int inner, int outer, double bytes, LinkLevel intra,
-                                     LinkLevel inter)
+double hierarchicalCollectiveSeconds(
+    CollectiveKind kind, int inner, int outer, double bytes, LinkLevel intra, LinkLevel inter)
 {
     const int n = inner * outer;
     if (n <= 1 || bytes <= 0)
@@ -75,8 +75,8 @@ double hierarchicalCollectiveSeconds(CollectiveKind kind, int inner, int outer, 
     case CollectiveKind::AllToAll: {
         // Of each rank's buffer, (inner-1)/n stays on NVLink and (n-inner)/n crosses IB.
         const double local = (inner - 1.0) / n * bytes / intra.bytesPerSecond + (inner - 1) * intra.latencySeconds;
-        const double remote = (n - inner) / static_cast<double>(n) * bytes / inter.bytesPerSecond
-            + (outer - 1) * inter.latencySeconds;
+        const double remote
+            = (n - inner) / static_cast<double>(n) * bytes / inter.bytesPerSecond + (outer - 1) * inter.latencySeconds;
         hierarchical = std::max(local, remote);
         break;
     }

@@ -21,7 +21,7 @@ double ringCollectiveSeconds(CollectiveKind kind, int ranks, double bytes, LinkL
 // domain over NVLink, the cross-domain collective over IB on 1/inner of the data, all-gather
 // inside. `inner` ranks per domain, `outer` domains. Returns the faster of flat ring (bounded by
 // the IB link) and hierarchical.
-double hierarchicalCollectiveSeconds(CollectiveKind kind, int inner, int outer, double bytes, LinkLevel intra,
-                                     LinkLevel inter);
+double hierarchicalCollectiveSeconds(
+    CollectiveKind kind, int inner, int outer, double bytes, LinkLevel intra, LinkLevel inter);
 
 } // namespace parallax::core

@@ -19,6 +19,6 @@ struct EngineCommGroups {
     CommGroup tp, cp, ep, dp /* dp x cp: the gradient group */, edp;
 };
 EngineCommGroups buildCommGroups(const ParallelConfig& p, const Topology& topology, const RankMap& map,
-                                 const Calibration* calibration, bool& calibrated);
+    const Calibration* calibration, bool& calibrated);
 
 } // namespace parallax::core

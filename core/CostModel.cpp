@@ -7,8 +7,8 @@
 
 namespace parallax::core {
 
-ComputeRates::ComputeRates(const GpuSpec& gpu, DType dtype, const Calibration* calibration,
-                           const EfficiencyDefaults& defaults)
+ComputeRates::ComputeRates(
+    const GpuSpec& gpu, DType dtype, const Calibration* calibration, const EfficiencyDefaults& defaults)
     : m_dtype(dtype)
     , m_calibration(calibration)
 {
@@ -49,9 +49,15 @@ double ComputeRates::gemmSeconds(double m, double n, double k, double count) con
     return count * (std::max(flops / rate, bytes / m_hbmRate) + cast);
 }
 
-double ComputeRates::attentionSeconds(double flops) const { return flops > 0 ? flops / m_attentionRate : 0; }
+double ComputeRates::attentionSeconds(double flops) const
+{
+    return flops > 0 ? flops / m_attentionRate : 0;
+}
 
-double ComputeRates::memorySeconds(double bytes) const { return bytes > 0 ? bytes / m_hbmRate : 0; }
+double ComputeRates::memorySeconds(double bytes) const
+{
+    return bytes > 0 ? bytes / m_hbmRate : 0;
+}
 
 double CommGroup::seconds(CollectiveKind kind, double bytes) const
 {
@@ -69,8 +75,8 @@ double layerAttentionScoreFlops(const LayerShape& shape, const ActivationContext
     return 0.5 * full;
 }
 
-LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates,
-                      const LayerCommGroups& groups, const EfficiencyDefaults& defaults)
+LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
+    const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults)
 {
     (void)defaults;
     LayerTimes t;
@@ -152,7 +158,8 @@ HeadTimes lmHeadTimes(const ModelSpec& m, const ActivationContext& c, const Comp
     const double gemm = rates.gemmSeconds(tokens, v, h);
     // Softmax cross-entropy over fp32 logits: read/write 4-byte values, plus a tiny all-reduce of the
     // per-token max and sum over tp.
-    const double loss = rates.memorySeconds(3.0 * 4.0 * tokens * v) + tp.seconds(CollectiveKind::AllReduce, 8.0 * tokens);
+    const double loss
+        = rates.memorySeconds(3.0 * 4.0 * tokens * v) + tp.seconds(CollectiveKind::AllReduce, 8.0 * tokens);
     t.forward = gemm + loss;
     t.backwardInput = gemm + loss;
     t.backwardWeight = gemm;

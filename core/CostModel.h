@@ -89,8 +89,8 @@ struct LayerCommGroups {
     CommGroup ep;
 };
 
-LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates,
-                      const LayerCommGroups& groups, const EfficiencyDefaults& defaults);
+LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
+    const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults);
 
 // Forward FLOPs one GPU spends on one layer per micro-batch (its share), for HFU bookkeeping.
 double layerAttentionScoreFlops(const LayerShape& shape, const ActivationContext& c);

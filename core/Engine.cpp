@@ -19,50 +19,50 @@ namespace parallax::core {
 
 namespace {
 
-std::string fixed(double v, int digits)
-{
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(digits);
-    out << v;
-    return out.str();
-}
+    std::string fixed(double v, int digits)
+    {
+        std::ostringstream out;
+        out.setf(std::ios::fixed);
+        out.precision(digits);
+        out << v;
+        return out.str();
+    }
 
-std::string domainSpan(const Topology& t, const ParallelGroup& g)
-{
-    const std::string& a = t.domains[g.firstDomain].name;
-    const std::string& b = t.domains[g.lastDomain].name;
-    return a == b ? a : a + " .. " + b;
-}
+    std::string domainSpan(const Topology& t, const ParallelGroup& g)
+    {
+        const std::string& a = t.domains[g.firstDomain].name;
+        const std::string& b = t.domains[g.lastDomain].name;
+        return a == b ? a : a + " .. " + b;
+    }
 
-// Per-layer times and activation sizes, computed once per distinct layer kind (dense / MoE).
-struct LayerCosts {
-    LayerTimes dense, moe;
-    double denseActivation = 0, moeActivation = 0;
-    double denseActivationFull = 0, moeActivationFull = 0;
-    double denseWPending = 0, moeWPending = 0;
-    const LayerTimes& times(const ModelSpec& m, int layer) const { return m.isMoeLayer(layer) ? moe : dense; }
-};
-
-LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, const ComputeRates& rates,
-                             const LayerCommGroups& groups, const EfficiencyDefaults& defaults)
-{
-    LayerCosts lc;
-    auto fill = [&](int layer, LayerTimes& t, double& act, double& full, double& wp) {
-        const LayerShape shape = layerShape(m, layer);
-        t = layerTimes(m, shape, ctx, rates, groups, defaults);
-        act = layerActivationBytes(m, shape, ctx);
-        full = layerActivationBytesWithoutRecompute(m, shape, ctx);
-        wp = layerWPendingBytes(m, shape, ctx);
+    // Per-layer times and activation sizes, computed once per distinct layer kind (dense / MoE).
+    struct LayerCosts {
+        LayerTimes dense, moe;
+        double denseActivation = 0, moeActivation = 0;
+        double denseActivationFull = 0, moeActivationFull = 0;
+        double denseWPending = 0, moeWPending = 0;
+        const LayerTimes& times(const ModelSpec& m, int layer) const { return m.isMoeLayer(layer) ? moe : dense; }
     };
-    const int firstDense = 0;
-    const int firstMoe = m.isMoe() ? m.moe->firstDenseLayers : -1;
-    if (!m.isMoe() || m.moe->firstDenseLayers > 0)
-        fill(firstDense, lc.dense, lc.denseActivation, lc.denseActivationFull, lc.denseWPending);
-    if (firstMoe >= 0)
-        fill(firstMoe, lc.moe, lc.moeActivation, lc.moeActivationFull, lc.moeWPending);
-    return lc;
-}
+
+    LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, const ComputeRates& rates,
+        const LayerCommGroups& groups, const EfficiencyDefaults& defaults)
+    {
+        LayerCosts lc;
+        auto fill = [&](int layer, LayerTimes& t, double& act, double& full, double& wp) {
+            const LayerShape shape = layerShape(m, layer);
+            t = layerTimes(m, shape, ctx, rates, groups, defaults);
+            act = layerActivationBytes(m, shape, ctx);
+            full = layerActivationBytesWithoutRecompute(m, shape, ctx);
+            wp = layerWPendingBytes(m, shape, ctx);
+        };
+        const int firstDense = 0;
+        const int firstMoe = m.isMoe() ? m.moe->firstDenseLayers : -1;
+        if (!m.isMoe() || m.moe->firstDenseLayers > 0)
+            fill(firstDense, lc.dense, lc.denseActivation, lc.denseActivationFull, lc.denseWPending);
+        if (firstMoe >= 0)
+            fill(firstMoe, lc.moe, lc.moeActivation, lc.moeActivationFull, lc.moeWPending);
+        return lc;
+    }
 
 } // namespace
 
@@ -167,8 +167,8 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
                 sim.activationWeight[r][c] += moe ? costs.moeActivation : costs.denseActivation;
                 sim.wPendingWeight[r][c] += split ? (moe ? costs.moeWPending : costs.denseWPending) : 0.0;
                 if (train.recompute == Recompute::Full)
-                    fullRecomputeTransient[r] = std::max(fullRecomputeTransient[r],
-                                                         moe ? costs.moeActivationFull : costs.denseActivationFull);
+                    fullRecomputeTransient[r] = std::max(
+                        fullRecomputeTransient[r], moe ? costs.moeActivationFull : costs.denseActivationFull);
             }
             if (stage == lastStage) {
                 d.forward += head.forward;
@@ -202,11 +202,13 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     const long long opCount = static_cast<long long>(par.pp) * report.microbatches * chunks * (split ? 3 : 2);
     const bool simulateIt = options.simulateSchedule && opCount <= kMaxSimulatedOps;
     if (options.simulateSchedule && !simulateIt)
-        report.notes.push_back({ "parallel.pp", "the schedule has " + std::to_string(opCount)
-                                     + " ops: bubble and in-flight memory use the closed forms instead of the simulation" });
+        report.notes.push_back({ "parallel.pp",
+            "the schedule has " + std::to_string(opCount)
+                + " ops: bubble and in-flight memory use the closed forms instead of the simulation" });
     report.schedule = simulateIt ? simulate(sim) : closedFormSchedule(sim);
     if (report.schedule.deadlock) {
-        report.errors.push_back({ "parallel.schedule", "the schedule could not complete (internal error): choose another schedule" });
+        report.errors.push_back(
+            { "parallel.schedule", "the schedule could not complete (internal error): choose another schedule" });
         report.valid = false;
         return report;
     }
@@ -292,8 +294,9 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
         if (!g.crossesDomain)
             continue;
         if (listed++ == 2) {
-            report.warnings.push_back({ "parallel.tp", "... and " + std::to_string(report.groupsCrossingDomains[0] - 2)
-                                            + " more TP groups cross NVLink domains" });
+            report.warnings.push_back({ "parallel.tp",
+                "... and " + std::to_string(report.groupsCrossingDomains[0] - 2)
+                    + " more TP groups cross NVLink domains" });
             break;
         }
         CommGroup nvlinkOnly = comm.tp;
@@ -302,23 +305,26 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
         const double bytes = 2.0 * ctx.seqLen / ctx.cp * ctx.microBatch * model.hidden;
         const double ib = comm.tp.seconds(CollectiveKind::AllReduce, bytes) * 4;
         const double nv = nvlinkOnly.seconds(CollectiveKind::AllReduce, bytes) * 4;
-        report.warnings.push_back({ "parallel.tp", "TP group " + std::to_string(g.index) + " spans " + domainSpan(topo, g)
-                                        + ": its all-reduces run over IB (" + fixed(ib * 1e3, 2) + " ms per layer and micro-batch against "
-                                        + fixed(nv * 1e3, 2) + " ms on NVLink); keep tp within one NVLink domain" });
+        report.warnings.push_back({ "parallel.tp",
+            "TP group " + std::to_string(g.index) + " spans " + domainSpan(topo, g) + ": its all-reduces run over IB ("
+                + fixed(ib * 1e3, 2) + " ms per layer and micro-batch against " + fixed(nv * 1e3, 2)
+                + " ms on NVLink); keep tp within one NVLink domain" });
     }
     if (report.groupsCrossingDomains[static_cast<int>(Dim::Cp)] > 0)
-        report.warnings.push_back({ "parallel.cp", std::to_string(report.groupsCrossingDomains[static_cast<int>(Dim::Cp)])
-                                        + " CP groups cross NVLink domains: ring attention runs over IB" });
+        report.warnings.push_back({ "parallel.cp",
+            std::to_string(report.groupsCrossingDomains[static_cast<int>(Dim::Cp)])
+                + " CP groups cross NVLink domains: ring attention runs over IB" });
     if (model.isMoe() && report.groupsCrossingDomains[static_cast<int>(Dim::Ep)] > 0)
-        report.notes.push_back({ "parallel.ep", "EP groups span " + std::to_string(comm.ep.outer)
-                                     + " NVLink domains: the all-to-all runs over IB (" + fixed(report.comm.epSeconds * 1e3, 1)
-                                     + " ms per step on the busiest rank)" });
+        report.notes.push_back({ "parallel.ep",
+            "EP groups span " + std::to_string(comm.ep.outer) + " NVLink domains: the all-to-all runs over IB ("
+                + fixed(report.comm.epSeconds * 1e3, 1) + " ms per step on the busiest rank)" });
     if (!report.fits) {
         const StageMemory& st = report.stages[report.peakMemoryStage];
-        report.warnings.push_back({ "memory", "pipeline stage " + std::to_string(st.stage) + " needs "
-                                        + fixed(st.totalBytes() / kGiB, 1) + " GiB > " + fixed(report.hbmBytes / kGiB, 1)
-                                        + " GiB of HBM: out of memory by " + fixed((st.totalBytes() - report.hbmBytes) / kGiB, 1)
-                                        + " GiB (try recompute, a higher ZeRO stage, more pp or tp)" });
+        report.warnings.push_back({ "memory",
+            "pipeline stage " + std::to_string(st.stage) + " needs " + fixed(st.totalBytes() / kGiB, 1) + " GiB > "
+                + fixed(report.hbmBytes / kGiB, 1) + " GiB of HBM: out of memory by "
+                + fixed((st.totalBytes() - report.hbmBytes) / kGiB, 1)
+                + " GiB (try recompute, a higher ZeRO stage, more pp or tp)" });
     }
     return report;
 }

@@ -21,12 +21,12 @@ std::string jsonTypeName(const nlohmann::json& j)
 }
 
 namespace {
-std::string show(double v)
-{
-    std::ostringstream out;
-    out << v;
-    return out.str();
-}
+    std::string show(double v)
+    {
+        std::ostringstream out;
+        out << v;
+        return out.str();
+    }
 } // namespace
 
 JsonReader::JsonReader(const nlohmann::json& object, std::string path)
@@ -37,7 +37,10 @@ JsonReader::JsonReader(const nlohmann::json& object, std::string path)
         throw JsonFieldError(m_path, "must be an object, got " + jsonTypeName(m_object));
 }
 
-bool JsonReader::has(const std::string& key) const { return m_object.contains(key) && !m_object.at(key).is_null(); }
+bool JsonReader::has(const std::string& key) const
+{
+    return m_object.contains(key) && !m_object.at(key).is_null();
+}
 
 void JsonReader::fail(const std::string& key, const std::string& message) const
 {

@@ -11,8 +11,8 @@ ParameterShard rankParameters(const MemoryInputs& in, int rank)
     const int last = in.layout.stages() - 1;
     for (int c = 0; c < chunks; ++c) {
         const int stage = modelStageOf(in.shape, rank, c);
-        total += stageParameters(in.model, in.parallel, in.layout.firstLayer(stage), in.layout.endLayer(stage), stage == 0,
-                                 stage == last);
+        total += stageParameters(
+            in.model, in.parallel, in.layout.firstLayer(stage), in.layout.endLayer(stage), stage == 0, stage == last);
     }
     return total;
 }
@@ -22,7 +22,8 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
     const ParallelConfig& p = in.parallel;
     const OtherMemoryDefaults other;
     const double dpGroup = static_cast<double>(p.dp) * p.cp; // dense gradients and optimizer shards
-    const double edpGroup = std::max(1.0, static_cast<double>(p.tp) * p.cp * p.dp / (static_cast<double>(p.ep) * p.etp));
+    const double edpGroup
+        = std::max(1.0, static_cast<double>(p.tp) * p.cp * p.dp / (static_cast<double>(p.ep) * p.etp));
     const int chunks = chunksPerRank(in.shape);
     const int last = in.layout.stages() - 1;
     int communicators = 0;
@@ -66,8 +67,9 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
         if (holdsHead) {
             // fp32 logits of one micro-batch, vocabulary-parallel, plus the final norm and head inputs
             // (arXiv:2205.05198 sec. 4.3: 4 s b v / t + 4 s b h / t).
-            transient = std::max(transient, 4.0 * tokens * static_cast<double>(in.model.vocab) / p.tp
-                                     + 4.0 * tokens * static_cast<double>(in.model.hidden) * rep);
+            transient = std::max(transient,
+                4.0 * tokens * static_cast<double>(in.model.vocab) / p.tp
+                    + 4.0 * tokens * static_cast<double>(in.model.hidden) * rep);
         }
         if (p.zero >= 3) {
             // ZeRO-3 gathers one layer's full weights ahead of use (prefetch: two layers resident).
@@ -82,7 +84,7 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
 }
 
 DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
-                          double forwardWindowSeconds, double backwardWindowSeconds)
+    double forwardWindowSeconds, double backwardWindowSeconds)
 {
     DpSyncTimes t;
     const ParallelConfig& p = in.parallel;
@@ -108,7 +110,8 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
         const double m = in.shape.microbatches;
         const double perMb = gather;
         t.totalSeconds += 2.0 * m * perMb;
-        t.exposedSeconds += m * (std::max(0.0, perMb - forwardWindowSeconds) + std::max(0.0, perMb - backwardWindowSeconds));
+        t.exposedSeconds
+            += m * (std::max(0.0, perMb - forwardWindowSeconds) + std::max(0.0, perMb - backwardWindowSeconds));
     }
     return t;
 }

@@ -44,6 +44,6 @@ struct DpSyncTimes {
 // the reduce-scatter/all-reduce hides behind the last micro-batch's backward, the parameter
 // all-gather behind the first micro-batch's forward (--overlap-grad-reduce, --overlap-param-gather).
 DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
-                          double forwardWindowSeconds, double backwardWindowSeconds);
+    double forwardWindowSeconds, double backwardWindowSeconds);
 
 } // namespace parallax::core

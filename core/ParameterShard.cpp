@@ -4,8 +4,8 @@
 
 namespace parallax::core {
 
-ParameterShard stageParameters(const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer,
-                               bool holdsEmbedding, bool holdsHead)
+ParameterShard stageParameters(
+    const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer, bool holdsEmbedding, bool holdsHead)
 {
     ParameterShard s;
     const double tp = p.tp;

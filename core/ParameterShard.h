@@ -22,8 +22,8 @@ struct ParameterShard {
 
 // Layers [firstLayer, endLayer) plus, when asked, the embedding (first stage) and the LM head and
 // final norm (last stage; a tied embedding is kept as a copy there when pp > 1, as Megatron does).
-ParameterShard stageParameters(const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer,
-                               bool holdsEmbedding, bool holdsHead);
+ParameterShard stageParameters(
+    const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer, bool holdsEmbedding, bool holdsHead);
 
 // Bytes per parameter of mixed-precision Adam (arXiv:1910.02054 sec. 3.1): 2 bf16 weights,
 // 2 bf16 gradients, 12 fp32 master weights + momentum + variance: 16 B/param in all.

@@ -36,9 +36,8 @@ SimulationResult closedFormSchedule(const SimulationInput& in)
     const int p = s.ranks;
     const int m = s.microbatches;
     const int chunks = chunksPerRank(s);
-    auto dur = [&](int rank, int chunk) {
-        return in.durations.empty() ? ChunkDurations {} : in.durations[rank][chunk];
-    };
+    auto dur
+        = [&](int rank, int chunk) { return in.durations.empty() ? ChunkDurations {} : in.durations[rank][chunk]; };
     double slowest = 0; // busiest rank's work for one micro-batch through all its chunks
     double sumF = 0, sumB = 0, sumW = 0;
     std::vector<double> perMb(p, 0);

@@ -7,13 +7,13 @@ namespace parallax::core {
 using nlohmann::json;
 
 namespace {
-json messages(const std::vector<Message>& list)
-{
-    json out = json::array();
-    for (const auto& m : list)
-        out.push_back(m.field.empty() ? m.text : m.field + ": " + m.text);
-    return out;
-}
+    json messages(const std::vector<Message>& list)
+    {
+        json out = json::array();
+        for (const auto& m : list)
+            out.push_back(m.field.empty() ? m.text : m.field + ": " + m.text);
+        return out;
+    }
 } // namespace
 
 json parallelConfigToJson(const ParallelConfig& p, const TrainingConfig& t)
@@ -27,8 +27,8 @@ json timelineToJson(const SimulationResult& s)
 {
     json ops = json::array();
     for (const TimedOp& op : s.ops) {
-        json o { { "stage", op.rank }, { "kind", toString(op.kind) }, { "microbatch", op.microbatch }, { "chunk", op.chunk },
-            { "direction", op.direction }, { "start", op.start }, { "end", op.end } };
+        json o { { "stage", op.rank }, { "kind", toString(op.kind) }, { "microbatch", op.microbatch },
+            { "chunk", op.chunk }, { "direction", op.direction }, { "start", op.start }, { "end", op.end } };
         if (op.kind == OpKind::ForwardBackward) {
             o["microbatch2"] = op.microbatch2;
             o["chunk2"] = op.chunk2;
@@ -70,11 +70,11 @@ json reportToJson(const Scenario& scenario, const Report& r)
     for (const auto& s : r.stages) {
         stages.push_back({ { "stage", s.stage }, { "layers", s.layers }, { "weights_bytes", s.weightsBytes },
             { "grads_bytes", s.gradsBytes }, { "optimizer_bytes", s.optimizerBytes },
-            { "activations_bytes", s.activationsBytes }, { "other_bytes", s.otherBytes }, { "total_bytes", s.totalBytes() },
-            { "inflight_microbatches", s.inflightMicrobatches } });
+            { "activations_bytes", s.activationsBytes }, { "other_bytes", s.otherBytes },
+            { "total_bytes", s.totalBytes() }, { "inflight_microbatches", s.inflightMicrobatches } });
     }
-    j["memory"] = { { "hbm_bytes", r.hbmBytes }, { "peak_bytes", r.peakMemoryBytes }, { "peak_stage", r.peakMemoryStage },
-        { "stages", stages } };
+    j["memory"] = { { "hbm_bytes", r.hbmBytes }, { "peak_bytes", r.peakMemoryBytes },
+        { "peak_stage", r.peakMemoryStage }, { "stages", stages } };
     j["comm"] = { { "tp_s", r.comm.tpSeconds }, { "pp_s", r.comm.ppSeconds }, { "dp_s", r.comm.dpSeconds },
         { "dp_total_s", r.comm.dpTotalSeconds }, { "ep_s", r.comm.epSeconds }, { "cp_s", r.comm.cpSeconds } };
     j["step"] = { { "pipeline_s", r.step.pipelineSeconds }, { "bubble_s", r.step.bubbleSeconds },

@@ -9,6 +9,9 @@ inline constexpr double kMB = 1e6;
 inline constexpr double kTera = 1e12;
 
 // Gigabits per second (NIC datasheets) to bytes per second.
-inline constexpr double gbpsToBytesPerSecond(double gbps) { return gbps * 1e9 / 8.0; }
+inline constexpr double gbpsToBytesPerSecond(double gbps)
+{
+    return gbps * 1e9 / 8.0;
+}
 
 } // namespace parallax::core

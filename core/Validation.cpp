@@ -35,35 +35,38 @@ int nearestDivisor(long long n, int wanted)
 }
 
 namespace {
-std::string str(long long v) { return std::to_string(v); }
-
-class Checker {
-public:
-    ValidationResult result;
-    void error(const std::string& field, const std::string& text) { result.errors.push_back({ field, text }); }
-    void note(const std::string& field, const std::string& text) { result.notes.push_back({ field, text }); }
-    // "a=64 is not divisible by b=16: choose tp in {1, 2, 4, 8}" style.
-    void divides(const std::string& field, const std::string& degreeName, long long degree, const std::string& whatName,
-                 long long what)
+    std::string str(long long v)
     {
-        if (degree <= 0 || what % degree == 0)
-            return;
-        std::ostringstream fix;
-        fix << whatName << "=" << what << " is not divisible by " << degreeName << "=" << degree << ": use "
-            << degreeName << "=" << nearestDivisor(what, static_cast<int>(degree));
-        error(field, fix.str());
+        return std::to_string(v);
     }
-};
 
-bool validOrder(const std::string& order)
-{
-    std::multiset<std::string> tokens;
-    std::stringstream in(order);
-    std::string t;
-    while (std::getline(in, t, '-'))
-        tokens.insert(t);
-    return tokens == std::multiset<std::string> { "cp", "dp", "ep", "pp", "tp" };
-}
+    class Checker {
+    public:
+        ValidationResult result;
+        void error(const std::string& field, const std::string& text) { result.errors.push_back({ field, text }); }
+        void note(const std::string& field, const std::string& text) { result.notes.push_back({ field, text }); }
+        // "a=64 is not divisible by b=16: choose tp in {1, 2, 4, 8}" style.
+        void divides(const std::string& field, const std::string& degreeName, long long degree,
+            const std::string& whatName, long long what)
+        {
+            if (degree <= 0 || what % degree == 0)
+                return;
+            std::ostringstream fix;
+            fix << whatName << "=" << what << " is not divisible by " << degreeName << "=" << degree << ": use "
+                << degreeName << "=" << nearestDivisor(what, static_cast<int>(degree));
+            error(field, fix.str());
+        }
+    };
+
+    bool validOrder(const std::string& order)
+    {
+        std::multiset<std::string> tokens;
+        std::stringstream in(order);
+        std::string t;
+        while (std::getline(in, t, '-'))
+            tokens.insert(t);
+        return tokens == std::multiset<std::string> { "cp", "dp", "ep", "pp", "tp" };
+    }
 } // namespace
 
 ValidationResult validateScenario(const Scenario& s)
@@ -79,7 +82,7 @@ ValidationResult validateScenario(const Scenario& s)
         c.error("cluster", "the cluster has no GPUs: add an NVLink domain with at least one GPU");
     if (!s.topology.connected() && s.topology.domains.size() > 1)
         c.error("cluster.topology.fabrics",
-                "some NVLink domains are on no common fabric: put every domain on one IB fabric");
+            "some NVLink domains are on no common fabric: put every domain on one IB fabric");
 
     const long long world = static_cast<long long>(p.tp) * p.cp * p.pp * p.dp;
     if (gpus > 0 && world != gpus) {
@@ -109,8 +112,9 @@ ValidationResult validateScenario(const Scenario& s)
     // Context parallelism: Megatron-Core splits each sequence into 2*cp chunks for load balance
     // of the causal mask (megatron/core/transformer/attention, "cp_comm_type" docs).
     if (p.cp > 1 && seq % (2 * p.cp) != 0)
-        c.error("parallel.cp", "seq_len=" + str(seq) + " is not divisible by 2*cp=" + str(2 * p.cp) + ": use cp="
-                    + str(nearestDivisor(seq / 2, p.cp)));
+        c.error("parallel.cp",
+            "seq_len=" + str(seq) + " is not divisible by 2*cp=" + str(2 * p.cp)
+                + ": use cp=" + str(nearestDivisor(seq / 2, p.cp)));
 
     // Experts: ep * etp must divide the tp*cp*dp ranks of a pipeline stage (Megatron-Core
     // parallel_state.initialize_model_parallel: expert_tensor_model_pipeline_parallel_size).
@@ -123,34 +127,36 @@ ValidationResult validateScenario(const Scenario& s)
         c.divides("parallel.ep", "ep", p.ep, "experts", m.moe->experts);
         const long long stageRanks = static_cast<long long>(p.tp) * p.cp * p.dp;
         if (stageRanks % (static_cast<long long>(p.ep) * p.etp) != 0)
-            c.error("parallel.ep", "ep*etp=" + str(static_cast<long long>(p.ep) * p.etp)
-                        + " must divide tp*cp*dp=" + str(stageRanks) + " (the ranks of one pipeline stage): use ep="
-                        + str(nearestDivisor(stageRanks / p.etp, p.ep)));
+            c.error("parallel.ep",
+                "ep*etp=" + str(static_cast<long long>(p.ep) * p.etp) + " must divide tp*cp*dp=" + str(stageRanks)
+                    + " (the ranks of one pipeline stage): use ep=" + str(nearestDivisor(stageRanks / p.etp, p.ep)));
         c.divides("parallel.etp", "etp", p.etp, "expert_ffn_hidden", m.moe->expertFfnHidden);
         if (p.tp > 1 && !p.sp)
             c.error("parallel.sp", "MoE layers with tp > 1 need sequence parallelism (Megatron-Core): set sp=true");
         if (p.ep > 1 && stageRanks % (static_cast<long long>(p.ep) * p.etp) == 0) {
             const long long edp = stageRanks / (static_cast<long long>(p.ep) * p.etp);
-            c.note("parallel.ep", "Megatron-Core mapping: the " + str(stageRanks) + " ranks of each pipeline stage (tp*cp*dp="
-                       + str(p.tp) + "*" + str(p.cp) + "*" + str(p.dp) + ") hold experts as ep=" + str(p.ep)
-                       + " x etp=" + str(p.etp) + " x expert-data-parallel=" + str(edp)
-                       + "; dense layers use dp=" + str(p.dp));
+            c.note("parallel.ep",
+                "Megatron-Core mapping: the " + str(stageRanks) + " ranks of each pipeline stage (tp*cp*dp=" + str(p.tp)
+                    + "*" + str(p.cp) + "*" + str(p.dp) + ") hold experts as ep=" + str(p.ep) + " x etp=" + str(p.etp)
+                    + " x expert-data-parallel=" + str(edp) + "; dense layers use dp=" + str(p.dp));
         }
     }
 
     // Batch: global = micro * dp * m (arXiv:2104.04473 sec. 2.2).
     const long long perStep = static_cast<long long>(t.microBatch) * p.dp;
     if (t.globalBatch % perStep != 0) {
-        c.error("training.global_batch", "global_batch=" + str(t.globalBatch) + " is not divisible by micro_batch*dp="
-                    + str(perStep) + ": use global_batch=" + str((t.globalBatch / perStep + 1) * perStep));
+        c.error("training.global_batch",
+            "global_batch=" + str(t.globalBatch) + " is not divisible by micro_batch*dp=" + str(perStep)
+                + ": use global_batch=" + str((t.globalBatch / perStep + 1) * perStep));
     } else if (t.globalBatch / perStep > kMaxMicrobatchesPerStep) {
-        c.error("training.global_batch", "more than " + str(kMaxMicrobatchesPerStep)
-                    + " micro-batches per step: raise micro_batch or dp");
+        c.error("training.global_batch",
+            "more than " + str(kMaxMicrobatchesPerStep) + " micro-batches per step: raise micro_batch or dp");
     }
     const int microbatches = microbatchesPerStep(p, t);
     if (t.globalBatch < perStep)
-        c.error("training.global_batch", "global_batch=" + str(t.globalBatch) + " is smaller than micro_batch*dp="
-                    + str(perStep) + ": raise global_batch to at least " + str(perStep));
+        c.error("training.global_batch",
+            "global_batch=" + str(t.globalBatch) + " is smaller than micro_batch*dp=" + str(perStep)
+                + ": raise global_batch to at least " + str(perStep));
 
     if (t.dtype == DType::Fp8) {
         for (const auto& d : s.topology.domains) {
@@ -163,8 +169,9 @@ ValidationResult validateScenario(const Scenario& s)
 
     // Pipeline: schedule shape, chunks and layers.
     if (p.vpp > 1 && p.schedule != ScheduleKind::Interleaved1F1B)
-        c.error("parallel.vpp", std::string("vpp=") + str(p.vpp) + " needs schedule interleaved-1f1b (" + toString(p.schedule)
-                    + " places its own chunks): set vpp=1 or schedule=interleaved-1f1b");
+        c.error("parallel.vpp",
+            std::string("vpp=") + str(p.vpp) + " needs schedule interleaved-1f1b (" + toString(p.schedule)
+                + " places its own chunks): set vpp=1 or schedule=interleaved-1f1b");
     if (p.pp > 1 && microbatches >= 1) {
         ScheduleShape shape { p.schedule, p.pp, microbatches, p.vpp };
         const std::string problem = checkShape(shape);
@@ -179,13 +186,14 @@ ValidationResult validateScenario(const Scenario& s)
         } else {
             const int stages = modelStageCount(shape);
             if (m.layers < stages)
-                c.error("parallel.pp", "layers=" + str(m.layers) + " is fewer than the " + str(stages)
-                            + " model stages of pp=" + str(p.pp) + (p.vpp > 1 ? " x vpp=" + str(p.vpp) : std::string())
-                            + ": lower pp or vpp");
+                c.error("parallel.pp",
+                    "layers=" + str(m.layers) + " is fewer than the " + str(stages) + " model stages of pp=" + str(p.pp)
+                        + (p.vpp > 1 ? " x vpp=" + str(p.vpp) : std::string()) + ": lower pp or vpp");
             else if (m.layers % stages != 0)
-                c.note("parallel.pp", "layers=" + str(m.layers) + " over " + str(stages)
-                           + " model stages is uneven: stages hold " + str(m.layers / stages) + " or "
-                           + str(m.layers / stages + 1) + " layers, the first and last ones fewer (arXiv:2407.21783 sec. 3.3.2)");
+                c.note("parallel.pp",
+                    "layers=" + str(m.layers) + " over " + str(stages) + " model stages is uneven: stages hold "
+                        + str(m.layers / stages) + " or " + str(m.layers / stages + 1)
+                        + " layers, the first and last ones fewer (arXiv:2407.21783 sec. 3.3.2)");
         }
     } else if (p.pp == 1 && p.vpp > 1) {
         c.error("parallel.vpp", "vpp=" + str(p.vpp) + " needs pp > 1: set vpp=1");

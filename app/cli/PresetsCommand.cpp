@@ -20,7 +20,8 @@ int runPresets(const std::vector<std::string>& argv)
         for (const auto& g : lib.gpus())
             j["gpus"].push_back({ { "id", g.id }, { "name", g.name }, { "hbm_bytes", g.hbmBytes },
                 { "bf16_flops_per_s", g.bf16FlopsPerSecond }, { "fp8_flops_per_s", g.fp8FlopsPerSecond },
-                { "nvlink_bytes_per_s_per_direction", g.nvlinkBytesPerSecond }, { "nvlink_domain_size", g.nvlinkDomainSize } });
+                { "nvlink_bytes_per_s_per_direction", g.nvlinkBytesPerSecond },
+                { "nvlink_domain_size", g.nvlinkDomainSize } });
         for (const auto& m : lib.models())
             j["models"].push_back({ { "id", m.id }, { "name", m.name }, { "params_total", core::totalParameters(m) },
                 { "params_active", core::activeParameters(m) }, { "layers", m.layers }, { "hidden", m.hidden } });
@@ -33,13 +34,14 @@ int runPresets(const std::vector<std::string>& argv)
     for (const auto& g : lib.gpus())
         std::cout << "  " << padRight(g.id, 16) << g.name << ": " << gib(g.hbmBytes, 0) << ", "
                   << g.bf16FlopsPerSecond / core::kTera << " TFLOP/s bf16 dense, NVLink "
-                  << g.nvlinkBytesPerSecond / core::kGB << " GB/s per direction, domain of " << g.nvlinkDomainSize << "\n";
+                  << g.nvlinkBytesPerSecond / core::kGB << " GB/s per direction, domain of " << g.nvlinkDomainSize
+                  << "\n";
     std::cout << "\nModels\n";
     for (const auto& m : lib.models()) {
         std::cout << "  " << padRight(m.id, 20) << m.name << ": " << billions(core::totalParameters(m));
         if (m.isMoe())
-            std::cout << " (" << billions(core::activeParameters(m)) << " active, " << m.moe->experts << " experts, top-"
-                      << m.moe->topK << ")";
+            std::cout << " (" << billions(core::activeParameters(m)) << " active, " << m.moe->experts
+                      << " experts, top-" << m.moe->topK << ")";
         std::cout << ", " << m.layers << " layers\n";
     }
     std::cout << "\nScenarios\n";

@@ -11,29 +11,30 @@ namespace parallax::cli {
 using namespace parallax::core;
 
 namespace {
-void printMessages(std::ostream& out, const char* title, const std::vector<Message>& list)
-{
-    if (list.empty())
-        return;
-    out << title << ":\n";
-    for (const auto& m : list)
-        out << "  - " << (m.field.empty() ? "" : m.field + ": ") << m.text << "\n";
-}
+    void printMessages(std::ostream& out, const char* title, const std::vector<Message>& list)
+    {
+        if (list.empty())
+            return;
+        out << title << ":\n";
+        for (const auto& m : list)
+            out << "  - " << (m.field.empty() ? "" : m.field + ": ") << m.text << "\n";
+    }
 
-std::string configLine(const Scenario& s)
-{
-    const ParallelConfig& p = s.parallel;
-    std::string line = "TP=" + std::to_string(p.tp) + (p.sp && p.tp > 1 ? " (SP)" : "") + "  CP=" + std::to_string(p.cp)
-        + "  PP=" + std::to_string(p.pp) + "  DP=" + std::to_string(p.dp);
-    if (p.vpp > 1)
-        line += "  VPP=" + std::to_string(p.vpp);
-    if (p.ep > 1 || s.model.isMoe())
-        line += "  EP=" + std::to_string(p.ep);
-    line += "  ZeRO-" + std::to_string(p.zero) + "  " + toString(p.schedule);
-    line += "  micro-batch " + std::to_string(s.training.microBatch) + ", global " + std::to_string(s.training.globalBatch)
-        + ", recompute " + toString(s.training.recompute) + ", " + toString(s.training.dtype);
-    return line;
-}
+    std::string configLine(const Scenario& s)
+    {
+        const ParallelConfig& p = s.parallel;
+        std::string line = "TP=" + std::to_string(p.tp) + (p.sp && p.tp > 1 ? " (SP)" : "")
+            + "  CP=" + std::to_string(p.cp) + "  PP=" + std::to_string(p.pp) + "  DP=" + std::to_string(p.dp);
+        if (p.vpp > 1)
+            line += "  VPP=" + std::to_string(p.vpp);
+        if (p.ep > 1 || s.model.isMoe())
+            line += "  EP=" + std::to_string(p.ep);
+        line += "  ZeRO-" + std::to_string(p.zero) + "  " + toString(p.schedule);
+        line += "  micro-batch " + std::to_string(s.training.microBatch) + ", global "
+            + std::to_string(s.training.globalBatch) + ", recompute " + toString(s.training.recompute) + ", "
+            + toString(s.training.dtype);
+        return line;
+    }
 } // namespace
 
 void printReport(std::ostream& out, const Scenario& s, const Report& r)
@@ -52,8 +53,8 @@ void printReport(std::ostream& out, const Scenario& s, const Report& r)
         return;
     }
     out << "Step time        " << duration(r.stepTimeSeconds) << "  (pipeline " << duration(r.step.pipelineSeconds)
-        << ", exposed DP sync " << duration(r.step.dpExposedSeconds) << ", optimizer " << duration(r.step.optimizerSeconds)
-        << ")\n";
+        << ", exposed DP sync " << duration(r.step.dpExposedSeconds) << ", optimizer "
+        << duration(r.step.optimizerSeconds) << ")\n";
     out << "Throughput       " << std::fixed << std::setprecision(0) << r.tokensPerSecond << " tokens/s, "
         << std::setprecision(1) << r.tflopsPerGpu << " TFLOP/s per GPU\n";
     out << "MFU / HFU        " << percent(r.mfu) << " / " << percent(r.hfu) << "\n";
@@ -66,15 +67,16 @@ void printReport(std::ostream& out, const Scenario& s, const Report& r)
         out << "  " << padLeft(std::to_string(st.stage), 5) << "  " << padLeft(std::to_string(st.layers), 6) << "  "
             << padLeft(gib(st.weightsBytes), 8) << "  " << padLeft(gib(st.gradsBytes), 8) << "  "
             << padLeft(gib(st.optimizerBytes), 9) << "  " << padLeft(gib(st.activationsBytes), 11) << "  "
-            << padLeft(gib(st.otherBytes), 8) << "  " << padLeft(gib(st.totalBytes()), 9) << "  " << std::setprecision(2)
-            << padLeft(std::to_string(st.inflightMicrobatches).substr(0, 5), 9) << "\n";
+            << padLeft(gib(st.otherBytes), 8) << "  " << padLeft(gib(st.totalBytes()), 9) << "  "
+            << std::setprecision(2) << padLeft(std::to_string(st.inflightMicrobatches).substr(0, 5), 9) << "\n";
     }
     out << "\nCommunication per step on the busiest stage: TP " << duration(r.comm.tpSeconds) << ", CP "
         << duration(r.comm.cpSeconds) << ", EP " << duration(r.comm.epSeconds) << ", PP " << duration(r.comm.ppSeconds)
         << ", DP " << duration(r.comm.dpTotalSeconds) << " (" << duration(r.comm.dpSeconds) << " exposed)\n";
     out << "Groups leaving their NVLink domain: TP " << r.groupsCrossingDomains[static_cast<int>(Dim::Tp)] << ", CP "
-        << r.groupsCrossingDomains[static_cast<int>(Dim::Cp)] << ", EP " << r.groupsCrossingDomains[static_cast<int>(Dim::Ep)]
-        << ", DP " << r.groupsCrossingDomains[static_cast<int>(Dim::Dp)] << ", PP "
+        << r.groupsCrossingDomains[static_cast<int>(Dim::Cp)] << ", EP "
+        << r.groupsCrossingDomains[static_cast<int>(Dim::Ep)] << ", DP "
+        << r.groupsCrossingDomains[static_cast<int>(Dim::Dp)] << ", PP "
         << r.groupsCrossingDomains[static_cast<int>(Dim::Pp)] << "\n";
     if (!r.calibrated.empty()) {
         out << "Calibrated from a probe:";

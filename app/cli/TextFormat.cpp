@@ -8,12 +8,12 @@
 namespace parallax::cli {
 
 namespace {
-std::string format(const char* fmt, double v)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, fmt, v);
-    return buffer;
-}
+    std::string format(const char* fmt, double v)
+    {
+        char buffer[64];
+        std::snprintf(buffer, sizeof buffer, fmt, v);
+        return buffer;
+    }
 } // namespace
 
 std::string gib(double bytes, int digits)
@@ -35,7 +35,10 @@ std::string percent(double fraction, int digits)
     return format(digits == 0 ? "%.0f%%" : "%.1f%%", fraction * 100.0);
 }
 
-std::string billions(double count) { return format("%.2f B", count / 1e9); }
+std::string billions(double count)
+{
+    return format("%.2f B", count / 1e9);
+}
 
 std::string padRight(const std::string& s, std::size_t width)
 {

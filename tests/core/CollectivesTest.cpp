@@ -25,9 +25,11 @@ TEST(Collectives, AlphaBetaForms)
     const LinkLevel link { 100e9, 5e-6 };
     const double S = 1e9;
     const int n = 16;
-    EXPECT_DOUBLE_EQ(ringCollectiveSeconds(CollectiveKind::AllReduce, n, S, link), 2.0 * 15 / 16 * S / 100e9 + 2 * 15 * 5e-6);
+    EXPECT_DOUBLE_EQ(
+        ringCollectiveSeconds(CollectiveKind::AllReduce, n, S, link), 2.0 * 15 / 16 * S / 100e9 + 2 * 15 * 5e-6);
     EXPECT_DOUBLE_EQ(ringCollectiveSeconds(CollectiveKind::AllGather, n, S, link), 15.0 / 16 * S / 100e9 + 15 * 5e-6);
-    EXPECT_DOUBLE_EQ(ringCollectiveSeconds(CollectiveKind::ReduceScatter, n, S, link), 15.0 / 16 * S / 100e9 + 15 * 5e-6);
+    EXPECT_DOUBLE_EQ(
+        ringCollectiveSeconds(CollectiveKind::ReduceScatter, n, S, link), 15.0 / 16 * S / 100e9 + 15 * 5e-6);
     EXPECT_DOUBLE_EQ(ringCollectiveSeconds(CollectiveKind::AllReduce, 1, S, link), 0.0);
     EXPECT_DOUBLE_EQ(ringCollectiveSeconds(CollectiveKind::P2P, 2, S, link), 5e-6 + S / 100e9);
 }
@@ -46,7 +48,7 @@ TEST(Collectives, HierarchicalBeatsFlatAcrossDomains)
     EXPECT_DOUBLE_EQ(hier, expected);
     // Inside one domain it is the plain ring on NVLink.
     EXPECT_DOUBLE_EQ(hierarchicalCollectiveSeconds(CollectiveKind::AllReduce, 8, 1, S, nv, ib),
-                     ringCollectiveSeconds(CollectiveKind::AllReduce, 8, S, nv));
+        ringCollectiveSeconds(CollectiveKind::AllReduce, 8, S, nv));
 }
 
 TEST(CommGroups, GeometryFromRankMap)

@@ -74,7 +74,8 @@ TEST(ModelMath, MegatronEquationTwo)
     for (const char* id : { "megatron-gpt-18b", "megatron-gpt-145b", "megatron-gpt-1t", "gpt3-175b" }) {
         const auto m = PresetLibrary::instance().model(id);
         ASSERT_TRUE(m);
-        const double l = m->layers, h = static_cast<double>(m->hidden), V = static_cast<double>(m->vocab), s = m->seqLen;
+        const double l = m->layers, h = static_cast<double>(m->hidden), V = static_cast<double>(m->vocab),
+                     s = m->seqLen;
         const double eq2 = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
         EXPECT_NEAR(totalParameters(*m) / eq2, 1.0, 1e-3) << id;
     }

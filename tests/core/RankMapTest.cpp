@@ -1,12 +1,15 @@
-#include "core/PresetLibrary.h"
 #include "core/RankMap.h"
+#include "core/PresetLibrary.h"
 
 #include <gtest/gtest.h>
 
 using namespace parallax::core;
 
 namespace {
-GpuSpec h100() { return *PresetLibrary::instance().gpu("h100-sxm"); }
+GpuSpec h100()
+{
+    return *PresetLibrary::instance().gpu("h100-sxm");
+}
 
 ParallelConfig config(int tp, int cp, int dp, int pp, int ep = 1, const char* order = "tp-cp-ep-dp-pp")
 {
@@ -27,7 +30,8 @@ TEST(RankMap, CoordinatesFollowTheOrder)
     const RankMap map = RankMap::build(config(2, 1, 2, 2), nullptr);
     ASSERT_EQ(map.worldSize(), 8);
     const int expected[8][3] = { // tp, dp, pp
-        { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 0, 1, 1 }, { 1, 1, 1 } };
+        { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 0, 1, 1 }, { 1, 1, 1 }
+    };
     for (int r = 0; r < 8; ++r) {
         EXPECT_EQ(map.coords(r).tp, expected[r][0]) << r;
         EXPECT_EQ(map.coords(r).dp, expected[r][1]) << r;

@@ -1,6 +1,6 @@
+#include "core/ScenarioIo.h"
 #include "core/Engine.h"
 #include "core/PresetLibrary.h"
-#include "core/ScenarioIo.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,10 @@ using namespace parallax::core;
 using nlohmann::json;
 
 namespace {
-json defaultDoc() { return json::parse(PresetLibrary::instance().scenario(kDefaultScenarioPreset)->json); }
+json defaultDoc()
+{
+    return json::parse(PresetLibrary::instance().scenario(kDefaultScenarioPreset)->json);
+}
 
 std::string loadError(const json& doc)
 {
@@ -65,7 +68,9 @@ TEST(ScenarioIo, InlineModelAndExplicitTopologyRoundTrip)
         { "ffn_hidden", 4096 }, { "vocab", 32000 }, { "activation", "swiglu" }, { "custom_note", "kept" },
         { "moe", { { "experts", 8 }, { "top_k", 2 }, { "expert_ffn_hidden", 2048 } } } };
     doc["cluster"] = { { "topology",
-        { { "domains", { { { "name", "a" }, { "gpu", "h100-sxm" }, { "count", 4 } }, { { "name", "b" }, { "gpu", "h200" }, { "count", 8 } } } },
+        { { "domains",
+              { { { "name", "a" }, { "gpu", "h100-sxm" }, { "count", 4 } },
+                  { { "name", "b" }, { "gpu", "h200" }, { "count", 8 } } } },
             { "fabrics", { { { "name", "ib" }, { "nic_gbps", 400 }, { "domains", { "a", "b" } } } } } } } };
     doc["parallel"] = { { "tp", 4 }, { "pp", 1 }, { "dp", 3 }, { "ep", 4 } };
     LoadError error;
@@ -98,28 +103,45 @@ TEST(ScenarioIo, BadInputNamesTheField)
         { "tp negative", [](json& d) { d["parallel"]["tp"] = -8; }, "parallel.tp: must be >= 1, got -8" },
         { "tp huge", [](json& d) { d["parallel"]["tp"] = 1e12; }, "parallel.tp: must be <= 65536" },
         { "tp fractional", [](json& d) { d["parallel"]["tp"] = 2.5; }, "parallel.tp: must be an integer, got 2.5" },
-        { "tp string", [](json& d) { d["parallel"]["tp"] = "eight"; }, "parallel.tp: must be an integer, got a string" },
+        { "tp string", [](json& d) { d["parallel"]["tp"] = "eight"; },
+            "parallel.tp: must be an integer, got a string" },
         { "sp number", [](json& d) { d["parallel"]["sp"] = 1; }, "parallel.sp: must be true or false" },
         { "missing model", [](json& d) { d.erase("model"); }, "model: is missing" },
         { "missing cluster", [](json& d) { d.erase("cluster"); }, "cluster: is missing" },
-        { "missing global batch", [](json& d) { d["training"].erase("global_batch"); }, "training.global_batch: is missing" },
+        { "missing global batch", [](json& d) { d["training"].erase("global_batch"); },
+            "training.global_batch: is missing" },
         { "unknown model", [](json& d) { d["model"] = "llama9"; }, "model: unknown model preset \"llama9\"; known:" },
         { "unknown gpu", [](json& d) { d["cluster"]["gpu"] = "h1000"; }, "cluster.gpu: unknown GPU preset \"h1000\"" },
-        { "unknown schedule", [](json& d) { d["parallel"]["schedule"] = "2f2b"; }, "parallel.schedule: unknown schedule \"2f2b\"" },
-        { "bad recompute", [](json& d) { d["training"]["recompute"] = "some"; }, "training.recompute: must be \"none\"" },
+        { "unknown schedule", [](json& d) { d["parallel"]["schedule"] = "2f2b"; },
+            "parallel.schedule: unknown schedule \"2f2b\"" },
+        { "bad recompute", [](json& d) { d["training"]["recompute"] = "some"; },
+            "training.recompute: must be \"none\"" },
         { "bad dtype", [](json& d) { d["training"]["dtype"] = "fp4"; }, "training.dtype: must be \"bf16\" or \"fp8\"" },
         { "parallel not object", [](json& d) { d["parallel"] = 8; }, "parallel: must be an object, got a number" },
-        { "100k GPUs", [](json& d) { d["cluster"]["nodes"] = 12500; }, "cluster.nodes: 100000 GPUs (nodes x gpus_per_node) exceeds the supported 65536" },
+        { "100k GPUs", [](json& d) { d["cluster"]["nodes"] = 12500; },
+            "cluster.nodes: 100000 GPUs (nodes x gpus_per_node) exceeds the supported 65536" },
         { "zero nodes", [](json& d) { d["cluster"]["nodes"] = 0; }, "cluster.nodes: must be >= 1, got 0" },
         { "negative seq", [](json& d) { d["training"]["seq_len"] = -1; }, "training.seq_len: must be >= 1, got -1" },
         { "huge batch", [](json& d) { d["training"]["global_batch"] = 1e30; }, "training.global_batch: must be <=" },
-        { "inline model heads", [](json& d) { d["model"] = { { "layers", 2 }, { "hidden", 1000 }, { "heads", 3 }, { "ffn_hidden", 10 }, { "vocab", 10 } }; },
-          "model.head_dim: hidden=1000 is not divisible by heads=3" },
-        { "inline model kv", [](json& d) { d["model"] = { { "layers", 2 }, { "hidden", 1024 }, { "heads", 16 }, { "kv_heads", 6 }, { "ffn_hidden", 10 }, { "vocab", 10 } }; },
-          "model.kv_heads: heads=16 is not divisible by kv_heads=6" },
-        { "topology domain name", [](json& d) { d["cluster"] = { { "topology", { { "domains", { { { "name", "a" }, { "gpu", "h100-sxm" }, { "count", 8 } } } },
-                                                  { "fabrics", { { { "name", "ib" }, { "domains", { "zz" } } } } } } } }; },
-          "cluster.topology.fabrics[0].domains: names an unknown domain \"zz\"" },
+        { "inline model heads",
+            [](json& d) {
+                d["model"]
+                    = { { "layers", 2 }, { "hidden", 1000 }, { "heads", 3 }, { "ffn_hidden", 10 }, { "vocab", 10 } };
+            },
+            "model.head_dim: hidden=1000 is not divisible by heads=3" },
+        { "inline model kv",
+            [](json& d) {
+                d["model"] = { { "layers", 2 }, { "hidden", 1024 }, { "heads", 16 }, { "kv_heads", 6 },
+                    { "ffn_hidden", 10 }, { "vocab", 10 } };
+            },
+            "model.kv_heads: heads=16 is not divisible by kv_heads=6" },
+        { "topology domain name",
+            [](json& d) {
+                d["cluster"] = { { "topology",
+                    { { "domains", { { { "name", "a" }, { "gpu", "h100-sxm" }, { "count", 8 } } } },
+                        { "fabrics", { { { "name", "ib" }, { "domains", { "zz" } } } } } } } };
+            },
+            "cluster.topology.fabrics[0].domains: names an unknown domain \"zz\"" },
         { "wrong format", [](json& d) { d["format"] = "something-else"; }, "format: must be \"parallax-scenario\"" },
     };
     for (const auto& c : cases) {
@@ -133,7 +155,8 @@ TEST(ScenarioIo, BadInputNamesTheField)
 TEST(ScenarioIo, MalformedAndTruncatedJson)
 {
     const std::string text = defaultDoc().dump();
-    for (const std::string& bad : { text.substr(0, text.size() / 2), std::string("{\"model\": }"), std::string(""), std::string("[1,2]") }) {
+    for (const std::string& bad :
+        { text.substr(0, text.size() / 2), std::string("{\"model\": }"), std::string(""), std::string("[1,2]") }) {
         LoadError error;
         EXPECT_FALSE(parseScenario(bad, error)) << bad;
         EXPECT_FALSE(error.text().empty());

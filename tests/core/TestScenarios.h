@@ -9,7 +9,7 @@ namespace parallax::test {
 
 // A regular cluster scenario from presets, for tests.
 inline core::Scenario makeScenario(const std::string& model, const std::string& gpu, int nodes, int gpusPerNode,
-                                   core::ParallelConfig parallel, core::TrainingConfig training)
+    core::ParallelConfig parallel, core::TrainingConfig training)
 {
     core::Scenario s;
     s.name = "test";

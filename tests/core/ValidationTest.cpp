@@ -41,34 +41,68 @@ TEST(Validation, BaseScenariosAreValid)
 TEST(Validation, EveryRuleNamesFieldAndFix)
 {
     const Rule rules[] = {
-        { "world size", [](Scenario& s) { s.parallel.dp = 3; }, "parallel.dp", "but the cluster has 64 GPUs: set dp=2" },
+        { "world size", [](Scenario& s) { s.parallel.dp = 3; }, "parallel.dp",
+            "but the cluster has 64 GPUs: set dp=2" },
         { "heads vs tp", [](Scenario& s) { s.model.heads = 60; }, "parallel.tp", "heads=60 is not divisible by tp=8" },
-        { "kv heads vs larger tp", [](Scenario& s) { s.parallel.tp = 16; s.parallel.dp = 1; }, "parallel.tp",
-          "kv_heads=8 is not divisible by tp=16: use tp=8" },
-        { "kv heads vs tp", [](Scenario& s) { s.model.kvHeads = 4; }, "parallel.tp", "kv_heads=4 is not divisible by tp=8: use tp=4" },
-        { "ffn vs tp", [](Scenario& s) { s.model.ffnHidden = 28676; }, "parallel.tp", "ffn_hidden=28676 is not divisible by tp=8" },
+        { "kv heads vs larger tp",
+            [](Scenario& s) {
+                s.parallel.tp = 16;
+                s.parallel.dp = 1;
+            },
+            "parallel.tp", "kv_heads=8 is not divisible by tp=16: use tp=8" },
+        { "kv heads vs tp", [](Scenario& s) { s.model.kvHeads = 4; }, "parallel.tp",
+            "kv_heads=4 is not divisible by tp=8: use tp=4" },
+        { "ffn vs tp", [](Scenario& s) { s.model.ffnHidden = 28676; }, "parallel.tp",
+            "ffn_hidden=28676 is not divisible by tp=8" },
         { "layers vs stages", [](Scenario& s) { s.model.layers = 3; }, "parallel.pp", "fewer than the 4 model stages" },
         { "global batch vs micro*dp", [](Scenario& s) { s.training.globalBatch = 63; }, "training.global_batch",
-          "not divisible by micro_batch*dp=2: use global_batch=64" },
-        { "global batch below micro*dp", [](Scenario& s) { s.training.microBatch = 64; s.training.globalBatch = 64; },
-          "training.global_batch", "smaller than micro_batch*dp=128" },
-        { "vpp without interleaving", [](Scenario& s) { s.parallel.vpp = 2; }, "parallel.vpp", "needs schedule interleaved-1f1b" },
-        { "vpp with pp=1", [](Scenario& s) { s.parallel.pp = 1; s.parallel.dp = 8; s.parallel.vpp = 2;
-                                             s.parallel.schedule = ScheduleKind::Interleaved1F1B; },
-          "parallel.vpp", "needs pp > 1" },
-        { "dualpipe odd pp", [](Scenario& s) { s.topology = Topology::regular(s.topology.domains[0].gpu, 6, 8, 400);
-                                               s.parallel.pp = 3; s.parallel.dp = 2; s.parallel.schedule = ScheduleKind::DualPipe; },
-          "parallel.pp", "even" },
-        { "ep without experts", [](Scenario& s) { s.parallel.ep = 2; }, "parallel.ep", "the model has no experts: set ep=1" },
-        { "order string", [](Scenario& s) { s.parallel.order = "tp-pp-dp"; }, "parallel.order", "must name tp, cp, ep, dp and pp" },
-        { "cp vs sequence", [](Scenario& s) { s.parallel.cp = 3; s.parallel.dp = 1; s.topology = Topology::regular(s.topology.domains[0].gpu, 12, 8, 400);
-                                              s.parallel.pp = 4; s.training.globalBatch = 64; },
-          "parallel.cp", "not divisible by 2*cp=6" },
-        { "fp8 on A100", [](Scenario& s) { s.topology = Topology::regular(*PresetLibrary::instance().gpu("a100-sxm-80gb"), 8, 8, 200);
-                                           s.training.dtype = DType::Fp8; },
-          "training.dtype", "no fp8 tensor cores: use dtype bf16" },
+            "not divisible by micro_batch*dp=2: use global_batch=64" },
+        { "global batch below micro*dp",
+            [](Scenario& s) {
+                s.training.microBatch = 64;
+                s.training.globalBatch = 64;
+            },
+            "training.global_batch", "smaller than micro_batch*dp=128" },
+        { "vpp without interleaving", [](Scenario& s) { s.parallel.vpp = 2; }, "parallel.vpp",
+            "needs schedule interleaved-1f1b" },
+        { "vpp with pp=1",
+            [](Scenario& s) {
+                s.parallel.pp = 1;
+                s.parallel.dp = 8;
+                s.parallel.vpp = 2;
+                s.parallel.schedule = ScheduleKind::Interleaved1F1B;
+            },
+            "parallel.vpp", "needs pp > 1" },
+        { "dualpipe odd pp",
+            [](Scenario& s) {
+                s.topology = Topology::regular(s.topology.domains[0].gpu, 6, 8, 400);
+                s.parallel.pp = 3;
+                s.parallel.dp = 2;
+                s.parallel.schedule = ScheduleKind::DualPipe;
+            },
+            "parallel.pp", "even" },
+        { "ep without experts", [](Scenario& s) { s.parallel.ep = 2; }, "parallel.ep",
+            "the model has no experts: set ep=1" },
+        { "order string", [](Scenario& s) { s.parallel.order = "tp-pp-dp"; }, "parallel.order",
+            "must name tp, cp, ep, dp and pp" },
+        { "cp vs sequence",
+            [](Scenario& s) {
+                s.parallel.cp = 3;
+                s.parallel.dp = 1;
+                s.topology = Topology::regular(s.topology.domains[0].gpu, 12, 8, 400);
+                s.parallel.pp = 4;
+                s.training.globalBatch = 64;
+            },
+            "parallel.cp", "not divisible by 2*cp=6" },
+        { "fp8 on A100",
+            [](Scenario& s) {
+                s.topology = Topology::regular(*PresetLibrary::instance().gpu("a100-sxm-80gb"), 8, 8, 200);
+                s.training.dtype = DType::Fp8;
+            },
+            "training.dtype", "no fp8 tensor cores: use dtype bf16" },
         { "no GPUs", [](Scenario& s) { s.topology = Topology(); }, "cluster", "no GPUs" },
-        { "disconnected domains", [](Scenario& s) { s.topology.fabrics.clear(); }, "cluster.topology.fabrics", "no common fabric" },
+        { "disconnected domains", [](Scenario& s) { s.topology.fabrics.clear(); }, "cluster.topology.fabrics",
+            "no common fabric" },
     };
     for (const Rule& rule : rules) {
         Scenario s = base();
@@ -77,7 +111,8 @@ TEST(Validation, EveryRuleNamesFieldAndFix)
         bool found = false;
         for (const auto& e : errors)
             found = found || (e.field == rule.field && e.text.find(rule.message) != std::string::npos);
-        EXPECT_TRUE(found) << rule.name << ": got " << (errors.empty() ? "no error" : errors[0].field + ": " + errors[0].text);
+        EXPECT_TRUE(found) << rule.name << ": got "
+                           << (errors.empty() ? "no error" : errors[0].field + ": " + errors[0].text);
         // The engine reports the same and never crashes.
         const Report r = evaluate(s);
         EXPECT_FALSE(r.valid) << rule.name;
@@ -87,12 +122,23 @@ TEST(Validation, EveryRuleNamesFieldAndFix)
 TEST(Validation, ExpertRules)
 {
     const Rule rules[] = {
-        { "experts vs ep", [](Scenario& s) { s.parallel.ep = 16; }, "parallel.ep", "experts=8 is not divisible by ep=16" },
-        { "ep*etp vs stage ranks", [](Scenario& s) { s.parallel.dp = 4; s.parallel.pp = 4; }, "parallel.ep",
-          "ep*etp=8 must divide tp*cp*dp=4" },
-        { "moe tp needs sp", [](Scenario& s) { s.parallel.tp = 2; s.parallel.dp = 8; s.parallel.sp = false; }, "parallel.sp",
-          "need sequence parallelism" },
-        { "etp vs expert ffn", [](Scenario& s) { s.parallel.etp = 3; }, "parallel.etp", "expert_ffn_hidden=14336 is not divisible by etp=3" },
+        { "experts vs ep", [](Scenario& s) { s.parallel.ep = 16; }, "parallel.ep",
+            "experts=8 is not divisible by ep=16" },
+        { "ep*etp vs stage ranks",
+            [](Scenario& s) {
+                s.parallel.dp = 4;
+                s.parallel.pp = 4;
+            },
+            "parallel.ep", "ep*etp=8 must divide tp*cp*dp=4" },
+        { "moe tp needs sp",
+            [](Scenario& s) {
+                s.parallel.tp = 2;
+                s.parallel.dp = 8;
+                s.parallel.sp = false;
+            },
+            "parallel.sp", "need sequence parallelism" },
+        { "etp vs expert ffn", [](Scenario& s) { s.parallel.etp = 3; }, "parallel.etp",
+            "expert_ffn_hidden=14336 is not divisible by etp=3" },
     };
     for (const Rule& rule : rules) {
         Scenario s = moeBase();
@@ -101,7 +147,8 @@ TEST(Validation, ExpertRules)
         bool found = false;
         for (const auto& e : errors)
             found = found || (e.field == rule.field && e.text.find(rule.message) != std::string::npos);
-        EXPECT_TRUE(found) << rule.name << ": got " << (errors.empty() ? "no error" : errors[0].field + ": " + errors[0].text);
+        EXPECT_TRUE(found) << rule.name << ": got "
+                           << (errors.empty() ? "no error" : errors[0].field + ": " + errors[0].text);
     }
 }
 

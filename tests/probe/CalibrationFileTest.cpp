@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <unistd.h>
@@ -109,18 +109,18 @@ void expectSame(const Calibration& a, const Calibration& b)
     EXPECT_EQ(a.attentionShape.headDim, b.attentionShape.headDim);
     EXPECT_EQ(a.attentionShape.batch, b.attentionShape.batch);
     for (auto [x, y] : { std::pair { a.hbmBytesPerSecond, b.hbmBytesPerSecond },
-                         std::pair { a.deviceCopyBytesPerSecond, b.deviceCopyBytesPerSecond },
-                         std::pair { a.hostToDeviceBytesPerSecond, b.hostToDeviceBytesPerSecond },
-                         std::pair { a.deviceToHostBytesPerSecond, b.deviceToHostBytesPerSecond },
-                         std::pair { a.peerBytesPerSecond, b.peerBytesPerSecond } }) {
+             std::pair { a.deviceCopyBytesPerSecond, b.deviceCopyBytesPerSecond },
+             std::pair { a.hostToDeviceBytesPerSecond, b.hostToDeviceBytesPerSecond },
+             std::pair { a.deviceToHostBytesPerSecond, b.deviceToHostBytesPerSecond },
+             std::pair { a.peerBytesPerSecond, b.peerBytesPerSecond } }) {
         ASSERT_TRUE(x && y);
         EXPECT_TRUE(near(*x, *y));
     }
     for (auto [x, y] : { std::pair { a.hbmPercentiles, b.hbmPercentiles },
-                         std::pair { a.deviceCopyPercentiles, b.deviceCopyPercentiles },
-                         std::pair { a.hostToDevicePercentiles, b.hostToDevicePercentiles },
-                         std::pair { a.deviceToHostPercentiles, b.deviceToHostPercentiles },
-                         std::pair { a.peerPercentiles, b.peerPercentiles } }) {
+             std::pair { a.deviceCopyPercentiles, b.deviceCopyPercentiles },
+             std::pair { a.hostToDevicePercentiles, b.hostToDevicePercentiles },
+             std::pair { a.deviceToHostPercentiles, b.deviceToHostPercentiles },
+             std::pair { a.peerPercentiles, b.peerPercentiles } }) {
         EXPECT_TRUE(near(x.p10, y.p10));
         EXPECT_TRUE(near(x.p90, y.p90));
     }
@@ -147,8 +147,8 @@ void expectSame(const Calibration& a, const Calibration& b)
 
 std::filesystem::path scratchDirectory(const std::string& name)
 {
-    const auto dir = std::filesystem::temp_directory_path() / ("parallax-probe-test-" + name + "-"
-                                                               + std::to_string(static_cast<long>(getpid())));
+    const auto dir = std::filesystem::temp_directory_path()
+        / ("parallax-probe-test-" + name + "-" + std::to_string(static_cast<long>(getpid())));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir;
@@ -215,13 +215,13 @@ TEST(CalibrationFile, StrictReadNamesThePathInAProbeFile)
     };
     const Case cases[] = {
         { [](nlohmann::json& j) { j["gemm"][1]["tflops_median"] = 0; },
-          "gemm[1].tflops_median: must be a positive number, got 0" },
+            "gemm[1].tflops_median: must be a positive number, got 0" },
         { [](nlohmann::json& j) { j["collectives"][1]["ranks"] = 1; },
-          "collectives[1].ranks: must be an integer >= 2, got 1" },
+            "collectives[1].ranks: must be an integer >= 2, got 1" },
         { [](nlohmann::json& j) { j["copies"]["peer"][0]["gb_per_s_p90"] = 1.0; },
-          "copies.peer[0].gb_per_s_p90: must be >= gb_per_s_median (389.5), got 1" },
+            "copies.peer[0].gb_per_s_p90: must be >= gb_per_s_median (389.5), got 1" },
         { [](nlohmann::json& j) { j["hbm"]["stream_gb_per_second_median"] = 1.0; },
-          "hbm.stream_gb_per_second_median: unknown key" },
+            "hbm.stream_gb_per_second_median: unknown key" },
         { [](nlohmann::json& j) { j["gpu"].erase("name"); }, "gpu.name: is missing" },
     };
     const nlohmann::json good = nlohmann::json::parse(core::writeCalibration(fullCalibration()));

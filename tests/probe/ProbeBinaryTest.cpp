@@ -113,8 +113,9 @@ TEST(ProbeBinary, BadArgumentsAreExitTwoWithOneLine)
     const Case cases[] = {
         { { "--bogus" }, "parallax-probe: unknown option '--bogus' (see --help)\n" },
         { { "--repeats", "zero" }, "parallax-probe: --repeats must be an integer, got 'zero'\n" },
-        { { "--tp", "16" }, "parallax-probe: --kv-heads=8 is not divisible by --tp=16: each rank needs whole KV heads; "
-                            "use a tp that divides 8\n" },
+        { { "--tp", "16" },
+            "parallax-probe: --kv-heads=8 is not divisible by --tp=16: each rank needs whole KV heads; "
+            "use a tp that divides 8\n" },
     };
     for (const Case& c : cases) {
         const ProbeRun run = runProbe(c.args);

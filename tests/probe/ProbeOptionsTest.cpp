@@ -49,9 +49,9 @@ TEST(ProbeOptions, AcceptsGoodArguments)
         { { "--out", "x.json" }, [](const ProbeOptions& o) { return o.out == "x.json"; }, "--out FILE" },
         { { "--out=y.json" }, [](const ProbeOptions& o) { return o.out == "y.json"; }, "--out=FILE" },
         { { "--quick" }, [](const ProbeOptions& o) { return o.quick && o.effectiveRepeats() == 5 && o.warmup() == 2; },
-          "--quick" },
+            "--quick" },
         { { "--quick", "--repeats", "9" }, [](const ProbeOptions& o) { return o.effectiveRepeats() == 9; },
-          "--repeats overrides --quick" },
+            "--repeats overrides --quick" },
         { { "--repeats=3" }, [](const ProbeOptions& o) { return o.repeats == 3; }, "--repeats=N" },
         { { "--max-square", "4096" }, [](const ProbeOptions& o) { return o.maxSquare == 4096; }, "--max-square" },
         { { "--max-square", "0" }, [](const ProbeOptions& o) { return o.maxSquare == 0; }, "--max-square 0" },
@@ -62,20 +62,20 @@ TEST(ProbeOptions, AcceptsGoodArguments)
         { { "--help", "--tp", "3" }, [](const ProbeOptions& o) { return o.help; }, "--help skips model checks" },
         { { "--tp", "4" }, [](const ProbeOptions& o) { return o.model.tp == 4; }, "--tp" },
         { { "--tp", "1", "--tokens", "4096", "--seq", "2048" },
-          [](const ProbeOptions& o) { return o.model.tokens == 4096 && o.model.effectiveSeqLen() == 2048; },
-          "--tokens and --seq" },
+            [](const ProbeOptions& o) { return o.model.tokens == 4096 && o.model.effectiveSeqLen() == 2048; },
+            "--tokens and --seq" },
         { { "--activation", "gelu" }, [](const ProbeOptions& o) { return !o.model.swiglu; }, "--activation gelu" },
         { { "--hidden", "4096", "--ffn", "14336", "--heads", "32", "--kv-heads", "8", "--vocab", "32000" },
-          [](const ProbeOptions& o) {
-              return o.model.hidden == 4096 && o.model.ffnHidden == 14336 && o.model.heads == 32 && o.model.kvHeads == 8
-                  && o.model.vocab == 32000;
-          },
-          "model dims" },
+            [](const ProbeOptions& o) {
+                return o.model.hidden == 4096 && o.model.ffnHidden == 14336 && o.model.heads == 32
+                    && o.model.kvHeads == 8 && o.model.vocab == 32000;
+            },
+            "model dims" },
         { { "--experts", "64", "--top-k", "8", "--expert-ffn", "1408", "--ep", "8" },
-          [](const ProbeOptions& o) {
-              return o.model.experts == 64 && o.model.topK == 8 && o.model.expertFfnHidden == 1408 && o.model.ep == 8;
-          },
-          "MoE flags" },
+            [](const ProbeOptions& o) {
+                return o.model.experts == 64 && o.model.topK == 8 && o.model.expertFfnHidden == 1408 && o.model.ep == 8;
+            },
+            "MoE flags" },
     };
     for (const Case& c : cases) {
         std::string error;
@@ -105,19 +105,22 @@ TEST(ProbeOptions, RejectsBadArgumentsWithOneLineNamingTheFlag)
         { { "--tp", "-2" }, "--tp must be in [1, 1024], got -2" },
         { { "--quick=1" }, "--quick takes no value" },
         { { "--activation", "relu" }, "--activation must be swiglu or gelu, got 'relu'" },
-        { { "--tp", "16" }, "--kv-heads=8 is not divisible by --tp=16: each rank needs whole KV heads; use a tp that "
-                            "divides 8" },
+        { { "--tp", "16" },
+            "--kv-heads=8 is not divisible by --tp=16: each rank needs whole KV heads; use a tp that "
+            "divides 8" },
         { { "--heads", "60" }, "--hidden=8192 is not divisible by --heads=60: the head dimension must be whole" },
-        { { "--kv-heads", "7", "--tp", "1" }, "--heads=64 is not a multiple of --kv-heads=7: each KV head serves a "
-                                              "whole group of query heads" },
+        { { "--kv-heads", "7", "--tp", "1" },
+            "--heads=64 is not a multiple of --kv-heads=7: each KV head serves a "
+            "whole group of query heads" },
         { { "--tp", "3" }, "--heads=64 is not divisible by --tp=3: choose a tp that divides the head count" },
-        { { "--tokens", "1000", "--seq", "300" }, "--tokens=1000 is not a multiple of --seq=300: tokens = micro-batch "
-                                                  "size x sequence length" },
+        { { "--tokens", "1000", "--seq", "300" },
+            "--tokens=1000 is not a multiple of --seq=300: tokens = micro-batch "
+            "size x sequence length" },
         { { "--experts", "8" }, "--experts needs --top-k (experts each token is routed to)" },
         { { "--experts", "8", "--top-k", "9", "--expert-ffn", "64" }, "--top-k=9 exceeds --experts=8" },
         { { "--experts", "8", "--top-k", "2" }, "--experts needs --expert-ffn (FFN hidden size of one expert)" },
         { { "--experts", "6", "--top-k", "2", "--expert-ffn", "64", "--ep", "4" },
-          "--experts=6 is not divisible by --ep=4: each rank holds the same number of experts" },
+            "--experts=6 is not divisible by --ep=4: each rank holds the same number of experts" },
         { { "--top-k", "2" }, "--top-k needs --experts" },
         { { "--ep", "2" }, "--ep needs --experts" },
     };
@@ -134,8 +137,8 @@ TEST(ProbeOptions, UsageNamesEveryFlagAndTheExitCodes)
 {
     const std::string usage = probeUsage();
     for (const char* flag : { "--out", "--quick", "--repeats", "--max-square", "--list", "--help", "--version",
-                              "--hidden", "--ffn", "--heads", "--kv-heads", "--vocab", "--tokens", "--seq", "--tp",
-                              "--activation", "--experts", "--top-k", "--expert-ffn", "--ep" })
+             "--hidden", "--ffn", "--heads", "--kv-heads", "--vocab", "--tokens", "--seq", "--tp", "--activation",
+             "--experts", "--top-k", "--expert-ffn", "--ep" })
         EXPECT_NE(usage.find(flag), std::string::npos) << flag;
     EXPECT_NE(usage.find("3 no CUDA device"), std::string::npos);
 }

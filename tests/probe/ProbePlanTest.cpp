@@ -125,8 +125,8 @@ TEST(ProbePlan, SquareSizes)
 TEST(ProbePlan, UnknownMachinePlansEverythingWithConditions)
 {
     const ProbePlan plan = buildProbePlan(ProbeOptions {}, DeviceFacts {});
-    const auto fp8 = std::count_if(plan.gemms.begin(), plan.gemms.end(),
-                                   [](const GemmShape& g) { return g.dtype == DType::Fp8; });
+    const auto fp8
+        = std::count_if(plan.gemms.begin(), plan.gemms.end(), [](const GemmShape& g) { return g.dtype == DType::Fp8; });
     EXPECT_EQ(fp8, 15 + 5); // every transformer shape and square is 16-aligned
     EXPECT_EQ(plan.gemms.size(), 2u * (15 + 5));
     EXPECT_TRUE(plan.peers);
@@ -143,8 +143,8 @@ TEST(ProbePlan, UnknownMachinePlansEverythingWithConditions)
 TEST(ProbePlan, AmpereSingleGpuHasNoFp8PeersOrCollectives)
 {
     const ProbePlan plan = buildProbePlan(ProbeOptions {}, machine(1, 8, 0, false));
-    EXPECT_TRUE(std::none_of(plan.gemms.begin(), plan.gemms.end(),
-                             [](const GemmShape& g) { return g.dtype == DType::Fp8; }));
+    EXPECT_TRUE(
+        std::none_of(plan.gemms.begin(), plan.gemms.end(), [](const GemmShape& g) { return g.dtype == DType::Fp8; }));
     EXPECT_FALSE(plan.peers);
     EXPECT_FALSE(plan.collectives);
     ASSERT_FALSE(plan.skipped.empty());
@@ -185,12 +185,11 @@ TEST(ProbePlan, Fp8SkipsUnalignedShapes)
     ProbeOptions o;
     o.model.tokens = 1000; // not a multiple of 16
     const ProbePlan plan = buildProbePlan(o, machine(1, 9, 0, false));
-    const bool listed = std::any_of(plan.gemms.begin(), plan.gemms.end(), [](const GemmShape& g) {
-        return g.dtype == DType::Fp8 && g.label == "qkv.fwd";
-    });
+    const bool listed = std::any_of(plan.gemms.begin(), plan.gemms.end(),
+        [](const GemmShape& g) { return g.dtype == DType::Fp8 && g.label == "qkv.fwd"; });
     EXPECT_FALSE(listed);
     EXPECT_TRUE(std::any_of(plan.skipped.begin(), plan.skipped.end(),
-                            [](const std::string& s) { return s.rfind("fp8 qkv.fwd 1000x1280x8192", 0) == 0; }));
+        [](const std::string& s) { return s.rfind("fp8 qkv.fwd 1000x1280x8192", 0) == 0; }));
 }
 
 TEST(ProbePlan, AttentionIsPerGpuHeads)
@@ -227,6 +226,6 @@ TEST(ProbePlan, DescriptionListsEveryMeasurement)
     const ProbePlan plan = buildProbePlan(ProbeOptions {}, DeviceFacts {});
     const std::string text = describePlan(plan, DeviceFacts {});
     for (const char* needle : { "qkv.fwd", "mlp-down.wgrad", "square", "fp8", "Attention", "HBM", "Host<->device",
-                                "Peer copies", "all_to_all", "1 GiB", "64 KiB", "Condition: fp8" })
+             "Peer copies", "all_to_all", "1 GiB", "64 KiB", "Condition: fp8" })
         EXPECT_NE(text.find(needle), std::string::npos) << needle;
 }

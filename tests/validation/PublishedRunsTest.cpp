@@ -76,8 +76,8 @@ bool scenarioFromRecord(const json& r, Scenario& s)
     const int perNode = intOr(hw, "gpus_per_node", 8);
     if (gpus % perNode != 0)
         return false;
-    s.topology = Topology::regular(*PresetLibrary::instance().gpu(gpu), gpus / perNode, perNode,
-                                   gpu == "h100-sxm" ? 400 : 200);
+    s.topology = Topology::regular(
+        *PresetLibrary::instance().gpu(gpu), gpus / perNode, perNode, gpu == "h100-sxm" ? 400 : 200);
     s.parallel.tp = p["tp"].get<int>();
     s.parallel.sp = p.value("sp", false) == true && s.parallel.tp > 1;
     s.parallel.pp = p["pp"].get<int>();
@@ -117,7 +117,7 @@ TEST(PublishedRuns, StepTimeWithinStatedBand)
     std::vector<double> logErrors;
     for (const auto& row : rows) {
         std::printf("%-58s measured %8.3f s  predicted %8.3f s  ratio %5.2f%s\n", row.id.c_str(), row.measured,
-                    row.predicted, row.ratio(), row.fits ? "" : "  (engine: does not fit)");
+            row.predicted, row.ratio(), row.fits ? "" : "  (engine: does not fit)");
         logErrors.push_back(std::fabs(std::log(row.ratio())));
     }
     std::sort(logErrors.begin(), logErrors.end());
