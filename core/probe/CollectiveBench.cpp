@@ -32,19 +32,31 @@ CollectiveBench::CollectiveBench(const NcclLibrary& nccl, int deviceCount, long 
     m_send.assign(static_cast<std::size_t>(n), nullptr);
     m_recv.assign(static_cast<std::size_t>(n), nullptr);
     const std::size_t bytes = static_cast<std::size_t>(collectiveElements(maxBytes, n)) * kElementBytes;
-    for (int d = 0; d < n; ++d) {
-        PROBE_CUDA(cudaSetDevice(d));
-        PROBE_CUDA(cudaStreamCreateWithFlags(&m_streams[d], cudaStreamNonBlocking));
-        PROBE_CUDA(cudaMalloc(&m_send[d], bytes));
-        PROBE_CUDA(cudaMalloc(&m_recv[d], bytes));
-        PROBE_CUDA(fillRandomBf16(m_send[d], bytes / kElementBytes, 100 + static_cast<std::uint64_t>(d), m_streams[d]));
-        PROBE_CUDA(fillRandomBf16(m_recv[d], bytes / kElementBytes, 200 + static_cast<std::uint64_t>(d), m_streams[d]));
-        PROBE_CUDA(cudaStreamSynchronize(m_streams[d]));
+    try {
+        for (int d = 0; d < n; ++d) {
+            PROBE_CUDA(cudaSetDevice(d));
+            PROBE_CUDA(cudaStreamCreateWithFlags(&m_streams[d], cudaStreamNonBlocking));
+            PROBE_CUDA(cudaMalloc(&m_send[d], bytes));
+            PROBE_CUDA(cudaMalloc(&m_recv[d], bytes));
+            PROBE_CUDA(
+                fillRandomBf16(m_send[d], bytes / kElementBytes, 100 + static_cast<std::uint64_t>(d), m_streams[d]));
+            PROBE_CUDA(
+                fillRandomBf16(m_recv[d], bytes / kElementBytes, 200 + static_cast<std::uint64_t>(d), m_streams[d]));
+            PROBE_CUDA(cudaStreamSynchronize(m_streams[d]));
+        }
+        PROBE_NCCL(m_nccl.commInitAll(m_comms.data(), n, m_devices.data()));
+    } catch (...) {
+        release(); // the destructor does not run for a constructor that throws
+        throw;
     }
-    PROBE_NCCL(m_nccl.commInitAll(m_comms.data(), n, m_devices.data()));
 }
 
 CollectiveBench::~CollectiveBench()
+{
+    release();
+}
+
+void CollectiveBench::release()
 {
     const CurrentDeviceGuard restoreDevice;
     for (std::size_t d = 0; d < m_devices.size(); ++d) {
@@ -59,6 +71,9 @@ CollectiveBench::~CollectiveBench()
             cudaFree(m_recv[d]);
         if (m_streams[d])
             cudaStreamDestroy(m_streams[d]);
+        m_comms[d] = nullptr;
+        m_send[d] = m_recv[d] = nullptr;
+        m_streams[d] = nullptr;
     }
 }
 

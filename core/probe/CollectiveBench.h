@@ -28,6 +28,7 @@ public:
     CollectiveMeasurement measure(CollectiveOp op, long bytes, const TimingOptions& timing);
 
 private:
+    void release();
     void enqueue(CollectiveOp op, long elements);
     // Every rank must end with the same all-reduce / all-gather output.
     void checkRanksAgree(CollectiveOp op, long elements);

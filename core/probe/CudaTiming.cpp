@@ -15,21 +15,29 @@ public:
         , m_start(devices.size(), nullptr)
         , m_stop(devices.size(), nullptr)
     {
-        for (std::size_t i = 0; i < devices.size(); ++i) {
-            PROBE_CUDA(cudaSetDevice(devices[i]));
-            PROBE_CUDA(cudaEventCreate(&m_start[i]));
-            PROBE_CUDA(cudaEventCreate(&m_stop[i]));
+        try {
+            for (std::size_t i = 0; i < devices.size(); ++i) {
+                PROBE_CUDA(cudaSetDevice(devices[i]));
+                PROBE_CUDA(cudaEventCreate(&m_start[i]));
+                PROBE_CUDA(cudaEventCreate(&m_stop[i]));
+            }
+        } catch (...) {
+            release(); // the destructor does not run for a constructor that throws
+            throw;
         }
     }
     EventPairs(const EventPairs&) = delete;
     EventPairs& operator=(const EventPairs&) = delete;
-    ~EventPairs()
+    ~EventPairs() { release(); }
+
+    void release()
     {
         for (std::size_t i = 0; i < m_devices.size(); ++i) {
             if (m_start[i])
                 cudaEventDestroy(m_start[i]);
             if (m_stop[i])
                 cudaEventDestroy(m_stop[i]);
+            m_start[i] = m_stop[i] = nullptr;
         }
         if (!m_devices.empty())
             cudaSetDevice(m_devices.front());

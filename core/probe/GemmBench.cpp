@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace {
@@ -21,6 +22,24 @@ constexpr int kCandidateAlgorithms = 4;
 bool isFp8(const GemmShape& s)
 {
     return s.dtype == core::DType::Fp8;
+}
+
+// cuBLASLt descriptors owned, so that a throw halfway through setting one up leaks nothing.
+struct LtDeleter {
+    void operator()(cublasLtMatmulDescOpaque_t* d) const { cublasLtMatmulDescDestroy(d); }
+    void operator()(cublasLtMatrixLayoutOpaque_t* l) const { cublasLtMatrixLayoutDestroy(l); }
+    void operator()(cublasLtMatmulPreferenceOpaque_t* p) const { cublasLtMatmulPreferenceDestroy(p); }
+};
+using MatmulDesc = std::unique_ptr<cublasLtMatmulDescOpaque_t, LtDeleter>;
+using MatrixLayout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, LtDeleter>;
+using MatmulPreference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, LtDeleter>;
+
+MatrixLayout matrixLayout(cudaDataType_t type, long rows, long columns, long leadingDimension)
+{
+    cublasLtMatrixLayout_t layout = nullptr;
+    PROBE_CUBLAS(cublasLtMatrixLayoutCreate(
+        &layout, type, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(columns), leadingDimension));
+    return MatrixLayout(layout);
 }
 
 std::string shapeText(const GemmShape& s)
@@ -62,20 +81,23 @@ public:
         PROBE_CUDA(fillRandomBf16(m_d.data(), m_strideD * batch, seed + 2, stream));
 
         const cudaDataType_t inType = isFp8(shape) ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
-        PROBE_CUBLAS(cublasLtMatmulDescCreate(&m_op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+        cublasLtMatmulDesc_t op = nullptr;
+        PROBE_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+        m_op.reset(op);
         const cublasOperation_t transposed = CUBLAS_OP_T, plain = CUBLAS_OP_N;
-        PROBE_CUBLAS(cublasLtMatmulDescSetAttribute(m_op, CUBLASLT_MATMUL_DESC_TRANSA, &transposed, sizeof transposed));
-        PROBE_CUBLAS(cublasLtMatmulDescSetAttribute(m_op, CUBLASLT_MATMUL_DESC_TRANSB, &plain, sizeof plain));
-        PROBE_CUBLAS(cublasLtMatrixLayoutCreate(&m_layoutA, inType, shape.k, shape.m, shape.k));
-        PROBE_CUBLAS(cublasLtMatrixLayoutCreate(&m_layoutB, inType, shape.k, shape.n, shape.k));
+        PROBE_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transposed, sizeof transposed));
+        PROBE_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &plain, sizeof plain));
+        m_layoutA = matrixLayout(inType, shape.k, shape.m, shape.k);
+        m_layoutB = matrixLayout(inType, shape.k, shape.n, shape.k);
         // With fp8 inputs and a bf16 D, C must be bf16 as well (cublasLtMatmul's type table).
-        PROBE_CUBLAS(cublasLtMatrixLayoutCreate(&m_layoutC, CUDA_R_16BF, shape.m, shape.n, shape.m));
-        PROBE_CUBLAS(cublasLtMatrixLayoutCreate(&m_layoutD, CUDA_R_16BF, shape.m, shape.n, shape.m));
+        m_layoutC = matrixLayout(CUDA_R_16BF, shape.m, shape.n, shape.m);
+        m_layoutD = matrixLayout(CUDA_R_16BF, shape.m, shape.n, shape.m);
         if (shape.batch > 1) {
             const std::int32_t count = static_cast<std::int32_t>(shape.batch);
             const std::int64_t strides[] = { static_cast<std::int64_t>(m_strideA), static_cast<std::int64_t>(m_strideB),
                 static_cast<std::int64_t>(m_strideD), static_cast<std::int64_t>(m_strideD) };
-            const cublasLtMatrixLayout_t layouts[] = { m_layoutA, m_layoutB, m_layoutC, m_layoutD };
+            const cublasLtMatrixLayout_t layouts[]
+                = { m_layoutA.get(), m_layoutB.get(), m_layoutC.get(), m_layoutD.get() };
             for (int i = 0; i < 4; ++i) {
                 PROBE_CUBLAS(cublasLtMatrixLayoutSetAttribute(
                     layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
@@ -84,19 +106,16 @@ public:
             }
         }
 
-        cublasLtMatmulPreference_t preference = nullptr;
-        PROBE_CUBLAS(cublasLtMatmulPreferenceCreate(&preference));
+        cublasLtMatmulPreference_t preferenceHandle = nullptr;
+        PROBE_CUBLAS(cublasLtMatmulPreferenceCreate(&preferenceHandle));
+        const MatmulPreference preference(preferenceHandle);
         const std::uint64_t maxWorkspace = workspaceBytes;
-        const cublasStatus_t set = cublasLtMatmulPreferenceSetAttribute(
-            preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &maxWorkspace, sizeof maxWorkspace);
+        PROBE_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
+            preferenceHandle, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &maxWorkspace, sizeof maxWorkspace));
         int returned = 0;
         m_algorithms.resize(static_cast<std::size_t>(candidates));
-        const cublasStatus_t heuristic = set != CUBLAS_STATUS_SUCCESS
-            ? set
-            : cublasLtMatmulAlgoGetHeuristic(lt, m_op, m_layoutA, m_layoutB, m_layoutC, m_layoutD, preference,
-                candidates, m_algorithms.data(), &returned);
-        cublasLtMatmulPreferenceDestroy(preference);
-        PROBE_CUBLAS(heuristic);
+        PROBE_CUBLAS(cublasLtMatmulAlgoGetHeuristic(lt, op, m_layoutA.get(), m_layoutB.get(), m_layoutC.get(),
+            m_layoutD.get(), preferenceHandle, candidates, m_algorithms.data(), &returned));
         if (returned <= 0)
             PROBE_FAIL("cuBLASLt has no algorithm for " + shapeText(shape));
         m_algorithms.resize(static_cast<std::size_t>(returned));
@@ -104,15 +123,6 @@ public:
 
     Matmul(const Matmul&) = delete;
     Matmul& operator=(const Matmul&) = delete;
-    ~Matmul()
-    {
-        for (cublasLtMatrixLayout_t l : { m_layoutA, m_layoutB, m_layoutC, m_layoutD }) {
-            if (l)
-                cublasLtMatrixLayoutDestroy(l);
-        }
-        if (m_op)
-            cublasLtMatmulDescDestroy(m_op);
-    }
 
     int algorithmCount() const { return static_cast<int>(m_algorithms.size()); }
 
@@ -192,8 +202,9 @@ private:
     cublasStatus_t tryEnqueue(std::size_t algorithm) const
     {
         const float alpha = 1.0f, beta = 0.0f;
-        return cublasLtMatmul(m_lt, m_op, &alpha, m_a.data(), m_layoutA, m_b.data(), m_layoutB, &beta, m_d.data(),
-            m_layoutC, m_d.data(), m_layoutD, &m_algorithms[algorithm].algo, m_workspace, m_workspaceBytes, m_stream);
+        return cublasLtMatmul(m_lt, m_op.get(), &alpha, m_a.data(), m_layoutA.get(), m_b.data(), m_layoutB.get(), &beta,
+            m_d.data(), m_layoutC.get(), m_d.data(), m_layoutD.get(), &m_algorithms[algorithm].algo, m_workspace,
+            m_workspaceBytes, m_stream);
     }
 
     cublasLtHandle_t m_lt;
@@ -203,8 +214,8 @@ private:
     cudaStream_t m_stream;
     std::size_t m_strideA = 0, m_strideB = 0, m_strideD = 0;
     DeviceBuffer m_a, m_b, m_d;
-    cublasLtMatmulDesc_t m_op = nullptr;
-    cublasLtMatrixLayout_t m_layoutA = nullptr, m_layoutB = nullptr, m_layoutC = nullptr, m_layoutD = nullptr;
+    MatmulDesc m_op;
+    MatrixLayout m_layoutA, m_layoutB, m_layoutC, m_layoutD;
     std::vector<cublasLtMatmulHeuristicResult_t> m_algorithms;
     std::size_t m_chosen = 0;
 };
@@ -216,7 +227,11 @@ GemmBench::GemmBench(cudaStream_t stream, bool tuneAlgorithms, int verifySamples
     , m_verifySamples(verifySamples)
 {
     PROBE_CUBLAS(cublasLtCreate(&m_lt));
-    PROBE_CUDA(cudaMalloc(&m_workspace, m_workspaceBytes));
+    const cudaError_t status = cudaMalloc(&m_workspace, m_workspaceBytes);
+    if (status != cudaSuccess) {
+        cublasLtDestroy(m_lt); // the destructor does not run for a constructor that throws
+        PROBE_CUDA(status);
+    }
 }
 
 GemmBench::~GemmBench()

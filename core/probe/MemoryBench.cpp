@@ -118,6 +118,9 @@ PeerMeasurement measurePeerCopy(int source, int destination, long bufferBytes, c
     }
     PROBE_CUDA(cudaSetDevice(destination));
     DeviceBuffer target(bytes);
+    // A pattern unlike the source's random data: a copy that never lands cannot pass the check.
+    PROBE_CUDA(cudaMemset(target.data(), 0x5A, bytes));
+    PROBE_CUDA(cudaDeviceSynchronize());
     PROBE_CUDA(cudaSetDevice(source));
     DeviceBuffer origin(bytes);
     CudaStream stream;

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <type_traits>
 
 namespace parallax::probe {
@@ -10,6 +11,12 @@ NcclLibrary::~NcclLibrary()
 {
     if (m_handle)
         dlclose(m_handle);
+}
+
+std::string NcclLibrary::defaultName()
+{
+    const char* name = std::getenv("PARALLAX_NCCL_LIBRARY");
+    return name && *name ? name : "libnccl.so.2";
 }
 
 bool NcclLibrary::load(const std::string& soname, std::string& error)

@@ -22,6 +22,10 @@ public:
     NcclLibrary& operator=(const NcclLibrary&) = delete;
     ~NcclLibrary();
 
+    // The library to load: $PARALLAX_NCCL_LIBRARY when set (a path, e.g. the NCCL inside a PyTorch
+    // installation), else "libnccl.so.2" from the loader's search path.
+    static std::string defaultName();
+
     // False with `error` set ("libnccl.so.2: cannot open shared object file ...") when the library
     // or one of its symbols is missing.
     bool load(const std::string& soname, std::string& error);

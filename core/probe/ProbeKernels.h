@@ -12,8 +12,8 @@ namespace parallax::probe {
 
 // Random values, never zero: magnitude uniform in [1/16, 1], random sign (zero mean), from a
 // counter-based hash of (seed, index), so that the same seed gives the same data on any launch
-// configuration. Zeros or constant data would let a broken GEMM pass verification and would
-// understate power-limited throughput (tensor cores draw less on zero operands).
+// configuration. Zeros or constant data would let a broken GEMM pass verification, and would
+// overstate throughput (tensor cores draw less power on zeros, so they throttle less).
 cudaError_t fillRandomBf16(void* data, std::size_t count, std::uint64_t seed, cudaStream_t stream);
 cudaError_t fillRandomFp8E4m3(void* data, std::size_t count, std::uint64_t seed, cudaStream_t stream);
 

@@ -164,9 +164,10 @@ ProbePlan buildProbePlan(const ProbeOptions& o, const DeviceFacts& facts)
     plan.collectives = !facts.known || (facts.count >= 2 && facts.ncclLoaded);
     if (!facts.known) {
         plan.conditions.push_back("peer copies run only with >= 2 GPUs");
-        plan.conditions.push_back("NCCL collectives run only with >= 2 GPUs and libnccl.so.2 loadable");
+        plan.conditions.push_back("NCCL collectives run only with >= 2 GPUs and libnccl.so.2 (or "
+                                  "$PARALLAX_NCCL_LIBRARY) loadable");
     } else if (facts.count >= 2 && !facts.ncclLoaded) {
-        plan.skipped.push_back("NCCL collectives: libnccl.so.2 could not be loaded");
+        plan.skipped.push_back("NCCL collectives: libnccl.so.2 (or $PARALLAX_NCCL_LIBRARY) could not be loaded");
     } else if (facts.count < 2) {
         plan.skipped.push_back("peer copies and NCCL collectives: only one GPU");
     }

@@ -11,6 +11,7 @@
 #include "core/probe/ProbeOutput.h"
 
 #include <cstdio>
+#include <exception>
 #include <memory>
 
 #ifndef PARALLAX_VERSION
@@ -62,9 +63,16 @@ std::string sizeText(long bytes)
     return buffer;
 }
 
+// A section of rates: its title, then the columns printRate fills (aligned with the GEMM table).
+void printSection(const std::string& title)
+{
+    std::printf("\n%s\n  %-50s %9s %9s %9s\n", title.c_str(), "", "median", "p10", "p90");
+    std::fflush(stdout);
+}
+
 void printRate(const char* label, const Summary& s, double unit)
 {
-    std::printf("  %-44s %9.1f %9.1f %9.1f\n", label, s.median / unit, s.p10 / unit, s.p90 / unit);
+    std::printf("  %-50s %9.1f %9.1f %9.1f\n", label, s.median / unit, s.p10 / unit, s.p90 / unit);
     std::fflush(stdout);
 }
 
@@ -86,9 +94,9 @@ void ProbeRunner::guarded(const std::string& what, const std::function<void()>& 
     }
     try {
         measure();
-    } catch (const ProbeError& e) {
+    } catch (const std::exception& e) { // ProbeError from CUDA / cuBLAS / NCCL, or bad_alloc on the host
         m_calibration.failures.push_back({ what, e.what() });
-        std::printf("  %-44s FAILED: %s\n", what.c_str(), e.what());
+        std::printf("  %-50s FAILED: %s\n", what.c_str(), e.what());
         std::fflush(stdout);
         // Errors such as an illegal address are sticky: every later call would fail the same way.
         cudaGetLastError();
@@ -146,8 +154,8 @@ void ProbeRunner::runGemms()
     }
 
     const AttentionPlan& a = m_plan.attention;
-    std::printf("\nAttention GEMM parts, bf16: %ld x %ld heads x %ld tokens x head dim %ld (TFLOP/s)\n", a.batch,
-        a.heads, a.seqLen, a.headDim);
+    printSection("Attention GEMM parts, bf16: " + std::to_string(a.batch) + " x " + std::to_string(a.heads)
+        + " heads x " + std::to_string(a.seqLen) + " tokens x head dim " + std::to_string(a.headDim) + " (TFLOP/s)");
     guarded("attention", [&] {
         const GemmMeasurement m = bench.measureAttention(a, timing);
         m_calibration.attentionFlopsPerSecond = m.flopsPerSecond.median;
@@ -162,7 +170,7 @@ void ProbeRunner::runMemory()
 {
     CudaStream stream;
     const TimingOptions timing { m_plan.warmup, m_plan.repeats };
-    std::printf("\nMemory (GB/s)                                                 median       p10       p90\n");
+    printSection("Memory (GB/s)");
     guarded("hbm", [&] {
         const HbmMeasurement m = measureHbm(stream.get(), m_plan.hbmBufferBytes, m_calibration.smCount, timing);
         m_calibration.hbmBufferBytes = static_cast<double>(m_plan.hbmBufferBytes);
@@ -190,7 +198,7 @@ void ProbeRunner::runPeers()
     if (!m_plan.peers)
         return;
     const TimingOptions timing { m_plan.warmup, m_plan.repeats };
-    std::printf("\nPeer copies, cudaMemcpyPeerAsync %s (GB/s)\n", sizeText(m_plan.copyBufferBytes).c_str());
+    printSection("Peer copies, cudaMemcpyPeerAsync " + sizeText(m_plan.copyBufferBytes) + " (GB/s)");
     std::vector<double> medians;
     for (int source = 0; source < m_deviceCount; ++source) {
         for (int destination = 0; destination < m_deviceCount; ++destination) {
@@ -221,13 +229,13 @@ void ProbeRunner::runCollectives()
         return;
     NcclLibrary nccl;
     std::string error;
-    if (!nccl.load("libnccl.so.2", error)) {
+    if (!nccl.load(NcclLibrary::defaultName(), error)) {
         m_calibration.failures.push_back({ "nccl", error });
         return;
     }
     const TimingOptions timing { m_plan.warmup, m_plan.repeats };
-    std::printf(
-        "\nNCCL %s collectives over %d GPUs, bus bandwidth (GB/s)\n", nccl.versionText().c_str(), m_deviceCount);
+    printSection("NCCL " + nccl.versionText() + " collectives over " + std::to_string(m_deviceCount)
+        + " GPUs, bus bandwidth (GB/s)");
     std::unique_ptr<CollectiveBench> bench;
     guarded("nccl init",
         [&] { bench = std::make_unique<CollectiveBench>(nccl, m_deviceCount, m_plan.collectiveBytes.back()); });
@@ -257,7 +265,7 @@ int ProbeRunner::run()
     if (m_deviceCount >= 2) {
         NcclLibrary probeLoad;
         std::string ignored;
-        m_facts.ncclLoaded = probeLoad.load("libnccl.so.2", ignored);
+        m_facts.ncclLoaded = probeLoad.load(NcclLibrary::defaultName(), ignored);
     }
     m_plan = buildProbePlan(m_options, m_facts);
 
@@ -282,8 +290,9 @@ int ProbeRunner::run()
         return kExitOk;
     }
     printHeader();
-    runGemms();
-    runMemory();
+    // The sections guard each measurement; these outer guards catch a failed setup (handle, stream).
+    guarded("gemm setup", [this] { runGemms(); });
+    guarded("memory setup", [this] { runMemory(); });
     runPeers();
     runCollectives();
 

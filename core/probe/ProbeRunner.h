@@ -18,7 +18,8 @@ public:
     int run(); // an ExitCode
 
 private:
-    // Runs one measurement; a ProbeError becomes a failure entry, never a number.
+    // Runs one measurement; an exception (a failed CUDA call, a failed check) becomes a failure
+    // entry, never a number.
     void guarded(const std::string& what, const std::function<void()>& measure);
     void runGemms();
     void runMemory();

@@ -250,3 +250,25 @@ TEST(NcclLibrary, MissingLibraryIsAnErrorNotACrash)
     EXPECT_FALSE(nccl.loaded());
     EXPECT_NE(error.find("libparallax-no-such-nccl.so.2"), std::string::npos) << error;
 }
+
+TEST(NcclLibrary, NameComesFromTheEnvironment)
+{
+    unsetenv("PARALLAX_NCCL_LIBRARY");
+    EXPECT_EQ(probe::NcclLibrary::defaultName(), "libnccl.so.2");
+    setenv("PARALLAX_NCCL_LIBRARY", "/opt/nccl/lib/libnccl.so.2", 1);
+    EXPECT_EQ(probe::NcclLibrary::defaultName(), "/opt/nccl/lib/libnccl.so.2");
+    unsetenv("PARALLAX_NCCL_LIBRARY");
+}
+
+TEST(NcclLibrary, BindsEverySymbolOfARealNccl)
+{
+    const std::string path = PARALLAX_NCCL_CANDIDATE;
+    if (!std::filesystem::exists(path))
+        GTEST_SKIP() << "no NCCL in the CUDA toolkit at " << path;
+    probe::NcclLibrary nccl;
+    std::string error;
+    ASSERT_TRUE(nccl.load(path, error)) << error;
+    // ncclGetVersion needs no GPU; "2.x.y" proves the symbols bound to the real library.
+    EXPECT_EQ(nccl.versionText().rfind("2.", 0), 0u) << nccl.versionText();
+    EXPECT_NE(nccl.errorText(1).find("(1)"), std::string::npos);
+}
