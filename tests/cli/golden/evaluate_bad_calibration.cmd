@@ -1,0 +1,4 @@
+args: evaluate --calibration tests/cli/data/calibration-bad.json
+exit: 2
+stderr: gemm\[0\].tflops_median
+stdout: ignore
