@@ -1,0 +1,173 @@
+// Files: save / open round trip (atomic save through the core), corrupt and invalid files leave
+// the current work untouched, the unsaved-changes prompt, recent files and window state.
+#include "TestSupport.h"
+
+#include "ui/PresetGallery.h"
+#include "ui/TopologyEditor.h"
+
+#include <QListWidget>
+#include <QTextBrowser>
+
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QUndoStack>
+
+using namespace parallax;
+using namespace parallax::ui;
+
+class FileIoTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { test::initApplication(); }
+
+    void saveOpenRoundTrip()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("edited.parallax.json"));
+        QString saved;
+        {
+            test::Window w;
+            w.load(test::presetScenario());
+            // An explicit topology (moved GPU) and changed knobs must survive the trip.
+            QVERIFY(w.window.topologyEditor()->drop(
+                { TopologyDrag::Kind::Gpu, {}, 1, 0 }, w.window.topologyEditor()->domainScenePos(0)));
+            w.doc()->edit(QStringLiteral("knobs"), [](core::Scenario& s) {
+                s.parallel.zero = 2;
+                s.training.recompute = core::Recompute::Full;
+                s.name = "Round trip";
+            });
+            QVERIFY(w.doc()->isModified());
+            QVERIFY(w.window.saveToFile(path));
+            QVERIFY(!w.doc()->isModified());
+            QVERIFY(w.window.windowTitle().contains(QStringLiteral("edited.parallax.json")));
+            saved = test::serialized(w.doc()->scenario());
+            QVERIFY(w.errors.isEmpty());
+        }
+        test::Window other;
+        QVERIFY(other.window.openFile(path));
+        QCOMPARE(test::serialized(other.doc()->scenario()), saved);
+        QCOMPARE(other.doc()->scenario().topology.domains[0].gpuCount, 9);
+        QVERIFY(!other.doc()->scenario().regularCluster);
+        QCOMPARE(other.doc()->filePath(), QFileInfo(path).absoluteFilePath());
+        QVERIFY(!other.doc()->isModified());
+        QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0),
+            QFileInfo(path).absoluteFilePath());
+    }
+
+    void corruptOrInvalidFileLeavesTheScenarioIntact_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("named"); // what the error must name
+        QTest::newRow("not json") << QByteArray("{ \"format\": \"parallax-scenario\", ") << QString();
+        QTest::newRow("bad degree") << QByteArray(R"({"format":"parallax-scenario","version":1,"model":"llama3-8b",
+            "cluster":{"gpu":"h100-sxm","nodes":1,"gpus_per_node":8},"parallel":{"tp":0},"training":{"global_batch":8}})")
+                                    << QStringLiteral("parallel.tp");
+        QTest::newRow("unknown gpu") << QByteArray(R"({"format":"parallax-scenario","version":1,"model":"llama3-8b",
+            "cluster":{"gpu":"h1000","nodes":1,"gpus_per_node":8},"parallel":{},"training":{"global_batch":8}})")
+                                     << QStringLiteral("h1000");
+        QTest::newRow("missing file") << QByteArray() << QString();
+    }
+
+    void corruptOrInvalidFileLeavesTheScenarioIntact()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, named);
+        test::Window w;
+        w.load(test::presetScenario());
+        w.doc()->edit(QStringLiteral("unsaved work"), [](core::Scenario& s) { s.parallel.zero = 3; });
+        const QString before = test::serialized(w.doc()->scenario());
+        const int undoSteps = w.doc()->undoStack()->count();
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("broken.parallax.json"));
+        if (!content.isEmpty()) {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(content);
+        }
+        QVERIFY(!w.window.openFile(path));
+        QCOMPARE(w.errors.size(), 1);
+        QVERIFY(w.errors.front().contains(QStringLiteral("broken.parallax.json")));
+        QVERIFY(w.errors.front().contains(QStringLiteral("unchanged")));
+        if (!named.isEmpty())
+            QVERIFY2(w.errors.front().contains(named), qPrintable(w.errors.front()));
+        QCOMPARE(test::serialized(w.doc()->scenario()), before);
+        QCOMPARE(w.doc()->undoStack()->count(), undoSteps);
+        QVERIFY(w.doc()->isModified());
+        QVERIFY(w.doc()->filePath().isEmpty());
+    }
+
+    void unsavedChangesPromptOnClose()
+    {
+        test::Window w;
+        w.load(test::presetScenario());
+        QVERIFY(w.window.close()); // clean: no prompt
+        QCOMPARE(w.prompts, 0);
+
+        w.window.show();
+        w.doc()->edit(QStringLiteral("change"), [](core::Scenario& s) { s.parallel.zero = 2; });
+        w.answer = QMessageBox::Cancel;
+        QVERIFY(!w.window.close());
+        QCOMPARE(w.prompts, 1);
+        QVERIFY(w.window.isVisible());
+
+        w.answer = QMessageBox::Discard;
+        QVERIFY(w.window.close());
+        QCOMPARE(w.prompts, 2);
+        QVERIFY(QSettings().contains(QStringLiteral("geometry")));
+        QVERIFY(QSettings().contains(QStringLiteral("windowState")));
+
+        // Save with a file behind the document: written, then closed.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("kept.parallax.json"));
+        w.window.show();
+        QVERIFY(w.window.saveToFile(path));
+        w.doc()->edit(QStringLiteral("change"), [](core::Scenario& s) { s.parallel.zero = 1; });
+        w.answer = QMessageBox::Save;
+        QVERIFY(w.window.close());
+        core::LoadError error;
+        const auto reread = core::loadScenarioFile(path.toStdString(), error);
+        QVERIFY(reread);
+        QCOMPARE(reread->parallel.zero, 1);
+    }
+
+    void iconIsCompiledIn()
+    {
+        QVERIFY(QFile::exists(QStringLiteral(":/icons/parallax.svg")));
+        test::Window w;
+        QVERIFY(!w.window.windowIcon().isNull());
+        QVERIFY(!w.window.windowIcon().pixmap(64, 64).isNull());
+    }
+
+    void presetGalleryShowsEachLesson()
+    {
+        PresetGallery gallery;
+        auto* list = gallery.findChild<QListWidget*>(QStringLiteral("presetList"));
+        auto* text = gallery.findChild<QTextBrowser*>();
+        QVERIFY(list && text);
+        QCOMPARE(list->count(), static_cast<int>(core::PresetLibrary::instance().scenarios().size()));
+        gallery.selectPreset(QString::fromLatin1(core::kDefaultScenarioPreset));
+        QCOMPARE(gallery.selectedPresetId(), QString::fromLatin1(core::kDefaultScenarioPreset));
+        const auto scenario = test::presetScenario();
+        QVERIFY(!scenario.description.empty());
+        // The lesson's Markdown is rendered, not shown raw.
+        QVERIFY2(text->toPlainText().contains(QString::fromStdString(scenario.name)), qPrintable(text->toPlainText()));
+        QVERIFY(!text->toPlainText().contains(QStringLiteral("**")));
+    }
+
+    void presetsOpenUntitledAndClean()
+    {
+        test::Window w;
+        for (const auto& preset : core::PresetLibrary::instance().scenarios()) {
+            QVERIFY2(w.window.openPreset(QString::fromStdString(preset.id)), preset.id.c_str());
+            QVERIFY(w.doc()->filePath().isEmpty());
+            QVERIFY(!w.doc()->isModified());
+            QVERIFY(w.doc()->waitForEvaluation());
+        }
+        QVERIFY(!w.window.openPreset(QStringLiteral("no-such-preset")));
+        QCOMPARE(w.errors.size(), 1);
+    }
+};
+
+QTEST_MAIN(FileIoTest)
+#include "tst_file_io.moc"

@@ -1,0 +1,153 @@
+// The configuration panels: live validation marks the field the engine names, degrees that do not
+// divide offer the nearest valid values, edits are undoable (spin box steps merge).
+#include "TestSupport.h"
+
+#include "ui/ConfigPanel.h"
+#include "ui/DegreeSuggestions.h"
+#include "ui/MessageModel.h"
+#include "ui/Theme.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QSpinBox>
+#include <QUndoStack>
+
+using namespace parallax;
+using namespace parallax::ui;
+
+class PanelsTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { test::initApplication(); }
+
+    void invalidFieldShowsItsMessage()
+    {
+        test::Window w;
+        w.load(test::presetScenario());
+        ConfigPanel* panel = w.window.configPanel();
+        QVERIFY(!panel->isFieldMarked(QStringLiteral("parallel.tp")));
+        auto* heads = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("model.heads")));
+        QVERIFY(heads);
+        heads->setValue(60); // tp = 8 no longer divides the heads
+        QVERIFY(w.doc()->waitForEvaluation());
+        const auto& errors = w.doc()->evaluation()->report.errors;
+        QVERIFY(!errors.empty());
+        const QString field = QString::fromStdString(errors.front().field);
+        const QString text = QString::fromStdString(errors.front().text);
+        QCOMPARE(field, QStringLiteral("parallel.tp"));
+        QVERIFY(panel->isFieldMarked(field));
+        QVERIFY(panel->fieldMessage(field).contains(text));
+        QWidget* editor = panel->fieldEditor(field);
+        QVERIFY(editor->property("invalid").toBool());
+        QVERIFY(editor->toolTip().contains(text));
+        QCOMPARE(editor->parentWidget()->property("mark").toString(), theme::problemColor().name()); // the red frame
+        QCOMPARE(panel->messageModel()->count(MessageModel::Error), static_cast<int>(errors.size()));
+        QVERIFY(w.window.statusText().contains(QStringLiteral("error")));
+        // The nearest tp that divides 60 heads, 8 kv heads and the 64 GPUs: 4 (with dp = 2).
+        QVERIFY(panel->suggestions(field).contains(QStringLiteral("tp = 4 (dp = 2)")));
+
+        w.doc()->undoStack()->undo();
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(!panel->isFieldMarked(field));
+        QVERIFY(panel->fieldMessage(field).isEmpty() || !w.doc()->evaluation()->report.errors.empty());
+    }
+
+    void nonDividingDegreeOffersNearestValues()
+    {
+        test::Window w;
+        w.load(test::presetScenario());
+        ConfigPanel* panel = w.window.configPanel();
+        auto* autoDp = panel->findChild<QCheckBox*>(QStringLiteral("autoDataParallel"));
+        QVERIFY(autoDp);
+        autoDp->setChecked(false);
+        auto* pp = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("parallel.pp")));
+        pp->setValue(6); // 8 * 6 * 1 = 48 ranks for 64 GPUs
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(panel->isFieldMarked(QStringLiteral("parallel.dp")));
+        const QStringList dp = panel->suggestions(QStringLiteral("parallel.dp"));
+        QVERIFY(dp.isEmpty()); // no dp makes 8 * 6 * dp = 64
+        panel->applySuggestion(QStringLiteral("parallel.dp"), 0); // nothing to apply: no crash, no edit
+
+        pp->setValue(8);
+        auto* tp = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("parallel.tp")));
+        tp->setValue(3);
+        QVERIFY(w.doc()->waitForEvaluation());
+        const QStringList tpSuggestions = panel->suggestions(QStringLiteral("parallel.tp"));
+        QVERIFY2(tpSuggestions.size() >= 2, qPrintable(tpSuggestions.join(QLatin1Char(','))));
+        QCOMPARE(tpSuggestions.front(), QStringLiteral("tp = 2 (dp = 4)"));
+        panel->applySuggestion(QStringLiteral("parallel.tp"), 0);
+        QCOMPARE(w.doc()->scenario().parallel.tp, 2);
+        QCOMPARE(w.doc()->scenario().parallel.dp, 4);
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(!panel->isFieldMarked(QStringLiteral("parallel.tp")));
+        autoDp->setChecked(true);
+    }
+
+    void suggestionArithmetic_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<int>("value");
+        QTest::addColumn<QStringList>("expected");
+        // Llama 3 70B (64 heads, 8 kv heads, 80 layers) on 64 GPUs, tp 8, pp 8, vpp 2, global batch 512.
+        QTest::newRow("tp 3") << "parallel.tp" << 3 << QStringList { "tp = 2 (dp = 4)", "tp = 4 (dp = 2)" };
+        QTest::newRow("pp 3") << "parallel.pp" << 3 << QStringList { "pp = 2 (dp = 4)", "pp = 4 (dp = 2)" };
+        QTest::newRow("vpp 3") << "parallel.vpp" << 3 << QStringList { "vpp = 2", "vpp = 5" };
+        QTest::newRow("global batch 500") << "training.global_batch" << 500 << QStringList { "global batch = 501" };
+        QTest::newRow("unknown") << "model.layers" << 3 << QStringList {};
+    }
+
+    void suggestionArithmetic()
+    {
+        QFETCH(QString, field);
+        QFETCH(int, value);
+        QFETCH(QStringList, expected);
+        core::Scenario s = test::presetScenario();
+        QCOMPARE(s.parallel.dp, 1);
+        QCOMPARE(intField(s, "parallel.pp"), 8);
+        setIntField(s, field.toStdString(), value);
+        QStringList labels;
+        for (const auto& sug : suggestValues(s, field.toStdString()))
+            labels << sug.label;
+        for (const QString& e : expected)
+            QVERIFY2(labels.contains(e), qPrintable(labels.join(QStringLiteral(", "))));
+        if (expected.isEmpty())
+            QVERIFY(labels.isEmpty());
+    }
+
+    void spinBoxStepsMergeIntoOneUndoStep()
+    {
+        test::Window w;
+        w.load(test::presetScenario());
+        auto* layers = qobject_cast<QSpinBox*>(w.window.configPanel()->fieldEditor(QStringLiteral("model.layers")));
+        layers->setValue(81);
+        layers->setValue(82);
+        layers->setValue(84);
+        QCOMPARE(w.doc()->undoStack()->count(), 1);
+        QCOMPARE(w.doc()->scenario().model.layers, 84);
+        QVERIFY(w.doc()->scenario().modelPreset.empty()); // edited: an inline model now
+        w.doc()->undoStack()->undo();
+        QCOMPARE(w.doc()->scenario().model.layers, 80);
+        QCOMPARE(w.doc()->scenario().modelPreset, std::string("llama3-70b"));
+        QCOMPARE(layers->value(), 80); // the widget follows undo
+    }
+
+    void modelPresetPicker()
+    {
+        test::Window w;
+        w.load(test::presetScenario());
+        auto* preset = w.window.configPanel()->findChild<QComboBox*>(QStringLiteral("modelPreset"));
+        QVERIFY(preset);
+        const int index = preset->findData(QStringLiteral("llama3-8b"));
+        QVERIFY(index > 0);
+        preset->setCurrentIndex(index);
+        QCOMPARE(w.doc()->scenario().modelPreset, std::string("llama3-8b"));
+        QCOMPARE(w.doc()->scenario().model.layers, 32);
+        auto* layers = qobject_cast<QSpinBox*>(w.window.configPanel()->fieldEditor(QStringLiteral("model.layers")));
+        QCOMPARE(layers->value(), 32);
+        w.doc()->undoStack()->undo();
+        QCOMPARE(w.doc()->scenario().modelPreset, std::string("llama3-70b"));
+    }
+};
+
+QTEST_MAIN(PanelsTest)
+#include "tst_panels.moc"

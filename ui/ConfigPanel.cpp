@@ -1,0 +1,668 @@
+#include "ui/ConfigPanel.h"
+
+#include "core/PresetLibrary.h"
+#include "ui/DegreeSuggestions.h"
+#include "ui/Format.h"
+#include "ui/MessageModel.h"
+#include "ui/ScenarioDocument.h"
+#include "ui/Theme.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace parallax::ui {
+
+namespace {
+constexpr int kMaxInt = 2'000'000'000;
+
+core::MoeSpec& moeOf(core::Scenario& s)
+{
+    if (!s.model.moe)
+        s.model.moe = core::MoeSpec {};
+    return *s.model.moe;
+}
+
+// Draws the validation mark around a field's editor, leaving the editor's own look alone (a
+// style sheet border would restyle a spin box's buttons).
+class MarkFrame : public QWidget {
+public:
+    explicit MarkFrame(QWidget* parent)
+        : QWidget(parent)
+    {
+        auto* layout = new QHBoxLayout(this);
+        layout->setContentsMargins(2, 2, 2, 2);
+        layout->setSpacing(0);
+    }
+    void setMark(const QColor& color)
+    {
+        m_color = color;
+        setProperty("mark", color.isValid() ? color.name() : QString());
+        update();
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        if (!m_color.isValid())
+            return;
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(QPen(m_color, 2));
+        p.drawRoundedRect(QRectF(rect()).adjusted(1, 1, -1, -1), 4, 4);
+    }
+
+private:
+    QColor m_color;
+};
+
+// A model field edit turns a preset model into an inline (custom) one.
+void customModel(core::Scenario& s)
+{
+    s.modelPreset.clear();
+}
+} // namespace
+
+ConfigPanel::ConfigPanel(ScenarioDocument* document, QWidget* parent)
+    : QWidget(parent)
+    , m_document(document)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->setSpacing(8);
+
+    auto* messagesBox = new QGroupBox(tr("Findings"), this);
+    auto* messagesLayout = new QVBoxLayout(messagesBox);
+    m_messageSummary = new QLabel(messagesBox);
+    messagesLayout->addWidget(m_messageSummary);
+    m_messages = new MessageModel(this);
+    m_findings = new QLabel(messagesBox);
+    m_findings->setObjectName(QStringLiteral("findings"));
+    m_findings->setWordWrap(true);
+    m_findings->setTextFormat(Qt::RichText);
+    m_findings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_findings->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    messagesLayout->addWidget(m_findings);
+    layout->addWidget(messagesBox);
+
+    layout->addWidget(buildParallelGroup());
+    layout->addWidget(buildTrainingGroup());
+    layout->addWidget(buildModelGroup());
+    layout->addStretch(1);
+
+    connect(m_document, &ScenarioDocument::scenarioChanged, this, &ConfigPanel::refreshFromScenario);
+    connect(m_document, &ScenarioDocument::evaluationChanged, this, &ConfigPanel::refreshFromEvaluation);
+    refreshFromScenario();
+    refreshFromEvaluation();
+}
+
+ConfigPanel::~ConfigPanel() = default;
+
+ConfigPanel::Field& ConfigPanel::addField(
+    QFormLayout* form, const QString& label, const QString& path, QWidget* editor, const QString& tip)
+{
+    auto* container = new QWidget(form->parentWidget());
+    auto* v = new QVBoxLayout(container);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(2);
+    auto* frame = new MarkFrame(container);
+    frame->layout()->addWidget(editor);
+    v->addWidget(frame);
+    auto* hint = new QWidget(container);
+    auto* hv = new QVBoxLayout(hint);
+    hv->setContentsMargins(0, 0, 0, 2);
+    hv->setSpacing(2);
+    auto* hintText = new QLabel(hint);
+    hintText->setWordWrap(true);
+    hintText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    hv->addWidget(hintText);
+    auto* buttons = new QWidget(hint);
+    auto* hb = new QHBoxLayout(buttons);
+    hb->setContentsMargins(0, 0, 0, 0);
+    hb->setSpacing(4);
+    hv->addWidget(buttons);
+    hint->setVisible(false);
+    v->addWidget(hint);
+    editor->setObjectName(QStringLiteral("field:") + path);
+    editor->setToolTip(tip);
+    editor->setProperty("baseToolTip", tip);
+    form->addRow(label, container);
+
+    Field f;
+    f.path = path;
+    f.editor = editor;
+    f.frame = frame;
+    f.hint = hint;
+    f.hintText = hintText;
+    f.buttons = buttons;
+    m_byPath.insert(path, m_fields.size());
+    m_fields.push_back(std::move(f));
+    return m_fields.back();
+}
+
+void ConfigPanel::intField(QFormLayout* form, const QString& label, const QString& path, int minimum, int maximum,
+    std::function<int(const core::Scenario&)> get, std::function<void(core::Scenario&, int)> set, const QString& tip)
+{
+    auto* spin = new QSpinBox(form->parentWidget());
+    spin->setRange(minimum, maximum);
+    spin->setKeyboardTracking(false); // one edit per committed value, not per keystroke
+    spin->setAccelerated(true);
+    Field& f = addField(form, label, path, spin, tip);
+    f.refresh = [this, spin, get] { spin->setValue(get(m_document->scenario())); };
+    connect(spin, &QSpinBox::valueChanged, this, [this, label, path, set, get](int value) {
+        if (m_updating || get(m_document->scenario()) == value)
+            return;
+        QString name = label;
+        name.remove(QLatin1Char(':'));
+        m_document->edit(
+            tr("Set %1 to %2").arg(name).arg(value), [set, value](core::Scenario& s) { set(s, value); }, path);
+    });
+}
+
+void ConfigPanel::choiceField(QFormLayout* form, const QString& label, const QString& path,
+    const std::vector<std::pair<QString, QString>>& values, std::function<QString(const core::Scenario&)> get,
+    std::function<void(core::Scenario&, const QString&)> set, const QString& tip)
+{
+    auto* combo = new QComboBox(form->parentWidget());
+    for (const auto& [value, text] : values)
+        combo->addItem(text, value);
+    Field& f = addField(form, label, path, combo, tip);
+    f.refresh = [this, combo, get] {
+        const QString value = get(m_document->scenario());
+        int index = combo->findData(value);
+        if (index < 0) {
+            combo->addItem(value, value); // a value from a newer file: shown, kept
+            index = combo->count() - 1;
+        }
+        combo->setCurrentIndex(index);
+    };
+    connect(combo, &QComboBox::currentIndexChanged, this, [this, combo, label, set, get](int index) {
+        const QString value = combo->itemData(index).toString();
+        if (m_updating || index < 0 || get(m_document->scenario()) == value)
+            return;
+        QString name = label;
+        name.remove(QLatin1Char(':'));
+        m_document->edit(
+            tr("Set %1 to %2").arg(name, combo->itemText(index)), [set, value](core::Scenario& s) { set(s, value); });
+    });
+}
+
+void ConfigPanel::boolField(QFormLayout* form, const QString& label, const QString& path,
+    std::function<bool(const core::Scenario&)> get, std::function<void(core::Scenario&, bool)> set, const QString& tip)
+{
+    auto* check = new QCheckBox(form->parentWidget());
+    Field& f = addField(form, label, path, check, tip);
+    f.refresh = [this, check, get] { check->setChecked(get(m_document->scenario())); };
+    connect(check, &QCheckBox::toggled, this, [this, label, set, get](bool on) {
+        if (m_updating || get(m_document->scenario()) == on)
+            return;
+        QString name = label;
+        name.remove(QLatin1Char(':'));
+        m_document->edit(on ? tr("Turn on %1").arg(name) : tr("Turn off %1").arg(name),
+            [set, on](core::Scenario& s) { set(s, on); });
+    });
+}
+
+QGroupBox* ConfigPanel::buildModelGroup()
+{
+    auto* box = new QGroupBox(tr("Model"), this);
+    auto* v = new QVBoxLayout(box);
+    auto* top = new QFormLayout;
+    top->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_modelPreset = new QComboBox(box);
+    m_modelPreset->setObjectName(QStringLiteral("modelPreset"));
+    m_modelPreset->addItem(tr("Custom"), QString());
+    for (const auto& m : core::PresetLibrary::instance().models())
+        m_modelPreset->addItem(QString::fromStdString(m.name), QString::fromStdString(m.id));
+    top->addRow(tr("Preset:"), m_modelPreset);
+    connect(m_modelPreset, &QComboBox::currentIndexChanged, this, [this](int index) {
+        const std::string id = m_modelPreset->itemData(index).toString().toStdString();
+        if (m_updating || id.empty() || id == m_document->scenario().modelPreset)
+            return;
+        const auto model = core::PresetLibrary::instance().model(id);
+        if (!model)
+            return;
+        m_document->edit(tr("Use model %1").arg(QString::fromStdString(model->name)), [model, id](core::Scenario& s) {
+            s.model = *model;
+            s.modelPreset = id;
+        });
+    });
+    m_modelSummary = new QLabel(box);
+    m_modelSummary->setWordWrap(true);
+    top->addRow(m_modelSummary);
+    v->addLayout(top);
+
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    v->addLayout(form);
+    using S = core::Scenario;
+    intField(
+        form, tr("Layers:"), QStringLiteral("model.layers"), 1, 4096, [](const S& s) { return s.model.layers; },
+        [](S& s, int v) {
+            s.model.layers = v;
+            customModel(s);
+        });
+    intField(
+        form, tr("Hidden size:"), QStringLiteral("model.hidden"), 1, 1 << 20,
+        [](const S& s) { return static_cast<int>(s.model.hidden); },
+        [](S& s, int v) {
+            s.model.hidden = v;
+            customModel(s);
+        });
+    intField(
+        form, tr("Attention heads:"), QStringLiteral("model.heads"), 1, 16384, [](const S& s) { return s.model.heads; },
+        [](S& s, int v) {
+            s.model.heads = v;
+            customModel(s);
+        });
+    intField(
+        form, tr("KV heads:"), QStringLiteral("model.kv_heads"), 1, 16384, [](const S& s) { return s.model.kvHeads; },
+        [](S& s, int v) {
+            s.model.kvHeads = v;
+            customModel(s);
+        },
+        tr("Key/value heads (grouped-query attention); equal to heads for multi-head attention"));
+    intField(
+        form, tr("FFN hidden:"), QStringLiteral("model.ffn_hidden"), 1, kMaxInt,
+        [](const S& s) { return static_cast<int>(s.model.ffnHidden); },
+        [](S& s, int v) {
+            s.model.ffnHidden = v;
+            customModel(s);
+        });
+    intField(
+        form, tr("Vocabulary:"), QStringLiteral("model.vocab"), 1, 1 << 24,
+        [](const S& s) { return static_cast<int>(s.model.vocab); },
+        [](S& s, int v) {
+            s.model.vocab = v;
+            customModel(s);
+        });
+    choiceField(
+        form, tr("Activation:"), QStringLiteral("model.activation"),
+        { { QStringLiteral("swiglu"), QStringLiteral("SwiGLU") }, { QStringLiteral("gelu"), QStringLiteral("GELU") } },
+        [](const S& s) {
+            return s.model.activation == core::Activation::Gelu ? QStringLiteral("gelu") : QStringLiteral("swiglu");
+        },
+        [](S& s, const QString& v) {
+            s.model.activation = v == QLatin1String("gelu") ? core::Activation::Gelu : core::Activation::SwiGlu;
+            customModel(s);
+        });
+    boolField(
+        form, tr("Tied embeddings:"), QStringLiteral("model.tied_embeddings"),
+        [](const S& s) { return s.model.tiedEmbeddings; },
+        [](S& s, bool on) {
+            s.model.tiedEmbeddings = on;
+            customModel(s);
+        });
+
+    m_moeGroup = new QGroupBox(tr("Mixture of experts"), box);
+    m_moeGroup->setCheckable(true);
+    auto* moe = new QFormLayout(m_moeGroup);
+    moe->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    intField(
+        moe, tr("Routed experts:"), QStringLiteral("model.moe.experts"), 1, 16384,
+        [](const S& s) { return s.model.moe ? s.model.moe->experts : 8; },
+        [](S& s, int v) {
+            moeOf(s).experts = v;
+            customModel(s);
+        });
+    intField(
+        moe, tr("Top-k:"), QStringLiteral("model.moe.top_k"), 1, 1024,
+        [](const S& s) { return s.model.moe ? s.model.moe->topK : 2; },
+        [](S& s, int v) {
+            moeOf(s).topK = v;
+            customModel(s);
+        });
+    intField(
+        moe, tr("Shared experts:"), QStringLiteral("model.moe.shared_experts"), 0, 1024,
+        [](const S& s) { return s.model.moe ? s.model.moe->sharedExperts : 0; },
+        [](S& s, int v) {
+            moeOf(s).sharedExperts = v;
+            customModel(s);
+        });
+    intField(
+        moe, tr("Expert FFN hidden:"), QStringLiteral("model.moe.expert_ffn_hidden"), 1, kMaxInt,
+        [](const S& s) { return s.model.moe ? static_cast<int>(s.model.moe->expertFfnHidden) : 1; },
+        [](S& s, int v) {
+            moeOf(s).expertFfnHidden = v;
+            customModel(s);
+        });
+    intField(
+        moe, tr("Dense layers first:"), QStringLiteral("model.moe.first_dense_layers"), 0, 4096,
+        [](const S& s) { return s.model.moe ? s.model.moe->firstDenseLayers : 0; },
+        [](S& s, int v) {
+            moeOf(s).firstDenseLayers = v;
+            customModel(s);
+        });
+    v->addWidget(m_moeGroup);
+    connect(m_moeGroup, &QGroupBox::toggled, this, [this](bool on) {
+        if (m_updating || on == m_document->scenario().model.isMoe())
+            return;
+        m_document->edit(
+            on ? tr("Make the model a mixture of experts") : tr("Make the model dense"), [on](core::Scenario& s) {
+                if (on)
+                    s.model.moe = core::MoeSpec { 8, 2, 0, s.model.ffnHidden, 0 };
+                else
+                    s.model.moe.reset();
+                customModel(s);
+            });
+    });
+    return box;
+}
+
+QGroupBox* ConfigPanel::buildParallelGroup()
+{
+    auto* box = new QGroupBox(tr("Parallelism"), this);
+    auto* v = new QVBoxLayout(box);
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    v->addLayout(form);
+    using S = core::Scenario;
+    intField(
+        form, tr("Tensor (tp):"), QStringLiteral("parallel.tp"), 1, 65536, [](const S& s) { return s.parallel.tp; },
+        [](S& s, int v) { s.parallel.tp = v; },
+        tr("Tensor parallel degree: splits each layer's matrices; keep it inside an NVLink domain"));
+    boolField(
+        form, tr("Sequence parallel:"), QStringLiteral("parallel.sp"), [](const S& s) { return s.parallel.sp; },
+        [](S& s, bool on) { s.parallel.sp = on; }, tr("Shards norms and dropout activations over tp (needs tp > 1)"));
+    intField(
+        form, tr("Context (cp):"), QStringLiteral("parallel.cp"), 1, 65536, [](const S& s) { return s.parallel.cp; },
+        [](S& s, int v) { s.parallel.cp = v; }, tr("Context parallel degree: splits the sequence"));
+    intField(
+        form, tr("Pipeline (pp):"), QStringLiteral("parallel.pp"), 1, 65536, [](const S& s) { return s.parallel.pp; },
+        [](S& s, int v) { s.parallel.pp = v; }, tr("Pipeline stages"));
+    intField(
+        form, tr("Virtual stages (vpp):"), QStringLiteral("parallel.vpp"), 1, 1024,
+        [](const S& s) { return s.parallel.vpp; }, [](S& s, int v) { s.parallel.vpp = v; },
+        tr("Model chunks per pipeline rank (interleaved 1F1B)"));
+
+    // dp, with "follow the cluster": dp = GPUs / (tp * cp * pp).
+    auto* dpRow = new QWidget(box);
+    auto* dpLayout = new QHBoxLayout(dpRow);
+    dpLayout->setContentsMargins(0, 0, 0, 0);
+    auto* dpSpin = new QSpinBox(dpRow);
+    dpSpin->setRange(1, 65536);
+    dpSpin->setKeyboardTracking(false);
+    m_autoDp = new QCheckBox(tr("auto"), dpRow);
+    m_autoDp->setObjectName(QStringLiteral("autoDataParallel"));
+    m_autoDp->setToolTip(tr("dp follows the cluster: GPUs / (tp × cp × pp)"));
+    dpLayout->addWidget(dpSpin, 1);
+    dpLayout->addWidget(m_autoDp);
+    Field& dp = addField(form, tr("Data (dp):"), QStringLiteral("parallel.dp"), dpRow, tr("Data parallel replicas"));
+    dp.refresh = [this, dpSpin] {
+        dpSpin->setValue(m_document->scenario().parallel.dp);
+        m_autoDp->setChecked(m_document->autoDataParallel());
+        dpSpin->setEnabled(!m_document->autoDataParallel());
+    };
+    connect(dpSpin, &QSpinBox::valueChanged, this, [this](int value) {
+        if (m_updating || value == m_document->scenario().parallel.dp)
+            return;
+        m_document->edit(
+            tr("Set dp to %1").arg(value), [value](core::Scenario& s) { s.parallel.dp = value; },
+            QStringLiteral("parallel.dp"));
+    });
+    connect(m_autoDp, &QCheckBox::toggled, this, [this, dpSpin](bool on) {
+        if (m_updating)
+            return;
+        m_document->setAutoDataParallel(on);
+        dpSpin->setEnabled(!on);
+        if (on)
+            m_document->edit(tr("Let dp follow the cluster"), [](core::Scenario&) {});
+    });
+
+    intField(
+        form, tr("Expert (ep):"), QStringLiteral("parallel.ep"), 1, 65536, [](const S& s) { return s.parallel.ep; },
+        [](S& s, int v) { s.parallel.ep = v; }, tr("Expert parallel degree (MoE): experts are sharded over ep ranks"));
+    intField(
+        form, tr("ZeRO stage:"), QStringLiteral("parallel.zero"), 0, 3, [](const S& s) { return s.parallel.zero; },
+        [](S& s, int v) { s.parallel.zero = v; },
+        tr("0 none; 1 shards optimizer state; 2 also gradients; 3 also weights (over dp)"));
+    std::vector<std::pair<QString, QString>> schedules;
+    for (auto k : { core::ScheduleKind::GPipe, core::ScheduleKind::OneFOneB, core::ScheduleKind::Interleaved1F1B,
+             core::ScheduleKind::ZbH1, core::ScheduleKind::ZbH2, core::ScheduleKind::ZbV, core::ScheduleKind::DualPipe,
+             core::ScheduleKind::DualPipeV })
+        schedules.emplace_back(QString::fromLatin1(core::toString(k)), format::scheduleName(k));
+    choiceField(
+        form, tr("Schedule:"), QStringLiteral("parallel.schedule"), schedules,
+        [](const S& s) { return QString::fromLatin1(core::toString(s.parallel.schedule)); },
+        [](S& s, const QString& v) { core::parseSchedule(v.toStdString(), s.parallel.schedule); });
+    choiceField(
+        form, tr("Rank order:"), QStringLiteral("parallel.order"),
+        { { QStringLiteral("tp-cp-ep-dp-pp"), QStringLiteral("tp-cp-ep-dp-pp (Megatron default)") },
+            { QStringLiteral("tp-cp-ep-pp-dp"), QStringLiteral("tp-cp-ep-pp-dp") } },
+        [](const S& s) { return QString::fromStdString(s.parallel.order); },
+        [](S& s, const QString& v) { s.parallel.order = v.toStdString(); },
+        tr("Megatron-Core rank order, fastest-varying first"));
+    m_parallelSummary = new QLabel(box);
+    m_parallelSummary->setWordWrap(true);
+    v->addWidget(m_parallelSummary);
+    return box;
+}
+
+QGroupBox* ConfigPanel::buildTrainingGroup()
+{
+    auto* box = new QGroupBox(tr("Training"), this);
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    using S = core::Scenario;
+    intField(
+        form, tr("Micro-batch:"), QStringLiteral("training.micro_batch"), 1, 1 << 20,
+        [](const S& s) { return s.training.microBatch; }, [](S& s, int v) { s.training.microBatch = v; },
+        tr("Sequences per micro-batch"));
+    intField(
+        form, tr("Global batch:"), QStringLiteral("training.global_batch"), 1, 1 << 26,
+        [](const S& s) { return s.training.globalBatch; }, [](S& s, int v) { s.training.globalBatch = v; },
+        tr("Sequences per optimizer step"));
+    intField(
+        form, tr("Sequence length:"), QStringLiteral("training.seq_len"), 0, 1 << 24,
+        [](const S& s) { return s.training.seqLen; }, [](S& s, int v) { s.training.seqLen = v; },
+        tr("Tokens per sequence; 0 uses the model's default"));
+    if (auto* spin = qobject_cast<QSpinBox*>(fieldEditor(QStringLiteral("training.seq_len"))))
+        spin->setSpecialValueText(tr("model default"));
+    choiceField(
+        form, tr("Recompute:"), QStringLiteral("training.recompute"),
+        { { QStringLiteral("none"), tr("none") }, { QStringLiteral("selective"), tr("selective (attention)") },
+            { QStringLiteral("full"), tr("full") } },
+        [](const S& s) { return QString::fromLatin1(core::toString(s.training.recompute)); },
+        [](S& s, const QString& v) { core::parseRecompute(v.toStdString(), s.training.recompute); });
+    choiceField(
+        form, tr("Data type:"), QStringLiteral("training.dtype"),
+        { { QStringLiteral("bf16"), QStringLiteral("BF16") }, { QStringLiteral("fp8"), QStringLiteral("FP8") } },
+        [](const S& s) { return QString::fromLatin1(core::toString(s.training.dtype)); },
+        [](S& s, const QString& v) { core::parseDType(v.toStdString(), s.training.dtype); });
+    return box;
+}
+
+void ConfigPanel::refreshFromScenario()
+{
+    m_updating = true;
+    const core::Scenario& s = m_document->scenario();
+    for (Field& f : m_fields) {
+        if (f.refresh)
+            f.refresh();
+    }
+    const int preset = m_modelPreset->findData(QString::fromStdString(s.modelPreset));
+    m_modelPreset->setCurrentIndex(preset < 0 ? 0 : preset);
+    m_moeGroup->setChecked(s.model.isMoe());
+    const long long world = static_cast<long long>(s.parallel.tp) * s.parallel.cp * s.parallel.pp * s.parallel.dp;
+    const int gpus = s.topology.gpuCount();
+    const int m = core::microbatchesPerStep(s.parallel, s.training);
+    QString text = tr("tp × cp × pp × dp = %1 × %2 × %3 × %4 = <b>%5</b> ranks on <b>%6</b> GPUs")
+                       .arg(s.parallel.tp)
+                       .arg(s.parallel.cp)
+                       .arg(s.parallel.pp)
+                       .arg(s.parallel.dp)
+                       .arg(world)
+                       .arg(gpus);
+    if (world != gpus)
+        text = QStringLiteral("<span style='color:%1'>%2</span>").arg(theme::problemColor().name(), text);
+    text += QStringLiteral("<br>")
+        + tr("%1 micro-batches of %2 per pipeline per step").arg(m).arg(s.training.microBatch);
+    m_parallelSummary->setText(text);
+    m_updating = false;
+}
+
+void ConfigPanel::clearMark(Field& field)
+{
+    if (!field.hint->isVisibleTo(this) && field.messages.isEmpty())
+        return; // nothing to undo
+    field.marked = false;
+    field.suggestionLabels.clear();
+    field.messages.clear();
+    field.editor->setProperty("invalid", false);
+    field.editor->setProperty("warning", false);
+    static_cast<MarkFrame*>(field.frame)->setMark({});
+    field.editor->setToolTip(field.editor->property("baseToolTip").toString());
+    field.hint->setVisible(false);
+    // Deferred: a click on one of these buttons may still be on the stack.
+    for (QPushButton* button : field.buttons->findChildren<QPushButton*>(Qt::FindDirectChildrenOnly)) {
+        button->hide();
+        button->setParent(nullptr);
+        button->deleteLater();
+    }
+}
+
+void ConfigPanel::mark(Field& field, const QString& message, bool error)
+{
+    const QColor color = error ? theme::problemColor() : theme::warningColor();
+    if (error) {
+        field.marked = true;
+        field.editor->setProperty("invalid", true);
+    } else {
+        field.editor->setProperty("warning", true);
+    }
+    if (error || !field.marked)
+        static_cast<MarkFrame*>(field.frame)->setMark(color);
+    field.messages << message;
+    QStringList html;
+    for (const QString& m : std::as_const(field.messages))
+        html << m.toHtmlEscaped();
+    field.hintText->setText(
+        QStringLiteral("<span style='color:%1'>%2</span>").arg(color.name(), html.join(QStringLiteral("<br>"))));
+    field.editor->setToolTip(field.messages.join(QLatin1Char('\n')));
+    field.hint->setVisible(true);
+    if (!error || !field.suggestionLabels.isEmpty())
+        return;
+    const auto suggestions = suggestValues(m_document->scenario(), field.path.toStdString());
+    for (std::size_t i = 0; i < suggestions.size(); ++i) {
+        auto* button = new QPushButton(tr("Use %1").arg(suggestions[i].label), field.buttons);
+        button->setObjectName(QStringLiteral("suggestion"));
+        button->setToolTip(tr("Set this value (one undo step); the nearest values that divide"));
+        field.buttons->layout()->addWidget(button);
+        field.suggestionLabels << suggestions[i].label;
+        const QString path = field.path;
+        connect(button, &QPushButton::clicked, this, [this, path, i] { applySuggestion(path, static_cast<int>(i)); });
+    }
+    field.buttons->setVisible(!suggestions.empty());
+}
+
+ConfigPanel::Field* ConfigPanel::fieldFor(const std::string& path)
+{
+    QString p = QString::fromStdString(path);
+    while (!p.isEmpty()) {
+        if (auto it = m_byPath.constFind(p); it != m_byPath.constEnd())
+            return &m_fields[*it];
+        const int cut = std::max(p.lastIndexOf(QLatin1Char('.')), p.lastIndexOf(QLatin1Char('[')));
+        if (cut <= 0)
+            break;
+        p.truncate(cut);
+    }
+    return nullptr;
+}
+
+void ConfigPanel::refreshFromEvaluation()
+{
+    const EvaluationPtr e = m_document->evaluation();
+    m_messages->setEvaluation(e);
+    for (Field& f : m_fields)
+        clearMark(f);
+    for (const auto& error : e->report.errors) {
+        if (Field* f = fieldFor(error.field))
+            mark(*f, QString::fromStdString(error.text), true);
+    }
+    for (const auto& warning : e->report.warnings) {
+        if (Field* f = fieldFor(warning.field); f && !f->marked)
+            mark(*f, QString::fromStdString(warning.text), false);
+    }
+    const int errors = m_messages->count(MessageModel::Error);
+    const int warnings = m_messages->count(MessageModel::Warning);
+    QStringList parts;
+    parts << (errors ? QStringLiteral("<span style='color:%1'><b>%2</b></span>")
+                           .arg(theme::problemColor().name(), format::plural(errors, tr("error"), tr("errors")))
+                     : tr("no errors"));
+    parts << format::plural(warnings, tr("warning"), tr("warnings"));
+    m_messageSummary->setText(parts.join(QStringLiteral(" · ")));
+    // The findings as rows of (symbol, text): errors, warnings, then the engine's notes.
+    QString html = QStringLiteral("<table cellspacing='0' cellpadding='2' width='100%'>");
+    int notes = 0;
+    for (int row = 0; row < m_messages->rowCount(); ++row) {
+        const QModelIndex index = m_messages->index(row, MessageModel::Message);
+        const auto severity = static_cast<MessageModel::Severity>(index.data(MessageModel::SeverityRole).toInt());
+        if (severity == MessageModel::Note && ++notes > 4)
+            continue;
+        const QString symbol = severity == MessageModel::Error ? QStringLiteral("✖")
+            : severity == MessageModel::Warning                ? QStringLiteral("⚠")
+                                                               : QStringLiteral("ℹ");
+        const QColor color = severity == MessageModel::Error ? theme::problemColor()
+            : severity == MessageModel::Warning              ? theme::warningColor()
+                                                             : palette().color(QPalette::PlaceholderText);
+        html += QStringLiteral("<tr><td valign='top' width='16'><span style='color:%1'>%2</span></td><td>%3</td></tr>")
+                    .arg(color.name(), symbol, index.data().toString().toHtmlEscaped());
+    }
+    if (notes > 4)
+        html += QStringLiteral("<tr><td></td><td><i>%1</i></td></tr>").arg(tr("… and %1 more notes").arg(notes - 4));
+    html += QStringLiteral("</table>");
+    m_findings->setText(html);
+    m_findings->setVisible(m_messages->rowCount() > 0);
+
+    const auto& r = e->report;
+    if (r.paramsTotal > 0) {
+        QString text = tr("%1 parameters").arg(format::count(r.paramsTotal));
+        if (r.paramsActive > 0 && r.paramsActive < r.paramsTotal * 0.999)
+            text += tr(", %1 active per token").arg(format::count(r.paramsActive));
+        m_modelSummary->setText(text);
+    } else {
+        m_modelSummary->clear();
+    }
+}
+
+QWidget* ConfigPanel::fieldEditor(const QString& path) const
+{
+    const auto it = m_byPath.constFind(path);
+    return it == m_byPath.constEnd() ? nullptr : m_fields[*it].editor;
+}
+
+bool ConfigPanel::isFieldMarked(const QString& path) const
+{
+    const auto it = m_byPath.constFind(path);
+    return it != m_byPath.constEnd() && m_fields[*it].marked;
+}
+
+QString ConfigPanel::fieldMessage(const QString& path) const
+{
+    const auto it = m_byPath.constFind(path);
+    return it == m_byPath.constEnd() ? QString() : m_fields[*it].messages.join(QLatin1Char('\n'));
+}
+
+QStringList ConfigPanel::suggestions(const QString& path) const
+{
+    const auto it = m_byPath.constFind(path);
+    return it == m_byPath.constEnd() ? QStringList() : m_fields[*it].suggestionLabels;
+}
+
+void ConfigPanel::applySuggestion(const QString& path, int index)
+{
+    const auto all = suggestValues(m_document->scenario(), path.toStdString());
+    if (index < 0 || index >= static_cast<int>(all.size()))
+        return;
+    const Suggestion s = all[static_cast<std::size_t>(index)];
+    m_document->edit(tr("Use %1").arg(s.label), [s](core::Scenario& scenario) { s.apply(scenario); });
+}
+
+} // namespace parallax::ui

@@ -1,0 +1,22 @@
+#pragma once
+
+#include "core/Report.h"
+#include "core/Scenario.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace parallax::ui {
+
+// One engine run: the scenario it saw and the report it produced, immutable once built, shared by
+// every view (a view never pairs a report with a newer scenario).
+struct Evaluation {
+    std::uint64_t generation = 0;
+    core::Scenario scenario;
+    core::Report report;
+    double elapsedMilliseconds = 0;
+};
+
+using EvaluationPtr = std::shared_ptr<const Evaluation>;
+
+} // namespace parallax::ui

@@ -1,0 +1,460 @@
+#include "ui/MainWindow.h"
+
+#include "core/PresetLibrary.h"
+#include "core/ScenarioIo.h"
+#include "ui/ConfigPanel.h"
+#include "ui/Format.h"
+#include "ui/PresetGallery.h"
+#include "ui/RankMapView.h"
+#include "ui/ReportTabs.h"
+#include "ui/ScenarioDocument.h"
+#include "ui/Theme.h"
+#include "ui/TopologyEditor.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QUndoStack>
+
+namespace parallax::ui {
+
+namespace {
+constexpr int kMaxRecentFiles = 8;
+const QString kRecentKey = QStringLiteral("recentFiles");
+const QString kFileFilter = QObject::tr("Parallax scenarios (*.parallax.json *.json);;All files (*)");
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_document(new ScenarioDocument(this))
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/parallax.svg")));
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("reportTabs"));
+    m_tabs->setDocumentMode(true);
+    m_rankMap = new RankMapView(m_tabs);
+    m_memory = new MemoryTab(m_tabs);
+    m_schedule = new ScheduleTab(m_tabs);
+    m_tabs->addTab(m_rankMap, tr("Rank map"));
+    m_tabs->addTab(m_memory, tr("Memory"));
+    m_tabs->addTab(m_schedule, tr("Schedule"));
+    m_tabs->addTab(new RecommendationsTab(m_tabs), tr("Recommendations"));
+    setCentralWidget(m_tabs);
+
+    auto* topologyDock = new QDockWidget(tr("Topology"), this);
+    topologyDock->setObjectName(QStringLiteral("topologyDock"));
+    m_topology = new TopologyEditor(m_document, topologyDock);
+    topologyDock->setWidget(m_topology);
+    addDockWidget(Qt::LeftDockWidgetArea, topologyDock);
+
+    auto* configDock = new QDockWidget(tr("Configuration"), this);
+    configDock->setObjectName(QStringLiteral("configDock"));
+    auto* scroll = new QScrollArea(configDock);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_config = new ConfigPanel(m_document, scroll);
+    scroll->setWidget(m_config);
+    scroll->setMinimumWidth(m_config->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 2);
+    configDock->setWidget(scroll);
+    addDockWidget(Qt::RightDockWidgetArea, configDock);
+
+    m_stepLabel = new QLabel(this);
+    m_mfuLabel = new QLabel(this);
+    m_memoryLabel = new QLabel(this);
+    m_findingsLabel = new QLabel(this);
+    m_busyLabel = new QLabel(this);
+    m_stepLabel->setObjectName(QStringLiteral("statusStep"));
+    m_mfuLabel->setObjectName(QStringLiteral("statusMfu"));
+    m_memoryLabel->setObjectName(QStringLiteral("statusMemory"));
+    m_findingsLabel->setObjectName(QStringLiteral("statusFindings"));
+    statusBar()->addWidget(m_busyLabel, 1);
+    for (QLabel* l : { m_stepLabel, m_mfuLabel, m_memoryLabel, m_findingsLabel }) {
+        l->setTextFormat(Qt::RichText);
+        statusBar()->addPermanentWidget(l);
+    }
+
+    createMenus();
+    connect(m_document, &ScenarioDocument::evaluationChanged, this, [this] {
+        const EvaluationPtr e = m_document->evaluation();
+        m_rankMap->setEvaluation(e);
+        m_memory->setEvaluation(e);
+        m_schedule->setEvaluation(e);
+        updateStatus();
+    });
+    connect(m_document, &ScenarioDocument::scenarioChanged, this, [this] {
+        updateStatus();
+        updateTitle();
+    });
+    connect(
+        m_document, &ScenarioDocument::modifiedChanged, this, [this](bool modified) { setWindowModified(modified); });
+    connect(m_document, &ScenarioDocument::filePathChanged, this, [this] { updateTitle(); });
+    m_rankMap->setHighlightCallback([this](const std::vector<int>& gpus) { m_topology->setHighlightedGpus(gpus); });
+
+    m_unsavedPrompt = [this](const QString& name) {
+        return QMessageBox::warning(this, tr("Unsaved changes"),
+            tr("“%1” has changes that are not saved. Save them?").arg(name),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    };
+    m_errorReporter = [this](const QString& title, const QString& text) { QMessageBox::critical(this, title, text); };
+
+    QSettings settings;
+    m_document->setAutoDataParallel(settings.value(QStringLiteral("autoDataParallel"), true).toBool());
+    resize(1600, 1000);
+    resizeDocks({ topologyDock, configDock }, { 470, 390 }, Qt::Horizontal);
+    if (!restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray()))
+        resize(1600, 1000);
+    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    updateStatus();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* newAction = file->addAction(tr("&New"), this, [this] {
+        if (maybeSave())
+            openDefault();
+    });
+    newAction->setShortcut(QKeySequence::New);
+    newAction->setStatusTip(tr("Start over from the default scenario"));
+    file->addAction(tr("&Open…"), this,
+            [this] {
+                if (!maybeSave())
+                    return;
+                const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(), kFileFilter);
+                if (!path.isEmpty())
+                    openFile(path);
+            })
+        ->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &Preset…"), this,
+            [this] {
+                if (!maybeSave())
+                    return;
+                PresetGallery gallery(this);
+                if (gallery.exec() == QDialog::Accepted && !gallery.selectedPresetId().isEmpty())
+                    openPreset(gallery.selectedPresetId());
+            })
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
+    file->addSeparator();
+    file->addAction(tr("&Save"), this, &MainWindow::save)->setShortcut(QKeySequence::Save);
+    file->addAction(tr("Save &As…"), this, &MainWindow::saveAsDialog)->setShortcut(QKeySequence::SaveAs);
+    file->addAction(tr("&Export Rank Map…"), this, &MainWindow::exportDialog)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+    const QKeySequence ctrlShiftZ(Qt::CTRL | Qt::SHIFT | Qt::Key_Z);
+    if (!redoKeys.contains(ctrlShiftZ))
+        redoKeys.prepend(ctrlShiftZ);
+    redo->setShortcuts(redoKeys);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("&Generate Cluster…"), m_topology, &TopologyEditor::showGenerateDialog)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QAction* a = view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); });
+        a->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    }
+    view->addSeparator();
+    m_darkAction = view->addAction(tr("&Dark Palette"));
+    m_darkAction->setCheckable(true);
+    m_darkAction->setChecked(QSettings().value(QStringLiteral("darkPalette"), false).toBool());
+    connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDarkPalette);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    m_lessonAction = help->addAction(tr("&Lesson of This Scenario"), this, &MainWindow::showLesson);
+    m_lessonAction->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&About Parallax"), this,
+            [this] {
+                QMessageBox::about(this, tr("About Parallax"),
+                    tr("<h3>Parallax %1</h3><p>A desktop explorer for parallelism in LLM training: build a "
+                       "GPU topology, pick a model and parallel degrees, and see the rank map, memory per GPU, "
+                       "step time and the pipeline schedule.</p>")
+                        .arg(QStringLiteral(PARALLAX_VERSION)));
+            })
+        ->setMenuRole(QAction::AboutRole);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::setDarkPalette(bool dark)
+{
+    theme::applyPalette(*qApp, dark);
+    QSettings().setValue(QStringLiteral("darkPalette"), dark);
+    if (m_darkAction && m_darkAction->isChecked() != dark)
+        m_darkAction->setChecked(dark);
+}
+
+QString MainWindow::statusText() const
+{
+    QStringList parts;
+    for (const QLabel* l : { m_stepLabel, m_mfuLabel, m_memoryLabel, m_findingsLabel }) {
+        QString t = l->text();
+        t.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+        parts << t;
+    }
+    return parts.join(QStringLiteral(" | "));
+}
+
+void MainWindow::updateStatus()
+{
+    const EvaluationPtr e = m_document->evaluation();
+    m_busyLabel->setText(m_document->evaluationPending() ? tr("Computing…") : QString());
+    const auto& r = e->report;
+    const QString problem = theme::problemColor().name();
+    if (e->generation == 0) {
+        for (QLabel* l : { m_stepLabel, m_mfuLabel, m_memoryLabel, m_findingsLabel })
+            l->clear();
+        return;
+    }
+    if (r.stepTimeSeconds > 0) {
+        m_stepLabel->setText(tr("Step <b>%1</b> · %2 tokens/s")
+                                 .arg(format::seconds(r.stepTimeSeconds), format::count(r.tokensPerSecond)));
+        m_mfuLabel->setText(tr("MFU <b>%1</b> · %2 per GPU")
+                                .arg(format::percent(r.mfu), format::flopsPerSecond(r.tflopsPerGpu * 1e12)));
+    } else {
+        m_stepLabel->setText(tr("Step –"));
+        m_mfuLabel->setText(tr("MFU –"));
+    }
+    m_stepLabel->setToolTip(tr("Time of one optimizer step (pipeline %1, exposed data-parallel %2, optimizer %3)")
+                                .arg(format::seconds(r.step.pipelineSeconds), format::seconds(r.step.dpExposedSeconds),
+                                    format::seconds(r.step.optimizerSeconds)));
+    m_mfuLabel->setToolTip(tr("Model FLOPs utilization; HFU (with recompute) %1").arg(format::percent(r.hfu)));
+    if (r.hbmBytes > 0 && r.peakMemoryBytes > 0) {
+        const bool over = r.peakMemoryBytes > r.hbmBytes;
+        const QString text
+            = tr("Peak <b>%1</b> of %2 HBM").arg(format::bytes(r.peakMemoryBytes), format::bytes(r.hbmBytes));
+        m_memoryLabel->setText(over ? QStringLiteral("<span style='color:%1'>%2 ✖</span>").arg(problem, text) : text);
+        m_memoryLabel->setToolTip(over
+                ? tr("Does not fit: over by %1").arg(format::bytes(r.peakMemoryBytes - r.hbmBytes))
+                : tr("Fits with %1 to spare").arg(format::bytes(r.hbmBytes - r.peakMemoryBytes)));
+    } else {
+        m_memoryLabel->setText(tr("Peak –"));
+    }
+    const int errors = static_cast<int>(r.errors.size());
+    const int warnings = static_cast<int>(r.warnings.size());
+    QString findings = format::plural(warnings, tr("warning"), tr("warnings"));
+    if (errors > 0)
+        findings = QStringLiteral("<span style='color:%1'><b>%2</b></span> · ")
+                       .arg(problem, format::plural(errors, tr("error"), tr("errors")))
+            + findings;
+    else if (warnings > 0)
+        findings = QStringLiteral("<span style='color:%1'>⚠</span> ").arg(theme::warningColor().name()) + findings;
+    m_findingsLabel->setText(findings);
+}
+
+void MainWindow::updateTitle()
+{
+    const core::Scenario& s = m_document->scenario();
+    const QString path = m_document->filePath();
+    const QString name = s.name.empty() ? tr("Untitled") : QString::fromStdString(s.name);
+    setWindowTitle(path.isEmpty() ? tr("%1[*] — Parallax").arg(name)
+                                  : tr("%1[*] — %2 — Parallax").arg(name, QFileInfo(path).fileName()));
+    setWindowFilePath(path);
+    if (m_lessonAction)
+        m_lessonAction->setEnabled(!s.description.empty());
+}
+
+void MainWindow::reportError(const QString& title, const QString& text)
+{
+    if (m_errorReporter)
+        m_errorReporter(title, text);
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    core::LoadError error;
+    auto scenario = core::loadScenarioFile(QFileInfo(path).absoluteFilePath().toStdString(), error);
+    if (!scenario) {
+        reportError(tr("Cannot open scenario"),
+            tr("%1 could not be opened:\n%2\n\nThe current scenario is unchanged.")
+                .arg(QDir::toNativeSeparators(path), QString::fromStdString(error.text())));
+        return false;
+    }
+    m_document->reset(std::move(*scenario), QFileInfo(path).absoluteFilePath());
+    m_topology->fitAll();
+    addRecentFile(m_document->filePath());
+    return true;
+}
+
+bool MainWindow::openPreset(const QString& id)
+{
+    const auto* info = core::PresetLibrary::instance().scenario(id.toStdString());
+    if (!info) {
+        reportError(tr("Cannot open preset"), tr("There is no preset named “%1”.").arg(id));
+        return false;
+    }
+    core::LoadError error;
+    auto scenario = core::parseScenario(info->json, error);
+    if (!scenario) {
+        reportError(tr("Cannot open preset"),
+            tr("The preset “%1” is invalid:\n%2").arg(id, QString::fromStdString(error.text())));
+        return false;
+    }
+    m_document->reset(std::move(*scenario));
+    m_topology->fitAll();
+    return true;
+}
+
+void MainWindow::openDefault()
+{
+    if (openPreset(QString::fromLatin1(core::kDefaultScenarioPreset)))
+        return;
+    // Without the presets: a small cluster with a small model keeps the window usable.
+    core::Scenario s;
+    s.name = "Untitled";
+    if (!core::PresetLibrary::instance().gpus().empty())
+        s.topology = core::Topology::regular(core::PresetLibrary::instance().gpus().front(), 1, 8, 400);
+    m_document->reset(std::move(s));
+}
+
+bool MainWindow::save()
+{
+    if (m_document->filePath().isEmpty())
+        return saveAsDialog();
+    return saveToFile(m_document->filePath());
+}
+
+bool MainWindow::saveAsDialog()
+{
+    QString suggested = m_document->filePath();
+    if (suggested.isEmpty()) {
+        QString stem = QString::fromStdString(m_document->scenario().name).toLower();
+        stem.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
+        suggested = (stem.isEmpty() ? QStringLiteral("scenario") : stem) + QStringLiteral(".parallax.json");
+    }
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), suggested, kFileFilter);
+    return !path.isEmpty() && saveToFile(path);
+}
+
+bool MainWindow::saveToFile(const QString& path)
+{
+    QString error;
+    if (!m_document->saveAs(path, &error)) {
+        reportError(
+            tr("Cannot save scenario"), tr("%1 could not be written:\n%2").arg(QDir::toNativeSeparators(path), error));
+        return false;
+    }
+    addRecentFile(m_document->filePath());
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_document->isModified())
+        return true;
+    const QString name = QString::fromStdString(m_document->scenario().name);
+    switch (m_unsavedPrompt ? m_unsavedPrompt(name) : QMessageBox::Discard) {
+    case QMessageBox::Save:
+        return save();
+    case QMessageBox::Discard:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    settings.setValue(QStringLiteral("autoDataParallel"), m_document->autoDataParallel());
+    event->accept();
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    QSettings settings;
+    QStringList files = settings.value(kRecentKey).toStringList();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecentFiles)
+        files.removeLast();
+    settings.setValue(kRecentKey, files);
+}
+
+void MainWindow::fillRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = QSettings().value(kRecentKey).toStringList();
+    for (const QString& path : files) {
+        QAction* a = m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
+            if (maybeSave())
+                openFile(path);
+        });
+        a->setToolTip(QDir::toNativeSeparators(path));
+        a->setStatusTip(QDir::toNativeSeparators(path));
+    }
+    if (files.isEmpty())
+        m_recentMenu->addAction(tr("No recent files"))->setEnabled(false);
+    else {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear List"), this, [] { QSettings().remove(kRecentKey); });
+    }
+}
+
+void MainWindow::exportDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export rank map"), QStringLiteral("rank-map.svg"), tr("SVG image (*.svg);;PNG image (*.png)"));
+    if (!path.isEmpty())
+        exportRankMap(path);
+}
+
+bool MainWindow::exportRankMap(const QString& path)
+{
+    QString error;
+    if (!m_rankMap->exportTo(path, &error)) {
+        reportError(tr("Cannot export"), tr("%1 could not be written:\n%2").arg(QDir::toNativeSeparators(path), error));
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+void MainWindow::showLesson()
+{
+    const core::Scenario& s = m_document->scenario();
+    PresetGallery::showMarkdown(this, tr("Lesson: %1").arg(QString::fromStdString(s.name)),
+        QStringLiteral("# %1\n\n%2").arg(QString::fromStdString(s.name), QString::fromStdString(s.description)));
+}
+
+} // namespace parallax::ui
