@@ -1,6 +1,7 @@
 #include "core/CostModel.h"
 
 #include "core/Calibration.h"
+#include "core/DataParallelSync.h"
 
 #include <algorithm>
 #include <cmath>
@@ -134,8 +135,8 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         const double kvBytes = 2.0 * tokens * shape.kvHeads / c.tp * (shape.qkHeadDim + shape.vHeadDim);
         const LinkLevel& link = groups.cp.outer > 1 ? groups.cp.inter : groups.cp.intra;
         const double comm = (c.cp - 1) * (kvBytes / std::max(1.0, link.bytesPerSecond) + link.latencySeconds);
-        t.cpForward = std::max(0.0, comm - attention * (c.cp - 1) / c.cp);
-        t.cpBackward = std::max(0.0, 2.0 * comm - 2.5 * attention * (c.cp - 1) / c.cp);
+        t.cpForward = exposedAfterOverlap(comm, attention * (c.cp - 1) / c.cp);
+        t.cpBackward = exposedAfterOverlap(2.0 * comm, 2.5 * attention * (c.cp - 1) / c.cp);
     }
 
     // Expert parallelism: dispatch and combine all-to-alls of the routed tokens, forward and backward;

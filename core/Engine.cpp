@@ -3,6 +3,7 @@
 #include "core/Calibration.h"
 #include "core/CommGroups.h"
 #include "core/CostModel.h"
+#include "core/DataParallelSync.h"
 #include "core/Limits.h"
 #include "core/MemoryModel.h"
 #include "core/ModelMath.h"
@@ -179,8 +180,8 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
             }
             // DualPipe pairs a forward and a backward chunk and hides the all-to-all and PP traffic of
             // one behind the compute of the other (arXiv:2412.19437 sec. 3.2.1, Figure 4).
-            const double hidden = std::min(commF + commB, (computeF + computeB) * defaults.dualPipeCommHidden);
-            d.overlapExposedComm = commF + commB - hidden;
+            d.overlapExposedComm
+                = exposedAfterOverlap(commF + commB, (computeF + computeB) * defaults.dualPipeCommHidden);
             d.forwardBackward = computeF + computeB + d.overlapExposedComm;
         }
     }

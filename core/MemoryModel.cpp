@@ -86,34 +86,16 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
 DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
     double forwardWindowSeconds, double backwardWindowSeconds)
 {
-    DpSyncTimes t;
-    const ParallelConfig& p = in.parallel;
     const ParameterShard params = rankParameters(in, rank);
     const double denseGrad = kGradBytesPerParam * params.dense;
     const double expertGrad = kGradBytesPerParam * params.expert;
-    double reduce = 0, gather = 0;
-    if (p.zero == 0) {
-        reduce = dp.seconds(CollectiveKind::AllReduce, denseGrad) + edp.seconds(CollectiveKind::AllReduce, expertGrad);
-    } else {
-        // Reduce-scatter the gradients, all-gather the updated bf16 parameters: the same volume as
-        // one all-reduce (arXiv:1910.02054 sec. 7.1).
-        reduce = dp.seconds(CollectiveKind::ReduceScatter, denseGrad)
-            + edp.seconds(CollectiveKind::ReduceScatter, expertGrad);
-        gather = dp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * params.dense)
-            + edp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * params.expert);
-    }
-    t.totalSeconds = reduce + gather;
-    t.exposedSeconds = std::max(0.0, reduce - backwardWindowSeconds) + std::max(0.0, gather - forwardWindowSeconds);
-    if (p.zero >= 3) {
-        // ZeRO-3 gathers the weights again for every micro-batch's forward and backward
-        // (arXiv:1910.02054 sec. 7.2.2: 1.5x the data-parallel volume), prefetched behind compute.
-        const double m = in.shape.microbatches;
-        const double perMb = gather;
-        t.totalSeconds += 2.0 * m * perMb;
-        t.exposedSeconds
-            += m * (std::max(0.0, perMb - forwardWindowSeconds) + std::max(0.0, perMb - backwardWindowSeconds));
-    }
-    return t;
+    DpCollectives c;
+    c.allReduce = dp.seconds(CollectiveKind::AllReduce, denseGrad) + edp.seconds(CollectiveKind::AllReduce, expertGrad);
+    c.reduceScatter
+        = dp.seconds(CollectiveKind::ReduceScatter, denseGrad) + edp.seconds(CollectiveKind::ReduceScatter, expertGrad);
+    c.allGather = dp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * params.dense)
+        + edp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * params.expert);
+    return dataParallelSync(in.parallel.zero, in.shape.microbatches, c, forwardWindowSeconds, backwardWindowSeconds);
 }
 
 } // namespace parallax::core

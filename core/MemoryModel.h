@@ -2,6 +2,7 @@
 
 #include "core/ActivationMemory.h"
 #include "core/CostModel.h"
+#include "core/DataParallelSync.h"
 #include "core/ParameterShard.h"
 #include "core/Report.h"
 #include "core/StageLayout.h"
@@ -36,13 +37,7 @@ struct OtherMemoryDefaults {
 ParameterShard rankParameters(const MemoryInputs& in, int rank);
 std::vector<StageMemory> memoryPerStage(const MemoryInputs& in);
 
-struct DpSyncTimes {
-    double totalSeconds = 0;
-    double exposedSeconds = 0;
-};
-// Gradient reduction (and ZeRO parameter gathers) for one pipeline rank, with Megatron-Core's overlap:
-// the reduce-scatter/all-reduce hides behind the last micro-batch's backward, the parameter
-// all-gather behind the first micro-batch's forward (--overlap-grad-reduce, --overlap-param-gather).
+// Gradient reduction and ZeRO parameter gathers for one pipeline rank (core/DataParallelSync.h).
 DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
     double forwardWindowSeconds, double backwardWindowSeconds);
 

@@ -8,6 +8,8 @@
 #include "core/schedule/PipelineSimulator.h"
 
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 namespace parallax::cli {
 
@@ -30,29 +32,33 @@ int runSchedule(const std::vector<std::string>& argv)
 {
     const Args args(argv, { "json" });
     std::vector<std::string> known = scenarioFlagNames();
-    known.insert(known.end(), { "json", "microbatches", "f", "b", "w", "overlap", "calibration" });
+    known.insert(known.end(), { "json", "microbatches", "f", "b", "w", "overlap", "calibration", "out", "scale" });
     args.allowOnly(known);
+    const double scale = args.number("scale", 1, 0.25, 8);
 
     core::SimulationResult result;
+    core::ScheduleShape shape;
     std::string title;
+    std::string timesNote;
     bool unitTimes = false;
+    std::optional<core::Scenario> scenario;
+    core::Report report;
     if (!args.positional().empty()) {
-        const core::Scenario scenario = scenarioFromArgs(args);
+        scenario = scenarioFromArgs(args);
         const auto calibration = calibrationFromArgs(args);
         core::EvaluateOptions options;
         options.calibration = calibration ? &*calibration : nullptr;
-        const core::Report report = core::evaluate(scenario, options);
+        report = core::evaluate(*scenario, options);
         if (!report.valid) {
             for (const auto& e : report.errors)
                 std::cerr << "parallax-cli schedule: " << e.field << ": " << e.text << "\n";
             return kExitUsage;
         }
         result = report.schedule;
-        title = scenario.name + ": " + core::toString(scenario.parallel.schedule) + ", engine op times";
+        title = scenario->name + ": " + core::toString(scenario->parallel.schedule) + ", engine op times";
     } else {
         if (!args.has("pp") || !args.has("microbatches") || !args.has("schedule"))
             throw UsageError("give a scenario FILE, or --pp, --microbatches and --schedule");
-        core::ScheduleShape shape;
         if (!core::parseSchedule(args.value("schedule"), shape.kind))
             throw UsageError("--schedule: unknown schedule \"" + args.value("schedule")
                              + "\"; use gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, zb-v, dualpipe or dualpipev");
@@ -79,6 +85,22 @@ int runSchedule(const std::vector<std::string>& argv)
         title = std::string(core::toString(shape.kind)) + ", p=" + std::to_string(shape.ranks) + ", m="
             + std::to_string(shape.microbatches) + (shape.virtualStages > 1 ? ", v=" + std::to_string(shape.virtualStages) : "");
         unitTimes = true;
+        std::ostringstream note;
+        note << "Uniform op times in simulator units: F = " << d.forward;
+        if (core::scheduleSplitsBackward(shape.kind))
+            note << ", B = " << d.backwardInput << ", W = " << d.backwardWeight;
+        else
+            note << ", B = " << d.backwardInput << " (backward not split: b + w)";
+        if (d.forwardBackward >= 0)
+            note << ", F&B = " << d.forwardBackward;
+        note << "; free p2p.";
+        timesNote = note.str();
+    }
+    if (args.has("out")) {
+        const int rc = writeSchedulePicture(args.value("out"), scale, result, shape, timesNote,
+                                            scenario ? &*scenario : nullptr, scenario ? &report : nullptr);
+        if (rc != kExitOk)
+            return rc;
     }
     if (args.has("json"))
         std::cout << core::timelineToJson(result).dump(1) << "\n";

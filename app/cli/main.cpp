@@ -13,7 +13,13 @@ const char* kUsage = R"(parallax-cli: parallelism explorer for LLM training (hea
 usage:
   parallax-cli evaluate [FILE] [--flags] [--json] [--calibration FILE]
   parallax-cli schedule --pp P --microbatches M --schedule S [--vpp V] [--f T --b T --w T] [--overlap FB] [--json]
-  parallax-cli schedule FILE [--json]
+                        [--out FILE.svg|.png|.pdf] [--scale S]
+  parallax-cli schedule FILE [--json] [--out FILE.svg|.png|.pdf] [--scale S]
+  parallax-cli export [FILE] [--flags] [--gantt OUT] [--rankmap OUT] [--memory OUT] (OUT: .svg, .png or .pdf)
+                      [--trace OUT.json] [--markdown OUT.md] [--scale S (PNG)] [--compare SCHED1,SCHED2,...]
+                      [--rankmap-dim tp|cp|dp|pp|ep|edp|etp]
+  parallax-cli recommend [FILE] [--flags] [--top K] [--json] [--lesson] [--calibration FILE]
+  parallax-cli matrix [--json] [--global-batch N] [--seq-len N] [--dtype bf16|fp8] [--calibration FILE]
   parallax-cli presets [--json]
   parallax-cli --version | --help
 
@@ -39,8 +45,11 @@ int main(int argc, char** argv)
     }
     const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands {
         { "evaluate", runEvaluate },
+        { "export", runExport },
         { "presets", runPresets },
         { "schedule", runSchedule },
+        { "recommend", runRecommend },
+        { "matrix", runMatrix },
     };
     const auto it = commands.find(args[0]);
     if (it == commands.end()) {

@@ -1,0 +1,58 @@
+#include "CliArgs.h"
+#include "Commands.h"
+#include "TextFormat.h"
+
+#include "core/search/DecisionMatrix.h"
+#include "core/search/SearchJson.h"
+
+#include <algorithm>
+#include <iostream>
+
+namespace parallax::cli {
+
+int runMatrix(const std::vector<std::string>& argv)
+{
+    const Args args(argv, { "json" });
+    args.allowOnly({ "json", "calibration", "global-batch", "seq-len", "dtype" });
+    const auto calibration = calibrationFromArgs(args);
+    core::DecisionMatrixSettings settings;
+    settings.globalBatch = args.integer("global-batch", settings.globalBatch, 1, 1 << 24);
+    settings.seqLen = args.integer("seq-len", settings.seqLen, 16, 1 << 22);
+    if (args.has("dtype") && !core::parseDType(args.value("dtype"), settings.dtype))
+        throw UsageError("--dtype: expected bf16 or fp8, got \"" + args.value("dtype") + "\"");
+    const core::DecisionMatrix m = core::buildDecisionMatrix(settings, calibration ? &*calibration : nullptr);
+    if (args.has("json")) {
+        std::cout << core::decisionMatrixToJson(m).dump(2) << "\n";
+        return kExitOk;
+    }
+    const double tokens = static_cast<double>(settings.globalBatch) * settings.seqLen;
+    std::cout << "Summary decision matrix (the table shared/guide/parallelism-decision-guide.txt announces)\n"
+              << "  cluster  " << m.gpuName << " (" << gib(m.hbmBytes, 0) << "), HGX nodes of " << settings.gpusPerNode
+              << " on NVLink, " << settings.nicGbps << " Gb/s InfiniBand per GPU\n"
+              << "  batch    " << settings.globalBatch << " sequences x " << settings.seqLen
+              << " tokens = " << tokens / 1e6 << "M tokens per step, " << core::toString(settings.dtype)
+              << " (Llama 3 405B's initial batch, arXiv:2407.21783 sec. 3.4.1)\n"
+              << "  each cell: the best of every valid configuration (TP, CP, PP, v, DP, EP, ZeRO, micro-batch, "
+                 "recompute, schedule), simulated\n\n";
+    std::size_t nameWidth = 8;
+    for (const auto& c : m.cells)
+        nameWidth = std::max(nameWidth, c.modelName.size() + 2);
+    std::cout << padRight("model", nameWidth) << padLeft("GPUs", 6) << "  " << padRight("recommended", 66)
+              << padLeft("step", 10) << padLeft("MFU", 8) << padLeft("peak", 11) << "\n";
+    for (const auto& c : m.cells) {
+        std::cout << padRight(c.modelName, nameWidth) << padLeft(std::to_string(c.gpus), 6) << "  ";
+        if (c.recommended && c.report)
+            std::cout << padRight(core::describe(*c.recommended), 66)
+                      << padLeft(duration(c.report->stepTimeSeconds), 10) << padLeft(percent(c.report->mfu), 8)
+                      << padLeft(gib(c.report->peakMemoryBytes), 11) << "\n";
+        else
+            std::cout << padRight("nothing fits", 66) << padLeft("-", 10) << padLeft("-", 8) << padLeft("-", 11)
+                      << "\n";
+        std::cout << "      why: " << c.why << "\n";
+        if (!c.fix.text.empty())
+            std::cout << "      fix: " << c.fix.text << "\n";
+    }
+    return kExitOk;
+}
+
+} // namespace parallax::cli

@@ -1,0 +1,95 @@
+#include "core/PresetLibrary.h"
+#include "core/search/ClosedFormScorer.h"
+#include "core/search/ConfigSearch.h"
+#include "core/search/SearchSpace.h"
+
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+namespace {
+
+using namespace parallax::core;
+
+// The decision matrix's largest cell: the 1T MoE (128 experts) on 128 HGX H100 nodes, 4M tokens
+// per step (1024 sequences of 4096).
+Scenario moe1tOn1024()
+{
+    Scenario s;
+    s.name = "moe-1t on 1024 H100";
+    s.model = *PresetLibrary::instance().model("moe-1t");
+    const GpuSpec gpu = *PresetLibrary::instance().gpu("h100-sxm");
+    s.topology = Topology::regular(gpu, 128, 8, 400);
+    s.nodes = 128;
+    s.gpusPerNode = 8;
+    s.training.globalBatch = 1024;
+    s.training.seqLen = 4096;
+    return s;
+}
+
+// Every (layout, ep, micro-batch, schedule, recompute) of the space, each scoring all its ZeRO
+// stages; items/s is configurations scored per second on one core (goal: >= 1 million).
+void BM_ClosedFormScore(benchmark::State& state)
+{
+    const Scenario base = moe1tOn1024();
+    const SearchSpace space(base);
+    struct Work {
+        Layout layout;
+        int ep;
+        LayoutComm comm;
+        int microBatch;
+        ScheduleChoice schedule;
+        Recompute recompute;
+        std::vector<int> zeros;
+    };
+    ClosedFormScorer scorer(base, nullptr);
+    std::vector<Work> work;
+    for (const Layout& l : space.layouts()) {
+        for (int ep : space.expertDegrees(l)) {
+            const LayoutComm comm = scorer.layoutComm(l, ep);
+            for (int mb : space.microBatches(l)) {
+                const int m = base.training.globalBatch / (mb * l.dp);
+                for (const ScheduleChoice& s : space.schedules(l.pp, m)) {
+                    for (Recompute r : SearchSpace::kRecomputeModes)
+                        work.push_back({ l, ep, comm, mb, s, r, space.zeroStages(l, ep) });
+                }
+            }
+        }
+    }
+    std::vector<ClosedFormScore> scores;
+    long long configs = 0;
+    for (auto _ : state) {
+        for (const Work& w : work) {
+            scorer.score(w.layout, w.ep, w.comm, w.microBatch, w.schedule, w.recompute, w.zeros, scores);
+            configs += static_cast<long long>(w.zeros.size());
+            benchmark::DoNotOptimize(scores.data());
+        }
+    }
+    state.SetItemsProcessed(configs);
+    state.counters["configs_per_pass"] = static_cast<double>(configs) / state.iterations();
+}
+BENCHMARK(BM_ClosedFormScore)->Unit(benchmark::kMillisecond);
+
+// The whole recommendation: enumerate, prune, score on the closed form with both cores, simulate
+// the best 256 and every family's representative, explain. Goal: under 1 s on two cores.
+void BM_FullSearchMoe1T1024(benchmark::State& state)
+{
+    const Scenario base = moe1tOn1024();
+    SearchOptions options;
+    options.threads = static_cast<int>(state.range(0));
+    SearchStats stats;
+    for (auto _ : state) {
+        const SearchResult r = searchConfigurations(base, options);
+        stats = r.stats;
+        benchmark::DoNotOptimize(r.candidates.data());
+    }
+    state.counters["enumerated"] = static_cast<double>(stats.enumerated);
+    state.counters["scored"] = static_cast<double>(stats.scored);
+    state.counters["pruned"] = static_cast<double>(stats.prunedByMemoryBound);
+    state.counters["simulated"] = static_cast<double>(stats.simulated);
+    state.counters["closed_form_s"] = stats.closedFormSeconds;
+    state.counters["simulation_s"] = stats.simulationSeconds;
+}
+BENCHMARK(BM_FullSearchMoe1T1024)->Arg(2)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+} // namespace

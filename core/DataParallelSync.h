@@ -1,0 +1,38 @@
+#pragma once
+
+namespace parallax::core {
+
+// Communication hidden behind compute is not free: NCCL kernels occupy SMs while they run (up to
+// NCCL_MAX_NCHANNELS CTAs, 16-32 of an H100's 132 SMs) and share HBM bandwidth, so the compute they
+// overlap slows down. Stated default: 15% of the hidden time is added back.
+inline constexpr double kOverlapComputeTax = 0.15;
+
+// Seconds of `commSeconds` not hidden by a compute window of `windowSeconds`, plus the tax on the part
+// that is hidden.
+double exposedAfterOverlap(double commSeconds, double windowSeconds);
+
+// One pipeline rank's data-parallel collectives for one step (dense and expert groups summed).
+struct DpCollectives {
+    double allReduce = 0; // gradients, ZeRO-0
+    double reduceScatter = 0; // gradients, ZeRO >= 1
+    double allGather = 0; // bf16 parameters, ZeRO >= 1
+};
+
+struct DpSyncTimes {
+    double totalSeconds = 0;
+    double exposedSeconds = 0;
+};
+
+// ZeRO stages and their traffic (arXiv:1910.02054 sec. 5 and 7):
+//  0: one all-reduce of the gradients per step, hidden behind the last micro-batch's backward
+//     (Megatron-Core --overlap-grad-reduce);
+//  1: one reduce-scatter per step plus one all-gather of the updated parameters, hidden behind the
+//     first forward of the next step (--overlap-param-gather);
+//  2: gradients are kept sharded, so each micro-batch's gradients are reduce-scattered right after its
+//     backward (m reduce-scatters), plus the parameter all-gather;
+//  3: also the parameters are sharded: each micro-batch gathers them for its forward and again for its
+//     backward (arXiv:1910.02054 sec. 7.2.2), and reduce-scatters its gradients.
+DpSyncTimes dataParallelSync(int zero, int microbatches, const DpCollectives& c, double forwardWindowSeconds,
+                             double backwardWindowSeconds);
+
+} // namespace parallax::core

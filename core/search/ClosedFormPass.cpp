@@ -1,0 +1,109 @@
+#include "core/search/ClosedFormPass.h"
+
+#include "core/search/ClosedFormScorer.h"
+#include "core/search/ConfigSearch.h"
+
+#include <algorithm>
+
+namespace parallax::core::searchdetail {
+
+bool ClosedFormPass::cancelled() const
+{
+    return m_options.cancel && m_options.cancel->load();
+}
+
+void ClosedFormPass::run(
+    WorkerResult& out, std::atomic<int>& nextLayout, std::atomic<int>& layoutsDone, std::atomic<long long>& scored)
+{
+    ClosedFormScorer scorer(m_base, m_options.calibration);
+    scorer.setOptimizerOffload(m_options.optimizerOffload);
+    const double hbm = scorer.hbmBytes();
+    const auto& layouts = m_space.layouts();
+    std::vector<ClosedFormScore> scores;
+    std::vector<int> zeros;
+    for (int i = nextLayout++; i < static_cast<int>(layouts.size()); i = nextLayout++) {
+        if (cancelled())
+            return;
+        const Layout& l = layouts[i];
+        FamilySlot* tpSlot = &out.families[{ FamilyDim::Tp, l.tp }];
+        FamilySlot* cpSlot = &out.families[{ FamilyDim::Cp, l.cp }];
+        FamilySlot* ppSlot = &out.families[{ FamilyDim::Pp, l.pp }];
+        long long before = out.scored;
+        for (int ep : m_space.expertDegrees(l)) {
+            const LayoutComm comm = scorer.layoutComm(l, ep);
+            FamilySlot* epSlot = &out.families[{ FamilyDim::Ep, ep }];
+            const std::vector<int> allZeros = m_space.zeroStages(l, ep);
+            FamilySlot* zeroSlot[4] = {};
+            for (int z : allZeros)
+                zeroSlot[z] = &out.families[{ FamilyDim::Zero, z }];
+            FamilySlot* rcSlot[3];
+            for (int k = 0; k < 3; ++k)
+                rcSlot[k] = &out.families[{ FamilyDim::Recompute, k }];
+            for (int mb : m_space.microBatches(l)) {
+                const int m = static_cast<int>(m_base.training.globalBatch / (static_cast<long long>(mb) * l.dp));
+                FamilySlot* mbSlot = &out.families[{ FamilyDim::MicroBatch, mb }];
+                for (const ScheduleChoice& s : m_space.schedules(l.pp, m)) {
+                    FamilySlot* schedSlot = &out.families[{ FamilyDim::Schedule, scheduleValue(s.kind, s.vpp) }];
+                    FamilySlot* fixed[] = { tpSlot, cpSlot, ppSlot, epSlot, mbSlot, schedSlot };
+                    SearchPoint p;
+                    p.tp = l.tp;
+                    p.cp = l.cp;
+                    p.pp = l.pp;
+                    p.dp = l.dp;
+                    p.ep = ep;
+                    p.vpp = s.vpp;
+                    p.schedule = s.kind;
+                    p.microBatch = mb;
+                    // Prune ZeRO stages whose weights + grads + optimizer alone exceed HBM.
+                    zeros.clear();
+                    for (int z : allZeros) {
+                        const double bound = scorer.stateBoundBytes(l, ep, comm, s, z);
+                        if (bound <= hbm) {
+                            zeros.push_back(z);
+                            continue;
+                        }
+                        out.pruned += 3;
+                        p.zero = z;
+                        p.recompute = Recompute::Full; // the leanest activations
+                        const Ranked r { 0, bound, p };
+                        for (FamilySlot* f : fixed)
+                            f->offerPruned(r);
+                        zeroSlot[z]->offerPruned(r);
+                        rcSlot[2]->offerPruned(r);
+                        out.overall.offerPruned(r);
+                    }
+                    if (zeros.empty())
+                        continue;
+                    for (int k = 0; k < 3; ++k) {
+                        p.recompute = SearchSpace::kRecomputeModes[k];
+                        scorer.score(l, ep, comm, mb, s, p.recompute, zeros, scores);
+                        for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
+                            const ClosedFormScore& sc = scores[zi];
+                            p.zero = zeros[zi];
+                            const Ranked r { sc.stepSeconds, sc.peakBytes, p };
+                            ++out.scored;
+                            for (FamilySlot* f : fixed)
+                                f->offer(r, sc.fits);
+                            zeroSlot[p.zero]->offer(r, sc.fits);
+                            rcSlot[k]->offer(r, sc.fits);
+                            out.overall.offer(r, false);
+                            if (!sc.fits)
+                                continue;
+                            ++out.fitting;
+                            if (static_cast<int>(out.best.size()) < kShortlistRounds * std::max(1, m_options.rerank))
+                                out.best.push(r);
+                            else if (better(r, out.best.top())) {
+                                out.best.pop();
+                                out.best.push(r);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        scored += out.scored - before;
+        ++layoutsDone;
+    }
+}
+
+} // namespace parallax::core::searchdetail

@@ -1,0 +1,526 @@
+#include "core/search/ClosedFormScorer.h"
+
+#include "core/DataParallelSync.h"
+
+#include "core/ActivationMemory.h"
+#include "core/Calibration.h"
+#include "core/LayerShape.h"
+#include "core/MemoryModel.h"
+#include "core/ModelMath.h"
+#include "core/ParameterShard.h"
+#include "core/PipelineClosedForm.h"
+#include "core/StageLayout.h"
+#include "core/schedule/PipelineSchedule.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+namespace parallax::core {
+
+namespace {
+// Per-hop NVLink latency, as core/CommGroups.cpp uses.
+constexpr double kNvlinkHopLatencySeconds = 2e-6;
+
+// Axis ids in the two rank views of Megatron-Core's RankGenerator (core/RankMap.cpp).
+enum DenseAxis { kTp = 0, kCp, kDp, kPp };
+enum ExpertAxis { kEtp = 0, kEp, kEdp, kEpp };
+
+std::vector<std::string> orderTokens(const std::string& order)
+{
+    std::vector<std::string> tokens;
+    std::stringstream in(order);
+    std::string t;
+    while (std::getline(in, t, '-'))
+        tokens.push_back(t);
+    const std::multiset<std::string> need { "cp", "dp", "ep", "pp", "tp" };
+    if (std::multiset<std::string>(tokens.begin(), tokens.end()) != need)
+        return { "tp", "cp", "ep", "dp", "pp" };
+    return tokens;
+}
+
+struct AxisStride {
+    int size = 1;
+    int stride = 1;
+};
+
+// Ranks of the first and of the last group of an axis (RankMap creates groups in order of
+// their smallest rank; the last one holds rank world-1).
+void groupRanks(const AxisStride& a, int world, bool last, std::vector<int>& out)
+{
+    out.clear();
+    int base = 0;
+    if (last) {
+        const int r = world - 1;
+        base = r - ((r / a.stride) % a.size) * a.stride;
+    }
+    for (int i = 0; i < a.size; ++i)
+        out.push_back(base + i * a.stride);
+}
+
+// commGroupFor() (core/CommGroups.cpp) over the topology directly: rank r runs on GPU r.
+CommGroup geometry(
+    const std::vector<int>& ranks, const Topology& topo, const DomainLinks& links, int& firstDomain, int& lastDomain)
+{
+    CommGroup g;
+    g.size = static_cast<int>(ranks.size());
+    firstDomain = lastDomain = 0;
+    if (ranks.empty())
+        return g;
+    // Members per domain in one pass: a count per domain, reset through the list of touched ones.
+    thread_local std::vector<int> counts;
+    counts.assign(topo.domains.size(), 0);
+    std::vector<std::pair<int, int>> perDomain; // (domain, members)
+    for (int r : ranks) {
+        const int d = topo.domainOf(r);
+        if (counts[d]++ == 0)
+            perDomain.push_back({ d, 0 });
+    }
+    for (auto& [d, n] : perDomain)
+        n = counts[d];
+    g.outer = static_cast<int>(perDomain.size());
+    g.inner = 1;
+    double nvlink = 0, scaleOut = 0, latency = 0;
+    firstDomain = lastDomain = perDomain.front().first;
+    for (const auto& [domain, count] : perDomain) {
+        firstDomain = std::min(firstDomain, domain);
+        lastDomain = std::max(lastDomain, domain);
+        g.inner = std::max(g.inner, count);
+        const double nv = links.nvlink[domain];
+        nvlink = nvlink == 0 ? nv : std::min(nvlink, nv);
+        const double so = links.scaleOut[domain];
+        scaleOut = scaleOut == 0 ? so : std::min(scaleOut, so);
+        latency = std::max(latency, links.latency[domain]);
+    }
+    g.intra = { nvlink, kNvlinkHopLatencySeconds };
+    g.inter = { scaleOut > 0 ? scaleOut : nvlink, latency };
+    return g;
+}
+
+// buildCommGroups() picks the more spread of the first and the last group of a dimension.
+CommGroup mostSpreadGroup(const AxisStride& a, int world, const Topology& topo, const DomainLinks& links, bool& crosses)
+{
+    std::vector<int> ranks;
+    int f0 = 0, l0 = 0, f1 = 0, l1 = 0;
+    groupRanks(a, world, false, ranks);
+    const CommGroup front = geometry(ranks, topo, links, f0, l0);
+    groupRanks(a, world, true, ranks);
+    const CommGroup back = geometry(ranks, topo, links, f1, l1);
+    crosses = front.outer > 1 || back.outer > 1;
+    return l1 - f1 > l0 - f0 ? back : front;
+}
+
+int inflightChunks(ScheduleKind kind, int p, int m, int v, int rank)
+{
+    return closedFormInflightChunks(ScheduleShape { kind, p, m, v }, rank);
+}
+} // namespace
+
+// Per micro-batch times and activation bytes of one dense layer, one MoE layer and the LM head.
+struct ClosedFormScorer::LayerCostSet {
+    struct Kind {
+        double forward = 0, backwardInput = 0, backwardWeight = 0;
+        double computeForward = 0, computeBackward = 0, comm = 0; // DualPipe's split
+        double activation = 0, activationFull = 0;
+    };
+    Kind dense, moe, head;
+    double headTransient = 0; // fp32 logits and head inputs of one micro-batch (last stage)
+};
+
+// Per pipeline rank placement and parameter counts of one (layout, ep, schedule).
+struct ClosedFormScorer::RankTable {
+    struct Row {
+        double dense = 0, moe = 0, head = 0; // layer counts over all chunks, head 0/1
+        bool hasDense = false, hasMoe = false;
+        double states[4] = {}; // weights + grads + optimizer bytes per ZeRO stage
+        double grads[4] = {};
+        double optimizer[4] = {};
+        double zeroThreeTransient = 0; // two gathered layers under ZeRO-3
+        DpCollectives dp; // gradient and parameter collectives of this rank, per step
+    };
+    std::vector<Row> rows;
+    int chunks = 1;
+    double sumDense0 = 0, sumMoe0 = 0, sumHead0 = 0; // chunk 0 over all ranks
+    double dense00 = 0, moe00 = 0, head00 = 0; // rank 0, chunk 0
+    double optimizerSeconds[4] = {};
+    double fixedOtherBytes = 0; // CUDA context + NCCL buffers
+};
+
+ClosedFormScorer::ClosedFormScorer(const Scenario& base, const Calibration* calibration)
+    : m_base(base)
+    , m_calibration(calibration)
+{
+    const Topology& topo = base.topology;
+    m_gpu = topo.domains.front().gpu;
+    m_hbm = m_gpu.hbmBytes;
+    for (const auto& d : topo.domains) {
+        if (d.gpu.bf16FlopsPerSecond < m_gpu.bf16FlopsPerSecond)
+            m_gpu = d.gpu;
+        m_hbm = std::min(m_hbm, d.gpu.hbmBytes);
+        const auto& f = topo.domains.front();
+        m_uniformTopology = m_uniformTopology && d.gpuCount == f.gpuCount && d.gpu.id == f.gpu.id
+            && d.nvlinkBytesPerSecond == f.nvlinkBytesPerSecond;
+    }
+    m_uniformTopology = m_uniformTopology && topo.fabrics.size() <= 1;
+    for (int d = 0; d < static_cast<int>(topo.domains.size()); ++d) {
+        m_links.nvlink.push_back(topo.nvlinkBytesPerSecond(d));
+        m_links.scaleOut.push_back(topo.scaleOutBytesPerSecondPerGpu(d));
+        m_links.latency.push_back(topo.scaleOutLatencySeconds(d));
+    }
+    m_rates = std::make_unique<ComputeRates>(m_gpu, base.training.dtype, calibration, m_defaults);
+    const ModelSpec& model = base.model;
+    const int denseLayer = 0;
+    const int moeLayer = model.isMoe() ? model.moe->firstDenseLayers : 0;
+    m_denseShape = layerShape(model, denseLayer);
+    m_denseParams = layerParameters(model, denseLayer);
+    if (model.isMoe()) {
+        m_moeShape = layerShape(model, moeLayer);
+        m_moeParams = layerParameters(model, moeLayer);
+    }
+    for (const auto& tok : orderTokens(base.parallel.order)) {
+        if (tok == "tp") {
+            m_denseOrder.push_back(kTp);
+            m_expertOrder.push_back(kEtp);
+        } else if (tok == "cp") {
+            m_denseOrder.push_back(kCp);
+        } else if (tok == "ep") {
+            m_expertOrder.push_back(kEp);
+        } else if (tok == "dp") {
+            m_denseOrder.push_back(kDp);
+            m_expertOrder.push_back(kEdp);
+        } else {
+            m_denseOrder.push_back(kPp);
+            m_expertOrder.push_back(kEpp);
+        }
+    }
+}
+
+ClosedFormScorer::~ClosedFormScorer() = default;
+
+LayoutComm ClosedFormScorer::layoutComm(const Layout& l, int ep) const
+{
+    LayoutComm c;
+    const Topology& topo = m_base.topology;
+    const int world = l.tp * l.cp * l.pp * l.dp;
+    AxisStride dense[4], expert[4];
+    const int denseSize[4] = { l.tp, l.cp, l.dp, l.pp };
+    const int edp = std::max(1, world / std::max(1, l.pp * ep));
+    const int expertSize[4] = { 1, ep, edp, l.pp };
+    int stride = 1;
+    for (int a : m_denseOrder) {
+        dense[a] = { denseSize[a], stride };
+        stride *= denseSize[a];
+    }
+    stride = 1;
+    for (int a : m_expertOrder) {
+        expert[a] = { expertSize[a], stride };
+        stride *= expertSize[a];
+    }
+    bool unused = false;
+    c.tp = mostSpreadGroup(dense[kTp], world, topo, m_links, c.tpCrossesDomain);
+    c.cp = mostSpreadGroup(dense[kCp], world, topo, m_links, unused);
+    c.ep = mostSpreadGroup(expert[kEp], world, topo, m_links, c.epCrossesDomain);
+    c.edp = mostSpreadGroup(expert[kEdp], world, topo, m_links, unused);
+    // The dense gradient group is dp x cp at tp = pp = 0 (core/CommGroups.cpp).
+    std::vector<int> dpcp;
+    for (int i = 0; i < l.cp; ++i) {
+        for (int d = 0; d < l.dp; ++d)
+            dpcp.push_back(i * dense[kCp].stride + d * dense[kDp].stride);
+    }
+    int f = 0, last = 0;
+    c.dp = geometry(dpcp, topo, m_links, f, last);
+    // Any TP group crossing: with a regular topology the first and last groups are representative
+    // of their strides; check every group start when domains differ in size.
+    if (!m_uniformTopology && l.tp > 1) {
+        for (int start = 0; start < world && !c.tpCrossesDomain; ++start) {
+            if ((start / dense[kTp].stride) % l.tp != 0)
+                continue;
+            const int d0 = topo.domainOf(start);
+            for (int i = 1; i < l.tp; ++i)
+                c.tpCrossesDomain = c.tpCrossesDomain || topo.domainOf(start + i * dense[kTp].stride) != d0;
+        }
+    }
+    if (m_calibration) {
+        if (auto bus = m_calibration->collectiveBusBytesPerSecond(CollectiveKind::AllReduce, 64e6)) {
+            for (CommGroup* g : { &c.tp, &c.cp, &c.ep, &c.dp, &c.edp })
+                g->intra.bytesPerSecond = *bus;
+        }
+    }
+    if (l.pp > 1) {
+        const int next = dense[kPp].stride;
+        c.p2pLatencySeconds = topo.p2pLatencySeconds(0, next);
+        c.p2pBytesPerSecond = topo.p2pBytesPerSecond(0, next);
+    }
+    return c;
+}
+
+const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
+    const Layout& l, int ep, const LayoutComm& comm, int microBatch, Recompute recompute)
+{
+    m_key.assign({ l.tp, l.cp, ep, microBatch, static_cast<long long>(recompute), comm.tp.inner, comm.tp.outer,
+        comm.cp.inner, comm.cp.outer, comm.ep.inner, comm.ep.outer });
+    if (!m_uniformTopology)
+        m_key.insert(m_key.end(), { l.pp, l.dp });
+    auto it = m_costs.find(m_key);
+    if (it != m_costs.end())
+        return *it->second;
+    const ModelSpec& model = m_base.model;
+    ActivationContext ctx;
+    ctx.seqLen = m_base.seqLen();
+    ctx.microBatch = microBatch;
+    ctx.tp = l.tp;
+    ctx.sp = l.tp > 1;
+    ctx.cp = l.cp;
+    ctx.etp = 1;
+    ctx.recompute = recompute;
+    ctx.expertLoadImbalance = model.isMoe() ? m_defaults.expertLoadImbalance : 1.0;
+    const LayerCommGroups groups { comm.tp, comm.cp, comm.ep };
+    auto cost = std::make_unique<LayerCostSet>();
+    auto fill = [&](const LayerShape& shape, LayerCostSet::Kind& k) {
+        const LayerTimes t = layerTimes(model, shape, ctx, *m_rates, groups, m_defaults);
+        k.forward = t.forward();
+        k.backwardInput = t.backwardInput();
+        k.backwardWeight = t.backwardWeight();
+        k.computeForward = t.forwardCompute;
+        k.computeBackward = t.backwardInputCompute + t.recomputeCompute + t.backwardWeightCompute;
+        k.comm = t.tpForward + t.cpForward + t.epForward + t.tpBackward + t.cpBackward + t.epBackward;
+        k.activation = layerActivationBytes(model, shape, ctx);
+        k.activationFull = layerActivationBytesWithoutRecompute(model, shape, ctx);
+    };
+    fill(m_denseShape, cost->dense);
+    if (model.isMoe())
+        fill(m_moeShape, cost->moe);
+    const HeadTimes head = lmHeadTimes(model, ctx, *m_rates, comm.tp);
+    cost->head.forward = head.forward;
+    cost->head.backwardInput = head.backwardInput;
+    cost->head.backwardWeight = head.backwardWeight;
+    cost->head.computeForward = head.forward;
+    cost->head.computeBackward = head.backwardInput + head.backwardWeight;
+    // Logits of one micro-batch on the last stage (as core/MemoryModel.cpp counts them).
+    const double tokens = ctx.seqLen / ctx.cp * ctx.microBatch;
+    const double rep = ctx.sp ? 1.0 / ctx.tp : 1.0;
+    cost->headTransient = 4.0 * tokens * static_cast<double>(model.vocab) / l.tp
+        + 4.0 * tokens * static_cast<double>(model.hidden) * rep;
+    return *m_costs.emplace(m_key, std::move(cost)).first->second;
+}
+
+const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
+    const Layout& l, int ep, const LayoutComm& comm, const ScheduleChoice& s)
+{
+    m_key.assign({ l.tp, l.cp, l.pp, l.dp, ep, static_cast<long long>(s.kind), s.vpp });
+    auto it = m_tables.find(m_key);
+    if (it != m_tables.end())
+        return *it->second;
+    const ModelSpec& model = m_base.model;
+    auto table = std::make_unique<RankTable>();
+    const ScheduleShape shape { l.pp == 1 ? ScheduleKind::OneFOneB : s.kind, l.pp, 1, l.pp == 1 ? 1 : s.vpp };
+    table->chunks = chunksPerRank(shape);
+    const StageLayout layout(model.layers, modelStageCount(shape));
+    const int last = layout.stages() - 1;
+    const int firstMoe = model.isMoe() ? model.moe->firstDenseLayers : model.layers;
+    const double tp = l.tp;
+    const double expertShards = ep;
+    // stageParameters() (core/ParameterShard.cpp) per layer kind, times the layer counts.
+    const double densePerLayer = (m_denseParams.attention + m_denseParams.denseMlp + m_denseParams.sharedExperts) / tp
+        + m_denseParams.norms + m_denseParams.router;
+    const double moeDensePerLayer = (m_moeParams.attention + m_moeParams.denseMlp + m_moeParams.sharedExperts) / tp
+        + m_moeParams.norms + m_moeParams.router;
+    const double moeExpertPerLayer = m_moeParams.routedExperts / expertShards;
+    const double vocabTable = static_cast<double>(model.vocab) * static_cast<double>(model.hidden) / tp;
+    const double dpGroup = static_cast<double>(l.dp) * l.cp;
+    const double edpGroup = std::max(1.0, static_cast<double>(l.tp) * l.cp * l.dp / expertShards);
+    const OtherMemoryDefaults other;
+    int communicators = 0;
+    for (int degree : { l.tp, l.cp, l.pp, l.dp * l.cp, ep })
+        communicators += degree > 1;
+    table->fixedOtherBytes = other.cudaContextBytes + communicators * other.ncclBytesPerCommunicator;
+
+    table->rows.resize(l.pp);
+    for (int r = 0; r < l.pp; ++r) {
+        RankTable::Row& row = table->rows[r];
+        double denseParams = 0, expertParams = 0;
+        int layers = 0;
+        for (int c = 0; c < table->chunks; ++c) {
+            const int stage = modelStageOf(shape, r, c);
+            const int first = layout.firstLayer(stage), end = layout.endLayer(stage);
+            const int nDense = std::max(0, std::min(end, firstMoe) - first);
+            const int nMoe = (end - first) - nDense;
+            const double head = stage == last ? 1.0 : 0.0;
+            row.dense += nDense;
+            row.moe += nMoe;
+            row.head = std::max(row.head, head);
+            row.hasDense = row.hasDense || nDense > 0;
+            row.hasMoe = row.hasMoe || nMoe > 0;
+            layers += end - first;
+            if (c == 0) {
+                table->sumDense0 += nDense;
+                table->sumMoe0 += nMoe;
+                table->sumHead0 += head;
+                if (r == 0) {
+                    table->dense00 = nDense;
+                    table->moe00 = nMoe;
+                    table->head00 = head;
+                }
+            }
+            denseParams += nDense * densePerLayer + nMoe * moeDensePerLayer;
+            expertParams += nMoe * moeExpertPerLayer;
+            if (stage == 0)
+                denseParams
+                    += embeddingParameters(model) - static_cast<double>(model.vocab) * model.hidden + vocabTable;
+            if (stage == last) {
+                denseParams += finalNormParameters(model);
+                if (!model.tiedEmbeddings || (l.pp > 1 && stage != 0))
+                    denseParams += vocabTable;
+            }
+        }
+        // ZeRO (arXiv:1910.02054 sec. 5.1-5.3) as core/MemoryModel.cpp applies it.
+        for (int z = 0; z < 4; ++z) {
+            auto shard = [&](double perParam, int fromStage) {
+                const bool sharded = z >= fromStage;
+                return perParam * (denseParams / (sharded ? dpGroup : 1.0) + expertParams / (sharded ? edpGroup : 1.0));
+            };
+            const double w = shard(kWeightBytesPerParam, 3);
+            row.grads[z] = shard(kGradBytesPerParam, 2);
+            row.optimizer[z] = shard(kOptimizerBytesPerParam, 1);
+            row.states[z] = w + row.grads[z] + row.optimizer[z];
+            table->optimizerSeconds[z] = std::max(
+                table->optimizerSeconds[z], m_rates->memorySeconds(28.0 * row.optimizer[z] / kOptimizerBytesPerParam));
+        }
+        // ZeRO-3 keeps two gathered layers of this rank's unsharded share resident (prefetch).
+        row.zeroThreeTransient = 2.0 * kWeightBytesPerParam * (denseParams + expertParams) / std::max(1, layers);
+        const double denseGrad = kGradBytesPerParam * denseParams;
+        const double expertGrad = kGradBytesPerParam * expertParams;
+        row.dp.allReduce = comm.dp.seconds(CollectiveKind::AllReduce, denseGrad)
+            + comm.edp.seconds(CollectiveKind::AllReduce, expertGrad);
+        row.dp.reduceScatter = comm.dp.seconds(CollectiveKind::ReduceScatter, denseGrad)
+            + comm.edp.seconds(CollectiveKind::ReduceScatter, expertGrad);
+        row.dp.allGather = comm.dp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * denseParams)
+            + comm.edp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * expertParams);
+    }
+    return *m_tables.emplace(m_key, std::move(table)).first->second;
+}
+
+double ClosedFormScorer::stateBoundBytes(
+    const Layout& l, int ep, const LayoutComm& comm, const ScheduleChoice& s, int zero)
+{
+    const RankTable& t = rankTable(l, ep, comm, s);
+    double bound = 0;
+    for (const auto& row : t.rows)
+        bound = std::max(bound, row.states[zero] - (m_optimizerOffload ? row.optimizer[zero] : 0.0));
+    return bound + t.fixedOtherBytes;
+}
+
+void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, int microBatch, const ScheduleChoice& s,
+    Recompute recompute, const std::vector<int>& zeros, std::vector<ClosedFormScore>& out)
+{
+    const LayerCostSet& c = layerCosts(l, ep, comm, microBatch, recompute);
+    const RankTable& t = rankTable(l, ep, comm, s);
+    const int p = l.pp;
+    const int m = static_cast<int>(m_base.training.globalBatch / (static_cast<long long>(microBatch) * l.dp));
+    const ScheduleKind kind = p == 1 ? ScheduleKind::OneFOneB : s.kind;
+    const int v = p == 1 ? 1 : s.vpp;
+    const double chunks = t.chunks;
+
+    m_perMb.resize(p);
+    m_forward.resize(p);
+    m_backward.resize(p);
+    m_activations.resize(p);
+    m_transient.resize(p);
+    double slowest = 0;
+    for (int r = 0; r < p; ++r) {
+        const RankTable::Row& row = t.rows[r];
+        const double f = row.dense * c.dense.forward + row.moe * c.moe.forward + row.head * c.head.forward;
+        const double bi
+            = row.dense * c.dense.backwardInput + row.moe * c.moe.backwardInput + row.head * c.head.backwardInput;
+        const double w
+            = row.dense * c.dense.backwardWeight + row.moe * c.moe.backwardWeight + row.head * c.head.backwardWeight;
+        m_forward[r] = f;
+        m_backward[r] = bi + w;
+        m_perMb[r] = f + bi + w;
+        slowest = std::max(slowest, m_perMb[r]);
+        const double weight = row.dense * c.dense.activation + row.moe * c.moe.activation;
+        m_activations[r] = weight / chunks * inflightChunks(kind, p, m, v, r);
+        double transient = 0;
+        if (recompute == Recompute::Full)
+            transient = std::max(row.hasDense ? c.dense.activationFull : 0.0, row.hasMoe ? c.moe.activationFull : 0.0);
+        if (row.head > 0)
+            transient = std::max(transient, c.headTransient);
+        m_transient[r] = transient;
+    }
+
+    // Closed-form bubbles (core/PipelineClosedForm.cpp): arXiv:2104.04473 sec. 2.2, arXiv:2401.10241
+    // Table 2, arXiv:2412.19437 Table 2.
+    const double f = (t.sumDense0 * c.dense.forward + t.sumMoe0 * c.moe.forward + t.sumHead0 * c.head.forward) / p;
+    const double b
+        = (t.sumDense0 * c.dense.backwardInput + t.sumMoe0 * c.moe.backwardInput + t.sumHead0 * c.head.backwardInput)
+        / p;
+    const double w
+        = (t.sumDense0 * c.dense.backwardWeight + t.sumMoe0 * c.moe.backwardWeight + t.sumHead0 * c.head.backwardWeight)
+        / p;
+    double p2p = 0;
+    if (p > 1) {
+        const ModelSpec& model = m_base.model;
+        const double bytes
+            = 2.0 * m_base.seqLen() / l.cp * microBatch * static_cast<double>(model.hidden) / (l.tp > 1 ? l.tp : 1);
+        p2p = comm.p2pLatencySeconds + bytes / comm.p2pBytesPerSecond;
+    }
+    double bubble = 0;
+    switch (kind) {
+    case ScheduleKind::GPipe:
+    case ScheduleKind::OneFOneB:
+        bubble = (p - 1) * (slowest / chunks + 2 * p2p);
+        break;
+    case ScheduleKind::Interleaved1F1B:
+        bubble = (p - 1) * (slowest + 2 * p2p) / std::max(1, v);
+        break;
+    case ScheduleKind::ZbH1:
+        bubble = (p - 1) * std::max(0.0, f + b - w + 2 * p2p);
+        break;
+    case ScheduleKind::ZbH2:
+    case ScheduleKind::ZbV:
+        bubble = (p - 1) * std::max(0.0, f + b - 2 * w + 2 * p2p);
+        break;
+    case ScheduleKind::DualPipe:
+    case ScheduleKind::DualPipeV: {
+        const double computeF
+            = t.dense00 * c.dense.computeForward + t.moe00 * c.moe.computeForward + t.head00 * c.head.computeForward;
+        const double computeB
+            = t.dense00 * c.dense.computeBackward + t.moe00 * c.moe.computeBackward + t.head00 * c.head.computeBackward;
+        const double commFB = t.dense00 * c.dense.comm + t.moe00 * c.moe.comm;
+        const double fb = computeF + computeB
+            + exposedAfterOverlap(commFB, (computeF + computeB) * m_defaults.dualPipeCommHidden);
+        bubble = (p / 2.0 - 1) * std::max(0.0, fb + (b + w) - 3 * w);
+        break;
+    }
+    }
+    const double makespan = m * slowest + bubble;
+
+    out.resize(zeros.size());
+    for (std::size_t i = 0; i < zeros.size(); ++i) {
+        const int z = zeros[i];
+        ClosedFormScore& sc = out[i];
+        sc.peakBytes = 0;
+        sc.peakStage = 0;
+        sc.peakWithoutOptimizerBytes = 0;
+        double dpExposed = 0;
+        for (int r = 0; r < p; ++r) {
+            const RankTable::Row& row = t.rows[r];
+            const double act = m_activations[r];
+            const double transient = m_transient[r] + (z >= 3 ? row.zeroThreeTransient : 0.0);
+            const double otherBytes = t.fixedOtherBytes + 0.05 * (act + row.grads[z]) + transient;
+            const double total = row.states[z] + act + otherBytes;
+            if (total > sc.peakBytes) {
+                sc.peakBytes = total;
+                sc.peakStage = r;
+            }
+            sc.peakWithoutOptimizerBytes = std::max(sc.peakWithoutOptimizerBytes, total - row.optimizer[z]);
+            // The same overlap rules as the engine (core/DataParallelSync.h).
+            const double exposed = dataParallelSync(z, m, row.dp, m_forward[r], m_backward[r]).exposedSeconds;
+            dpExposed = std::max(dpExposed, exposed);
+        }
+        sc.fits = (m_optimizerOffload ? sc.peakWithoutOptimizerBytes : sc.peakBytes) <= m_hbm;
+        sc.stepSeconds = makespan + dpExposed + t.optimizerSeconds[z];
+    }
+}
+
+} // namespace parallax::core

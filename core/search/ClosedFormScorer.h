@@ -1,0 +1,95 @@
+#pragma once
+
+#include "core/CostModel.h"
+#include "core/ModelMath.h"
+#include "core/Scenario.h"
+#include "core/search/SearchSpace.h"
+
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+namespace parallax::core {
+
+struct Calibration;
+
+// The communicators of one layout, computed from rank arithmetic (no RankMap): the same groups
+// and link geometry as buildCommGroups() picks from a built rank map.
+struct LayoutComm {
+    CommGroup tp, cp, ep, edp, dp; // dp: the dp x cp gradient group
+    double p2pLatencySeconds = 0; // between pipeline ranks 0 and 1 (the closed forms' p2p)
+    double p2pBytesPerSecond = 0;
+    bool tpCrossesDomain = false; // some TP group leaves its NVLink domain
+    bool epCrossesDomain = false;
+};
+
+// Per NVLink domain: its NVLink and per-GPU scale-out bandwidth and the scale-out latency, looked
+// up once (the topology's own lookups scan the fabrics).
+struct DomainLinks {
+    std::vector<double> nvlink, scaleOut, latency;
+};
+
+// What the search needs of one configuration: the closed-form step time and memory of
+// evaluate(..., {simulateSchedule = false}) without building a Report.
+struct ClosedFormScore {
+    double stepSeconds = 0;
+    double peakBytes = 0;
+    int peakStage = 0;
+    bool fits = false;
+    double peakWithoutOptimizerBytes = 0; // the same peak with the optimizer states off the GPU
+};
+
+// The engine's closed-form path specialised for many configurations of one scenario: per-layer
+// costs are cached per (tp, cp, ep, micro-batch, recompute) and communicator geometry, per-rank
+// parameter counts per (layout, ep, schedule), and the ZeRO stages share everything but the
+// sharding. Produces the same numbers as evaluate() with simulateSchedule=false (tested).
+class ClosedFormScorer {
+public:
+    ClosedFormScorer(const Scenario& base, const Calibration* calibration);
+    ~ClosedFormScorer();
+    ClosedFormScorer(const ClosedFormScorer&) = delete;
+    ClosedFormScorer& operator=(const ClosedFormScorer&) = delete;
+
+    double hbmBytes() const { return m_hbm; }
+    // Fit without the optimizer states (ZeRO-Offload, arXiv:2101.06840): scores' `fits` and the
+    // state bound leave the optimizer bytes out.
+    void setOptimizerOffload(bool offload) { m_optimizerOffload = offload; }
+    LayoutComm layoutComm(const Layout& l, int ep) const;
+
+    // Weights + gradients + optimizer of the most loaded pipeline rank plus the fixed per-process
+    // memory: a lower bound of the peak of every micro-batch size, recompute mode and schedule
+    // of the same (layout, ep, zero, schedule placement).
+    double stateBoundBytes(const Layout& l, int ep, const LayoutComm& comm, const ScheduleChoice& s, int zero);
+
+    // Scores one (layout, ep, micro-batch, schedule, recompute) for each of `zeros`; `out[i]`
+    // receives the score of zeros[i].
+    void score(const Layout& l, int ep, const LayoutComm& comm, int microBatch, const ScheduleChoice& s,
+        Recompute recompute, const std::vector<int>& zeros, std::vector<ClosedFormScore>& out);
+
+private:
+    struct LayerCostSet;
+    struct RankTable;
+    const LayerCostSet& layerCosts(const Layout& l, int ep, const LayoutComm& comm, int microBatch, Recompute r);
+    const RankTable& rankTable(const Layout& l, int ep, const LayoutComm& comm, const ScheduleChoice& s);
+
+    const Scenario& m_base;
+    const Calibration* m_calibration;
+    EfficiencyDefaults m_defaults;
+    GpuSpec m_gpu;
+    LayerShape m_denseShape, m_moeShape;
+    DomainLinks m_links;
+    LayerParameters m_denseParams, m_moeParams;
+    double m_hbm = 0;
+    std::unique_ptr<ComputeRates> m_rates;
+    std::vector<int> m_denseOrder; // axis sizes in rank order: index into {tp, cp, dp, pp}
+    std::vector<int> m_expertOrder; // {etp, ep, edp, pp}
+    bool m_optimizerOffload = false;
+    bool m_uniformTopology = true; // every domain alike: layer costs are shared across layouts
+    std::map<std::vector<long long>, std::unique_ptr<LayerCostSet>> m_costs;
+    std::map<std::vector<long long>, std::unique_ptr<RankTable>> m_tables;
+    std::vector<long long> m_key;
+    std::vector<double> m_perMb, m_forward, m_backward, m_activations, m_transient;
+};
+
+} // namespace parallax::core

@@ -1,0 +1,372 @@
+#include "core/search/ConfigSearch.h"
+
+#include "core/Engine.h"
+#include "core/search/ClosedFormPass.h"
+#include "core/search/ClosedFormScorer.h"
+#include "core/search/Explainer.h"
+#include "core/search/Family.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <queue>
+#include <thread>
+
+namespace parallax::core {
+
+using namespace searchdetail;
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t)
+{
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Runs `work(i)` for i in [0, n) on `threads` threads while the calling thread reports progress.
+template <typename Work, typename Progress> void parallelFor(int n, int threads, Work work, Progress report)
+{
+    std::atomic<int> next { 0 };
+    std::atomic<int> done { 0 };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < std::min(threads, n); ++t) {
+        pool.emplace_back([&] {
+            for (int i = next++; i < n; i = next++) {
+                work(i);
+                ++done;
+            }
+        });
+    }
+    while (done.load() < n && !pool.empty()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        report(done.load());
+        if (next.load() >= n)
+            break;
+    }
+    for (auto& t : pool)
+        t.join();
+}
+} // namespace
+
+bool fitsInMemory(const Report& report, bool optimizerOffload)
+{
+    if (!optimizerOffload)
+        return report.fits;
+    for (const StageMemory& st : report.stages) {
+        if (st.totalBytes() - st.optimizerBytes > report.hbmBytes)
+            return false;
+    }
+    return report.valid;
+}
+
+SearchResult searchConfigurations(const Scenario& base, const SearchOptions& options)
+{
+    const auto start = Clock::now();
+    SearchResult result;
+    if (base.topology.gpuCount() <= 0) {
+        result.error = "the cluster has no GPUs";
+        return result;
+    }
+    if (base.model.layers <= 0 || base.model.heads <= 0) {
+        result.error = "the model has no layers or heads";
+        return result;
+    }
+    auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+    auto progress = [&](double fraction, const char* phase) {
+        if (options.progress)
+            options.progress({ fraction, result.stats.scored, phase });
+    };
+    const SearchSpace space(base, options.limits);
+    const int threads
+        = std::max(1, options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()));
+    result.stats.threads = threads;
+    result.stats.layouts = static_cast<long long>(space.layouts().size());
+
+    // Phase 1: every configuration on the closed-form path.
+    std::vector<WorkerResult> workers(std::min<std::size_t>(threads, std::max<std::size_t>(1, space.layouts().size())));
+    {
+        ClosedFormPass pass(base, space, options);
+        std::atomic<int> nextLayout { 0 };
+        std::atomic<int> layoutsDone { 0 };
+        std::atomic<long long> scored { 0 };
+        std::vector<std::thread> pool;
+        for (auto& w : workers)
+            pool.emplace_back(
+                [&pass, &w, &nextLayout, &layoutsDone, &scored] { pass.run(w, nextLayout, layoutsDone, scored); });
+        const int total = static_cast<int>(space.layouts().size());
+        while (layoutsDone.load() < total && !cancelled()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            result.stats.scored = scored.load();
+            progress(total > 0 ? 0.7 * layoutsDone.load() / total : 0.7, "closed form");
+        }
+        for (auto& t : pool)
+            t.join();
+    }
+    // Merge in a fixed order: the result does not depend on which thread scored what.
+    std::vector<Ranked> shortlist;
+    std::map<FamilyKey, FamilySlot> families;
+    WorkerResult merged;
+    for (auto& w : workers) {
+        merged.scored += w.scored;
+        merged.fitting += w.fitting;
+        merged.pruned += w.pruned;
+        while (!w.best.empty()) {
+            shortlist.push_back(w.best.top());
+            w.best.pop();
+        }
+        for (const auto& [key, slot] : w.families)
+            families[key].merge(slot);
+        merged.overall.merge(w.overall);
+    }
+    std::sort(shortlist.begin(), shortlist.end(), better);
+    result.stats.scored = merged.scored;
+    result.stats.fitting = merged.fitting;
+    result.stats.prunedByMemoryBound = merged.pruned;
+    result.stats.enumerated = merged.scored + merged.pruned;
+    result.stats.closedFormSeconds = secondsSince(start);
+    {
+        ClosedFormScorer hbm(base, options.calibration);
+        result.hbmBytes = hbm.hbmBytes();
+    }
+    if (merged.overall.any()) {
+        result.leanest = merged.overall.leanest();
+        result.leanestPeakBytes = merged.overall.hasScored ? merged.overall.lean.peak : merged.overall.pruned.peak;
+    }
+    if (cancelled()) {
+        result.cancelled = true;
+        result.stats.totalSeconds = secondsSince(start);
+        return result;
+    }
+
+    // Phase 2: the shortlist, every family's contenders and the base configuration, simulated.
+    const auto simulationStart = Clock::now();
+    std::vector<SearchPoint> todo;
+    std::map<decltype(SearchPoint {}.key()), std::size_t> indexOf;
+    auto want = [&](const SearchPoint& p) {
+        if (indexOf.emplace(p.key(), todo.size()).second)
+            todo.push_back(p);
+    };
+    const std::size_t round = static_cast<std::size_t>(std::max(1, options.rerank));
+    std::size_t shortlisted = std::min(round, shortlist.size());
+    for (std::size_t i = 0; i < shortlisted; ++i)
+        want(shortlist[i].point);
+    for (const auto& [key, slot] : families) {
+        if (slot.any()) {
+            for (const SearchPoint& p : slot.contenders())
+                want(p);
+        }
+    }
+    const SearchPoint basePoint = pointOf(base);
+    want(basePoint);
+    if (result.leanest)
+        want(*result.leanest);
+    std::vector<std::optional<Report>> reports;
+    EvaluateOptions simulate;
+    simulate.calibration = options.calibration;
+    simulate.simulateSchedule = true;
+    simulate.keepTimeline = false;
+    auto evaluatePoint = [&](const SearchPoint& p) {
+        Report r = evaluate(applyPoint(base, p), simulate);
+        r.rankMap = RankMap {};
+        return r;
+    };
+    auto fitsSimulated = [&](std::size_t i) {
+        return reports[i] && reports[i]->valid && fitsInMemory(*reports[i], options.optimizerOffload);
+    };
+    std::size_t simulatedUpTo = 0;
+    for (int r = 0; r < kShortlistRounds; ++r) {
+        const std::size_t from = simulatedUpTo;
+        reports.resize(todo.size());
+        parallelFor(
+            static_cast<int>(todo.size() - from), threads,
+            [&](int i) {
+                if (!cancelled())
+                    reports[from + i] = evaluatePoint(todo[from + i]);
+            },
+            [&](int done) {
+                progress(0.7 + 0.25 * (from + done) / std::max<std::size_t>(1, kShortlistRounds * round), "simulation");
+            });
+        simulatedUpTo = todo.size();
+        // Enough of the last round fits: the closed-form order is trustworthy here.
+        std::size_t fitsInRound = 0, inRound = 0;
+        for (std::size_t i = shortlisted >= round ? shortlisted - round : 0; i < shortlisted; ++i, ++inRound)
+            fitsInRound += fitsSimulated(indexOf[shortlist[i].point.key()]);
+        if (cancelled() || shortlisted >= shortlist.size() || 2 * fitsInRound >= inRound)
+            break;
+        const std::size_t next = std::min(shortlist.size(), shortlisted + round);
+        for (std::size_t i = shortlisted; i < next; ++i)
+            want(shortlist[i].point);
+        shortlisted = next;
+    }
+    result.stats.simulated = static_cast<long long>(todo.size());
+    result.stats.simulationSeconds = secondsSince(simulationStart);
+    if (cancelled()) {
+        result.cancelled = true;
+        result.stats.totalSeconds = secondsSince(start);
+        return result;
+    }
+    // Each family's representative: its best member that fits under the simulation, else its best
+    // closed-form member, else its leanest.
+    std::map<FamilyKey, SearchPoint> representatives;
+    for (const auto& [key, slot] : families) {
+        if (!slot.any())
+            continue;
+        const std::vector<SearchPoint> contenders = slot.contenders();
+        SearchPoint rep = contenders.front();
+        for (const SearchPoint& p : contenders) {
+            if (fitsSimulated(indexOf[p.key()])) {
+                rep = p;
+                break;
+            }
+        }
+        representatives.emplace(key, rep);
+    }
+    if (reports[indexOf[basePoint.key()]] && reports[indexOf[basePoint.key()]]->valid)
+        result.baseline = reports[indexOf[basePoint.key()]];
+    // The leanest under the simulation among everything simulated (each family's leanest member
+    // included): the pruning bound orders configurations by their states only.
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+        if (!reports[i] || !reports[i]->valid)
+            continue;
+        if (!result.leanestReport
+            || leaner(reports[i]->peakMemoryBytes, todo[i], result.leanestPeakBytes, *result.leanest)) {
+            result.leanest = todo[i];
+            result.leanestPeakBytes = reports[i]->peakMemoryBytes;
+            result.leanestReport = reports[i];
+        }
+    }
+
+    // Reports of further configurations (explanations' variants) are simulated on demand.
+    std::map<decltype(SearchPoint {}.key()), std::optional<Report>> extra;
+    auto lookup = [&](const SearchPoint& p) -> const Report* {
+        auto it = indexOf.find(p.key());
+        if (it != indexOf.end())
+            return reports[it->second] && reports[it->second]->valid ? &*reports[it->second] : nullptr;
+        auto e = extra.find(p.key());
+        if (e == extra.end()) {
+            Report r = evaluatePoint(p);
+            e = extra.emplace(p.key(), r.valid ? std::optional<Report>(std::move(r)) : std::nullopt).first;
+        }
+        return e->second ? &*e->second : nullptr;
+    };
+    auto familyRep = [&](const FamilyKey& key) -> std::optional<SearchPoint> {
+        auto it = representatives.find(key);
+        if (it == representatives.end())
+            return std::nullopt;
+        return it->second;
+    };
+    Explainer explainer(base, options.calibration, lookup, familyRep);
+
+    // Local refinement: the simulated winner's neighbours (one dimension moved, as the explanations
+    // compare them) are simulated too; a better one takes over, a few times at most.
+    auto rankedOf = [&](std::size_t i) {
+        return Ranked { reports[i]->stepTimeSeconds, reports[i]->peakMemoryBytes, todo[i] };
+    };
+    auto bestFitting = [&]() {
+        std::optional<std::size_t> best;
+        for (std::size_t i = 0; i < todo.size(); ++i) {
+            if (fitsSimulated(i) && (!best || better(rankedOf(i), rankedOf(*best))))
+                best = i;
+        }
+        return best;
+    };
+    std::optional<std::size_t> best = bestFitting();
+    for (int climb = 0; climb < 4 && best && !cancelled(); ++climb) {
+        const std::size_t from = todo.size();
+        const SearchPoint current = todo[*best];
+        for (const auto& entry : representatives) {
+            if (auto n = explainer.neighbour(current, entry.first))
+                want(*n);
+        }
+        reports.resize(todo.size());
+        parallelFor(
+            static_cast<int>(todo.size() - from), threads,
+            [&](int i) {
+                if (!cancelled())
+                    reports[from + i] = evaluatePoint(todo[from + i]);
+            },
+            [&](int) {});
+        const auto next = bestFitting();
+        if (next == best)
+            break;
+        best = next;
+    }
+    result.stats.simulated = static_cast<long long>(todo.size());
+    result.stats.simulationSeconds = secondsSince(simulationStart);
+    if (cancelled()) {
+        result.cancelled = true;
+        result.stats.totalSeconds = secondsSince(start);
+        return result;
+    }
+
+    // Rank what fits under the simulation.
+    std::vector<std::size_t> fitting;
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+        if (fitsSimulated(i))
+            fitting.push_back(i);
+    }
+    std::sort(
+        fitting.begin(), fitting.end(), [&](std::size_t a, std::size_t b) { return better(rankedOf(a), rankedOf(b)); });
+    for (std::size_t k = 0; k < fitting.size() && static_cast<int>(k) < options.topK; ++k)
+        result.candidates.push_back({ todo[fitting[k]], *reports[fitting[k]], {} });
+
+    if (!options.explain) {
+        result.stats.totalSeconds = secondsSince(start);
+        return result;
+    }
+
+    // Phase 3: reasons.
+    std::map<decltype(SearchPoint {}.key()), std::size_t> rejectedIndex;
+    if (!result.candidates.empty()) {
+        Candidate& winner = result.candidates.front();
+        winner.reasons = explainer.explainWinner(winner.point, winner.report);
+        for (std::size_t k = 1; k < result.candidates.size(); ++k) {
+            Candidate& c = result.candidates[k];
+            c.reasons.push_back(explainer.explainLoss(winner.point, winner.report, c.point, c.report));
+        }
+        rejectedIndex.emplace(winner.point.key(), static_cast<std::size_t>(-1));
+        if (result.baseline && !(basePoint == winner.point))
+            result.baselineReason = explainer.explainLoss(winner.point, winner.report, basePoint, *result.baseline);
+    }
+    for (const auto& [key, rep] : representatives) {
+        RejectedFamily f;
+        f.family = familyLabel(key);
+        if (!result.candidates.empty()) {
+            const Candidate& winner = result.candidates.front();
+            if (familyValue(winner.point, key.dim) == key.value)
+                continue;
+            const auto verdict = explainer.explainFamily(winner.point, winner.report, key);
+            if (!verdict)
+                continue;
+            f.point = verdict->point;
+            f.reason = verdict->reason;
+        } else {
+            f.point = rep;
+        }
+        const Report* rr = lookup(f.point);
+        if (!rr)
+            continue;
+        if (result.candidates.empty())
+            f.reason = rr->fits ? Reason { ReasonKind::Choice, "fits only with the optimizer states off the GPU",
+                "fits without optimizer states" }
+                                : Explainer::outOfMemory(*rr);
+        auto [it, inserted] = rejectedIndex.emplace(f.point.key(), result.rejected.size());
+        if (!inserted) {
+            if (it->second != static_cast<std::size_t>(-1))
+                result.rejected[it->second].family += " / " + f.family;
+            continue;
+        }
+        f.fits = rr->fits;
+        f.stepTimeSeconds = rr->stepTimeSeconds;
+        f.mfu = rr->mfu;
+        f.peakMemoryBytes = rr->peakMemoryBytes;
+        result.rejected.push_back(std::move(f));
+    }
+    progress(1.0, "explanations");
+    result.stats.totalSeconds = secondsSince(start);
+    return result;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,64 @@
+#include "core/search/Family.h"
+
+namespace parallax::core {
+
+int scheduleValue(ScheduleKind kind, int vpp)
+{
+    return static_cast<int>(kind) * 256 + vpp;
+}
+
+int familyValue(const SearchPoint& p, FamilyDim dim)
+{
+    switch (dim) {
+    case FamilyDim::Tp:
+        return p.tp;
+    case FamilyDim::Cp:
+        return p.cp;
+    case FamilyDim::Pp:
+        return p.pp;
+    case FamilyDim::Ep:
+        return p.ep;
+    case FamilyDim::Zero:
+        return p.zero;
+    case FamilyDim::MicroBatch:
+        return p.microBatch;
+    case FamilyDim::Recompute:
+        return static_cast<int>(p.recompute);
+    case FamilyDim::Schedule:
+        return scheduleValue(p.pp == 1 ? ScheduleKind::OneFOneB : p.schedule, p.vpp);
+    case FamilyDim::Count:
+        break;
+    }
+    return 0;
+}
+
+std::string familyLabel(const FamilyKey& key)
+{
+    const std::string v = std::to_string(key.value);
+    switch (key.dim) {
+    case FamilyDim::Tp:
+        return "tp=" + v;
+    case FamilyDim::Cp:
+        return "cp=" + v;
+    case FamilyDim::Pp:
+        return "pp=" + v;
+    case FamilyDim::Ep:
+        return "ep=" + v;
+    case FamilyDim::Zero:
+        return "zero=" + v;
+    case FamilyDim::MicroBatch:
+        return "micro_batch=" + v;
+    case FamilyDim::Recompute:
+        return std::string("recompute=") + toString(static_cast<Recompute>(key.value));
+    case FamilyDim::Schedule: {
+        const auto kind = static_cast<ScheduleKind>(key.value / 256);
+        const int vpp = key.value % 256;
+        return std::string("schedule=") + toString(kind) + (vpp > 1 ? " v=" + std::to_string(vpp) : std::string());
+    }
+    case FamilyDim::Count:
+        break;
+    }
+    return "?";
+}
+
+} // namespace parallax::core

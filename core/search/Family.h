@@ -1,0 +1,27 @@
+#pragma once
+
+#include "core/search/SearchSpace.h"
+
+#include <string>
+
+namespace parallax::core {
+
+// Families of configurations: every configuration with one dimension at one value ("pp=4").
+// The search keeps the best and the leanest member of each, so it can answer "why not PP=4?"
+// with the strongest configuration that has PP=4.
+enum class FamilyDim { Tp = 0, Cp, Pp, Ep, Zero, MicroBatch, Recompute, Schedule, Count };
+inline constexpr int kFamilyDimCount = static_cast<int>(FamilyDim::Count);
+
+struct FamilyKey {
+    FamilyDim dim = FamilyDim::Tp;
+    int value = 0;
+    bool operator<(const FamilyKey& o) const { return dim != o.dim ? dim < o.dim : value < o.value; }
+    bool operator==(const FamilyKey& o) const { return dim == o.dim && value == o.value; }
+};
+
+// Schedules are one dimension: kind and virtual stages packed into one value.
+int scheduleValue(ScheduleKind kind, int vpp);
+int familyValue(const SearchPoint& p, FamilyDim dim);
+std::string familyLabel(const FamilyKey& key); // "tp=16", "schedule=interleaved-1f1b v=2", "recompute=full"
+
+} // namespace parallax::core

@@ -1,0 +1,168 @@
+#include "core/search/SearchSpace.h"
+
+#include "core/Limits.h"
+#include "core/Validation.h"
+#include "core/schedule/PipelineSchedule.h"
+
+#include <algorithm>
+
+namespace parallax::core {
+
+std::string describe(const SearchPoint& p)
+{
+    std::string s = "TP=" + std::to_string(p.tp);
+    if (p.cp > 1)
+        s += " CP=" + std::to_string(p.cp);
+    s += " PP=" + std::to_string(p.pp);
+    s += " DP=" + std::to_string(p.dp);
+    if (p.ep > 1)
+        s += " EP=" + std::to_string(p.ep);
+    if (p.vpp > 1)
+        s += " v=" + std::to_string(p.vpp);
+    s += " ZeRO-" + std::to_string(p.zero);
+    if (p.pp > 1)
+        s += std::string(" ") + toString(p.schedule);
+    s += " mb=" + std::to_string(p.microBatch);
+    s += std::string(" recompute ") + toString(p.recompute);
+    return s;
+}
+
+Scenario applyPoint(const Scenario& base, const SearchPoint& p)
+{
+    Scenario s = base;
+    s.parallel.tp = p.tp;
+    s.parallel.sp = p.sp();
+    s.parallel.cp = p.cp;
+    s.parallel.pp = p.pp;
+    s.parallel.vpp = p.vpp;
+    s.parallel.dp = p.dp;
+    s.parallel.ep = p.ep;
+    s.parallel.etp = 1;
+    s.parallel.zero = p.zero;
+    s.parallel.schedule = p.schedule;
+    s.training.microBatch = p.microBatch;
+    s.training.recompute = p.recompute;
+    return s;
+}
+
+SearchPoint pointOf(const Scenario& s)
+{
+    SearchPoint p;
+    p.tp = s.parallel.tp;
+    p.cp = s.parallel.cp;
+    p.pp = s.parallel.pp;
+    p.vpp = s.parallel.vpp;
+    p.dp = s.parallel.dp;
+    p.ep = s.parallel.ep;
+    p.zero = s.parallel.zero;
+    p.microBatch = s.training.microBatch;
+    p.schedule = s.parallel.schedule;
+    p.recompute = s.training.recompute;
+    return p;
+}
+
+SearchSpace::SearchSpace(const Scenario& base, const SearchLimits& limits)
+    : m_base(base)
+    , m_limits(limits)
+    , m_gpus(base.topology.gpuCount())
+    , m_seq(base.seqLen())
+{
+    for (const auto& d : base.topology.domains)
+        m_domainSize = m_domainSize == 0 ? d.gpuCount : std::min(m_domainSize, d.gpuCount);
+    if (m_gpus <= 0)
+        return;
+    const ModelSpec& m = base.model;
+    for (int tp : divisorsOf(m_gpus)) {
+        // Tensor parallelism splits heads, query groups and the FFN (arXiv:1909.08053 sec. 3), and
+        // with sequence parallelism the sequence (arXiv:2205.05198 sec. 4.2.2); TP values that cross
+        // the NVLink domain stay in the space so that the search can say why they lose.
+        if (m.heads % tp != 0 || (!m.mla && m.kvHeads % tp != 0) || m.ffnHidden % tp != 0)
+            continue;
+        for (int cp : divisorsOf(m_gpus / tp)) {
+            // Megatron-Core splits each sequence into 2*cp chunks (causal load balance).
+            if (cp > 1 && m_seq % (2 * cp) != 0)
+                continue;
+            if (tp > 1 && (m_seq / cp) % tp != 0)
+                continue;
+            for (int pp : divisorsOf(m_gpus / tp / cp)) {
+                if (pp > m.layers)
+                    continue;
+                const int dp = m_gpus / tp / cp / pp;
+                if (base.training.globalBatch % dp != 0)
+                    continue;
+                m_layouts.push_back({ tp, cp, pp, dp });
+            }
+        }
+    }
+}
+
+std::vector<int> SearchSpace::expertDegrees(const Layout& l) const
+{
+    const ModelSpec& m = m_base.model;
+    if (!m.isMoe())
+        return { 1 };
+    std::vector<int> out;
+    const long long stageRanks = static_cast<long long>(l.tp) * l.cp * l.dp;
+    for (int ep : divisorsOf(m.moe->experts)) {
+        // Experts are carved out of the tp*cp*dp ranks of a stage (Megatron-Core parallel_state).
+        if (stageRanks % ep == 0)
+            out.push_back(ep);
+    }
+    return out;
+}
+
+std::vector<int> SearchSpace::microBatches(const Layout& l) const
+{
+    std::vector<int> out;
+    const long long perReplica = m_base.training.globalBatch / l.dp;
+    for (int mb : divisorsOf(perReplica)) {
+        if (mb > m_limits.maxMicroBatch)
+            break;
+        if (perReplica / mb <= kMaxMicrobatchesPerStep)
+            out.push_back(mb);
+    }
+    return out;
+}
+
+std::vector<ScheduleChoice> SearchSpace::schedules(int pp, int m) const
+{
+    if (pp == 1)
+        return { { ScheduleKind::OneFOneB, 1 } };
+    const int layers = m_base.model.layers;
+    std::vector<ScheduleChoice> out;
+    if (m_limits.includeGPipe)
+        out.push_back({ ScheduleKind::GPipe, 1 });
+    out.push_back({ ScheduleKind::OneFOneB, 1 });
+    // Interleaving needs whole groups of pp micro-batches (arXiv:2104.04473 sec. 2.2.2).
+    if (m % pp == 0) {
+        for (int v = 2; v <= m_limits.maxVirtualStages && pp * v <= layers; ++v)
+            out.push_back({ ScheduleKind::Interleaved1F1B, v });
+    }
+    if (m_limits.includeZeroBubble) {
+        out.push_back({ ScheduleKind::ZbH1, 1 });
+        out.push_back({ ScheduleKind::ZbH2, 1 });
+        if (2 * pp <= layers)
+            out.push_back({ ScheduleKind::ZbV, 1 });
+    }
+    if (m_limits.includeDualPipe && m_base.model.isMoe()) {
+        for (ScheduleKind k : { ScheduleKind::DualPipe, ScheduleKind::DualPipeV }) {
+            const ScheduleShape shape { k, pp, m, 1 };
+            if (checkShape(shape).empty() && modelStageCount(shape) <= layers)
+                out.push_back({ k, 1 });
+        }
+    }
+    return out;
+}
+
+std::vector<int> SearchSpace::zeroStages(const Layout& l, int ep) const
+{
+    // ZeRO shards over dp*cp (dense) and the expert-data-parallel group (experts); with both of
+    // size 1 every stage is the same configuration as ZeRO-0 (arXiv:1910.02054 sec. 5).
+    const long long denseGroup = static_cast<long long>(l.dp) * l.cp;
+    const long long expertGroup = m_base.model.isMoe() ? static_cast<long long>(l.tp) * l.cp * l.dp / ep : 1;
+    if (denseGroup == 1 && expertGroup == 1)
+        return { 0 };
+    return { 0, 1, 2, 3 };
+}
+
+} // namespace parallax::core

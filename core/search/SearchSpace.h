@@ -1,0 +1,93 @@
+#pragma once
+
+#include "core/Scenario.h"
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace parallax::core {
+
+// One point of the search: the parallel degrees and knobs the search varies. Everything else
+// (model, topology, global batch, sequence length, dtype, rank order) comes from the base scenario.
+// Sequence parallelism is on whenever tp > 1: it moves the same bytes as the all-reduce and
+// shards the replicated activations (arXiv:2205.05198 sec. 4.2.2), so tp > 1 without it never wins.
+struct SearchPoint {
+    int tp = 1;
+    int cp = 1;
+    int pp = 1;
+    int vpp = 1;
+    int dp = 1;
+    int ep = 1;
+    int zero = 0;
+    int microBatch = 1;
+    ScheduleKind schedule = ScheduleKind::OneFOneB;
+    Recompute recompute = Recompute::None;
+
+    bool sp() const { return tp > 1; }
+    // Total order used for deterministic tie-breaks.
+    auto key() const
+    {
+        return std::tuple(
+            tp, cp, pp, vpp, dp, ep, zero, microBatch, static_cast<int>(schedule), static_cast<int>(recompute));
+    }
+    bool operator==(const SearchPoint& o) const { return key() == o.key(); }
+};
+
+// "TP=8 PP=8 DP=16 v=2 ZeRO-1 interleaved-1f1b mb=1 selective".
+std::string describe(const SearchPoint& p);
+// The base scenario with the point's degrees and knobs applied.
+Scenario applyPoint(const Scenario& base, const SearchPoint& p);
+// The point a scenario's configuration corresponds to.
+SearchPoint pointOf(const Scenario& s);
+
+// The degrees (tp, cp, pp, dp) of one way to factor the GPUs; the unit of work of the search.
+struct Layout {
+    int tp = 1;
+    int cp = 1;
+    int pp = 1;
+    int dp = 1;
+};
+
+// Pipeline schedule shape: kind and virtual stages.
+struct ScheduleChoice {
+    ScheduleKind kind = ScheduleKind::OneFOneB;
+    int vpp = 1;
+};
+
+// Bounds of the enumeration. Defaults cover every schedule the engine simulates.
+struct SearchLimits {
+    int maxMicroBatch = 16;
+    int maxVirtualStages = 8;
+    bool includeGPipe = true;
+    bool includeZeroBubble = true; // ZB-H1, ZB-H2, ZB-V
+    bool includeDualPipe = true; // DualPipe and DualPipeV, for MoE models only (arXiv:2412.19437 sec. 3.2.1)
+};
+
+// Enumerates the configurations validateScenario accepts, without building scenarios: the same
+// divisibility rules (heads, kv heads, FFN and sequence over tp; sequence over 2 cp; experts and
+// tp*cp*dp over ep; global batch over micro-batch * dp; schedule shapes) checked arithmetically.
+class SearchSpace {
+public:
+    SearchSpace(const Scenario& base, const SearchLimits& limits = {});
+
+    int gpus() const { return m_gpus; }
+    int domainSize() const { return m_domainSize; } // GPUs of the smallest NVLink domain
+    const std::vector<Layout>& layouts() const { return m_layouts; }
+    std::vector<int> expertDegrees(const Layout& l) const;
+    std::vector<int> microBatches(const Layout& l) const;
+    // Schedules valid for pp ranks and m micro-batches per pipeline.
+    std::vector<ScheduleChoice> schedules(int pp, int microbatches) const;
+    std::vector<int> zeroStages(const Layout& l, int ep) const;
+    static constexpr Recompute kRecomputeModes[3] = { Recompute::None, Recompute::Selective, Recompute::Full };
+
+private:
+    const Scenario& m_base;
+    SearchLimits m_limits;
+    int m_gpus = 0;
+    int m_domainSize = 0;
+    int m_seq = 0;
+    std::vector<Layout> m_layouts;
+};
+
+} // namespace parallax::core

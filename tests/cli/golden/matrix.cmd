@@ -1,0 +1,2 @@
+args: matrix
+exit: 0

@@ -1,0 +1,2 @@
+args: matrix --json
+exit: 0

@@ -1,0 +1,153 @@
+#include "core/Engine.h"
+#include "core/Units.h"
+#include "core/search/ConfigSearch.h"
+
+#include "SearchTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+using namespace parallax::core;
+using parallax::test::searchScenario;
+
+namespace {
+
+const RejectedFamily* family(const SearchResult& r, const std::string& label)
+{
+    for (const RejectedFamily& f : r.rejected) {
+        // Families that share a representative are listed together: "pp=2 / zero=1".
+        const std::string padded = " / " + f.family + " / ";
+        if (padded.find(" / " + label + " / ") != std::string::npos)
+            return &f;
+    }
+    return nullptr;
+}
+
+std::vector<double> numbersBefore(const std::string& text, const std::string& unit)
+{
+    std::vector<double> out;
+    const std::regex number("([0-9]+(\\.[0-9]+)?) " + unit);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator(); ++it)
+        out.push_back(std::stod((*it)[1].str()));
+    return out;
+}
+
+Report evaluated(const Scenario& base, const SearchPoint& p)
+{
+    EvaluateOptions o;
+    o.keepTimeline = false;
+    return evaluate(applyPoint(base, p), o);
+}
+
+// 70B on 64 H100: without activation recompute the winner's layout runs out of memory; the
+// reason says so with the engine's own overshoot.
+TEST(ReasonSelection, OutOfMemoryNamesTheStageAndTheOvershoot)
+{
+    const Scenario s = searchScenario("llama3-70b", 8, 8, 256, 4096);
+    const SearchResult r = searchConfigurations(s);
+    ASSERT_FALSE(r.candidates.empty());
+    ASSERT_NE(r.candidates.front().point.recompute, Recompute::None);
+    const RejectedFamily* f = family(r, "recompute=none");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reason.kind, ReasonKind::OutOfMemory) << f->reason.text;
+    EXPECT_FALSE(f->fits);
+    const Report rep = evaluated(s, f->point);
+    EXPECT_FALSE(rep.fits);
+    const auto gib = numbersBefore(f->reason.text, "GiB");
+    ASSERT_FALSE(gib.empty()) << f->reason.text;
+    EXPECT_NEAR(gib.front(), (rep.peakMemoryBytes - rep.hbmBytes) / kGiB, 0.051) << f->reason.text;
+    EXPECT_NE(f->reason.text.find("stage " + std::to_string(rep.peakMemoryStage)), std::string::npos);
+}
+
+// Property over several scenarios: a family is blamed on memory exactly when its representative
+// does not fit.
+TEST(ReasonSelection, OutOfMemoryExactlyWhenItDoesNotFit)
+{
+    for (const Scenario& s : { searchScenario("llama3-70b", 8, 8, 256, 4096),
+             searchScenario("mixtral-8x7b", 2, 8, 64, 4096), searchScenario("llama3-405b", 1, 8, 32, 4096) }) {
+        const SearchResult r = searchConfigurations(s);
+        for (const RejectedFamily& f : r.rejected) {
+            const Report rep = evaluated(s, f.point);
+            EXPECT_EQ(f.reason.kind == ReasonKind::OutOfMemory, !rep.fits)
+                << s.name << " " << f.family << ": " << f.reason.text;
+        }
+    }
+}
+
+// Nodes of four GPUs: TP=8 spans two nodes. The 1.7B model fits anywhere, so the only thing wrong
+// with TP=8 is that its all-reduces cross InfiniBand, and the reason quotes both link speeds.
+TEST(ReasonSelection, TensorParallelismAcrossInfiniBand)
+{
+    const Scenario s = searchScenario("megatron-gpt-1.7b", 4, 4, 64, 2048);
+    const SearchResult r = searchConfigurations(s);
+    ASSERT_FALSE(r.candidates.empty());
+    EXPECT_LE(r.candidates.front().point.tp, 4);
+    const RejectedFamily* f = family(r, "tp=8");
+    ASSERT_NE(f, nullptr);
+    EXPECT_TRUE(f->fits);
+    EXPECT_EQ(f->reason.kind, ReasonKind::TpCrossesDomain) << f->reason.text;
+    EXPECT_NE(f->reason.text.find("IB"), std::string::npos);
+    // "... X ms per layer and micro-batch against Y on NVLink": the IB figure is the larger.
+    const std::regex perLayer("IB, ([0-9.]+) (ms|us) per layer and micro-batch against ([0-9.]+) (ms|us)");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(f->reason.text, m, perLayer)) << f->reason.text;
+    const double ib = std::stod(m[1]) * (m[2] == "ms" ? 1e-3 : 1e-6);
+    const double nv = std::stod(m[3]) * (m[4] == "ms" ? 1e-3 : 1e-6);
+    EXPECT_GT(ib, nv);
+}
+
+// The same model fits one GPU: a pipeline only adds idle time, and the reason is the bubble.
+TEST(ReasonSelection, PipelineBubble)
+{
+    const Scenario s = searchScenario("megatron-gpt-1.7b", 4, 4, 64, 2048);
+    const SearchResult r = searchConfigurations(s);
+    ASSERT_FALSE(r.candidates.empty());
+    ASSERT_EQ(r.candidates.front().point.pp, 1);
+    const RejectedFamily* f = family(r, "pp=2");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reason.kind, ReasonKind::Bubble) << f->reason.text;
+    const Report rep = evaluated(s, f->point);
+    EXPECT_GT(rep.bubbleFraction, r.candidates.front().report.bubbleFraction);
+    EXPECT_NE(f->reason.text.find("bubble"), std::string::npos);
+}
+
+// 64 experts on two HGX nodes, schedules that do not overlap the all-to-all: EP=16 spreads the
+// experts over both nodes, so dispatch and combine cross InfiniBand at the busiest expert's load.
+TEST(ReasonSelection, ExpertAllToAllImbalanceOverInfiniBand)
+{
+    Scenario s = searchScenario("llama3-8b", 2, 8, 64, 4096);
+    s.model = parallax::test::smallMoe();
+    SearchOptions o;
+    o.limits.includeDualPipe = false;
+    const SearchResult r = searchConfigurations(s, o);
+    ASSERT_FALSE(r.candidates.empty());
+    ASSERT_LE(r.candidates.front().point.ep, 8);
+    const RejectedFamily* f = family(r, "ep=16");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->reason.kind, ReasonKind::ExpertAllToAll) << f->reason.text;
+    EXPECT_NE(f->reason.text.find("imbalance"), std::string::npos);
+    EXPECT_NE(f->reason.text.find("1.25x"), std::string::npos);
+    EXPECT_NE(f->reason.text.find("cross IB"), std::string::npos);
+    const Report rep = evaluated(s, f->point);
+    EXPECT_GT(rep.comm.epSeconds, r.candidates.front().report.comm.epSeconds);
+}
+
+// The winner's reasons start with its binding constraint and margin, from its own report.
+TEST(ReasonSelection, WinnerStatesItsMargin)
+{
+    const Scenario s = searchScenario("llama3-70b", 8, 8, 256, 4096);
+    const SearchResult r = searchConfigurations(s);
+    ASSERT_FALSE(r.candidates.empty());
+    const Candidate& w = r.candidates.front();
+    ASSERT_FALSE(w.reasons.empty());
+    EXPECT_EQ(w.reasons.front().kind, ReasonKind::Fits);
+    const auto gib = numbersBefore(w.reasons.front().text, "GiB");
+    ASSERT_GE(gib.size(), 2u);
+    EXPECT_NEAR(gib[0], w.report.peakMemoryBytes / kGiB, 0.051);
+    EXPECT_NEAR(gib[1], (w.report.hbmBytes - w.report.peakMemoryBytes) / kGiB, 0.051);
+    for (std::size_t i = 1; i < r.candidates.size(); ++i)
+        EXPECT_EQ(r.candidates[i].reasons.size(), 1u);
+}
+
+} // namespace

@@ -1,0 +1,179 @@
+#include "RenderTestSupport.h"
+
+#include "core/Engine.h"
+#include "core/ScenarioIo.h"
+#include "ui/render/Exporter.h"
+#include "ui/render/GanttRenderer.h"
+#include "ui/render/ReportPictures.h"
+#include "ui/render/SvgAnnotations.h"
+
+#include <QFile>
+#include <QPainter>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <gtest/gtest.h>
+
+using namespace parallax;
+using core::ScheduleKind;
+
+namespace {
+
+render::Picture smallGantt()
+{
+    render::TitleBlock title;
+    title.title = QStringLiteral("1F1B");
+    title.chart = QStringLiteral("pipeline schedule, p=4, m=8");
+    title.lines << QStringLiteral("Uniform op times");
+    title.figures.push_back({ QStringLiteral("bubble"), QStringLiteral("27.3%") });
+    return render::ganttPicture(render::test::uniformModel(ScheduleKind::OneFOneB, 4, 8), title, 1200);
+}
+
+core::Scenario loadPreset(const char* name)
+{
+    core::LoadError error;
+    auto s = core::loadScenarioFile(std::string(PARALLAX_SOURCE_DIR) + "/presets/scenarios/" + name, error);
+    EXPECT_TRUE(s.has_value()) << error.text();
+    return s ? *s : core::Scenario {};
+}
+
+} // namespace
+
+TEST(Export, FormatComesFromTheExtension)
+{
+    EXPECT_EQ(render::exportFormatFor(QStringLiteral("a/b.SVG")), render::ExportFormat::Svg);
+    EXPECT_EQ(render::exportFormatFor(QStringLiteral("x.png")), render::ExportFormat::Png);
+    EXPECT_EQ(render::exportFormatFor(QStringLiteral("x.pdf")), render::ExportFormat::Pdf);
+    EXPECT_FALSE(render::exportFormatFor(QStringLiteral("x.bmp")).has_value());
+    EXPECT_FALSE(render::exportFormatFor(QStringLiteral("x")).has_value());
+}
+
+// The SVG is well-formed XML and carries one <rect class="op"> per op of a schedule drawn in full.
+TEST(Export, SvgParsesAndHoldsOneElementPerOp)
+{
+    const render::Picture picture = smallGantt();
+    const QByteArray svg = render::renderSvg(picture);
+    QXmlStreamReader xml(svg);
+    int opRects = 0, texts = 0;
+    QStringList ids;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (!xml.isStartElement())
+            continue;
+        if (xml.name() == QStringLiteral("rect")
+            && xml.attributes().value(QStringLiteral("class")) == QStringLiteral("op")) {
+            ++opRects;
+            ids << xml.attributes().value(QStringLiteral("id")).toString();
+        }
+        if (xml.name() == QStringLiteral("text"))
+            ++texts;
+    }
+    ASSERT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+    EXPECT_EQ(opRects, 4 * 8 * 2);
+    ids.removeDuplicates();
+    EXPECT_EQ(ids.size(), opRects); // unique ids
+    EXPECT_GT(texts, 20); // labels, ticks, title are text, not paths
+    EXPECT_TRUE(svg.contains("<title>op r3 F7"));
+}
+
+TEST(Export, PngHasTheRequestedSizeAndIsNotBlank)
+{
+    const render::Picture picture = smallGantt();
+    const QImage image = render::renderImage(picture, 2);
+    EXPECT_EQ(image.width(), qRound(picture.size.width() * 2));
+    EXPECT_EQ(image.height(), qRound(picture.size.height() * 2));
+    EXPECT_GE(render::test::distinctColors(image), 16);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("gantt.png"));
+    QString error;
+    ASSERT_TRUE(render::exportPicture(picture, path, 1.5, &error)) << error.toStdString();
+    const QImage read(path);
+    EXPECT_EQ(read.size(), QSize(qRound(picture.size.width() * 1.5), qRound(picture.size.height() * 1.5)));
+    EXPECT_GE(render::test::distinctColors(read), 16);
+}
+
+TEST(Export, PdfIsOnePage)
+{
+    const QByteArray pdf = render::renderPdf(smallGantt());
+    ASSERT_GT(pdf.size(), 1000);
+    EXPECT_TRUE(pdf.startsWith("%PDF"));
+    EXPECT_TRUE(pdf.contains("/Type /Page\n") || pdf.contains("/Type /Page ") || pdf.contains("/Type /Page/")
+        || pdf.contains("/Type /Page>"));
+    EXPECT_EQ(pdf.count("/Type /Page\n") + pdf.count("/Type /Page "), 1);
+}
+
+TEST(Export, UnknownFormatAndUnwritablePathFailWithAMessage)
+{
+    const render::Picture picture = smallGantt();
+    QString error;
+    EXPECT_FALSE(render::exportPicture(picture, QStringLiteral("/tmp/x.bmp"), 1, &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("unknown format"))) << error.toStdString();
+    EXPECT_FALSE(render::exportPicture(picture, QStringLiteral("/no/such/folder/x.png"), 1, &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("cannot write"))) << error.toStdString();
+    QTemporaryDir dir;
+    EXPECT_FALSE(render::exportPicture(picture, dir.path(), 1, &error)); // a folder, no extension
+}
+
+// Every picture of a real report: the 64-GPU preset's schedule, rank map and memory chart.
+TEST(Export, ReportPicturesRenderInEveryFormat)
+{
+    const core::Scenario s = loadPreset("llama3-70b-64xh100.parallax.json");
+    const core::Report r = core::evaluate(s);
+    ASSERT_TRUE(r.valid);
+    std::vector<render::GanttTrack> tracks { render::ganttTrack(s, r) };
+    const auto title = render::TitleBlock::forReport(s, r, QStringLiteral("pipeline schedule"));
+    EXPECT_TRUE(title.lines.join(u' ').contains(QStringLiteral("TP 8 (SP)")));
+    const render::Picture gantt
+        = render::ganttPicture(std::make_shared<const render::GanttModel>(std::move(tracks)), title);
+    render::RankMapRenderer::Options o;
+    const render::Picture rankMap
+        = render::rankMapPicture(std::make_shared<const render::RankMapRenderer>(r.rankMap, s.topology), title, o);
+    const render::Picture memory = render::memoryPicture(
+        std::make_shared<const render::MemoryChartRenderer>(render::MemoryChartRenderer::fromReport(r)), title);
+    for (const render::Picture* p : { &gantt, &rankMap, &memory }) {
+        const QImage image = render::renderImage(*p, 1);
+        EXPECT_GE(render::test::distinctColors(image), 16) << p->title.toStdString();
+        QXmlStreamReader xml(render::renderSvg(*p));
+        while (!xml.atEnd())
+            xml.readNext();
+        EXPECT_FALSE(xml.hasError()) << p->title.toStdString() << ": " << xml.errorString().toStdString();
+        EXPECT_TRUE(render::renderPdf(*p).startsWith("%PDF"));
+    }
+    // The Gantt's SVG accounts for all 16,384 ops (individually or in folded bars).
+    render::SvgAnnotations a;
+    gantt.annotate(a);
+    int ops = 0;
+    for (const auto& item : a.items()) {
+        if (item.cssClass == QStringLiteral("op"))
+            ++ops;
+        for (const auto& [k, v] : item.data)
+            if (item.cssClass == QStringLiteral("fold") && k == QStringLiteral("ops"))
+                ops += v.toInt();
+    }
+    EXPECT_EQ(static_cast<std::size_t>(ops), r.schedule.ops.size());
+}
+
+// The SVG draws the same picture as the PNG: rendered back with QSvgRenderer, nearly every pixel
+// agrees (text rasterizes a little differently).
+TEST(Export, SvgLooksLikeThePng)
+{
+    const render::Picture picture = smallGantt();
+    const QImage png = render::renderImage(picture, 1);
+    QSvgRenderer svg(render::renderSvg(picture));
+    ASSERT_TRUE(svg.isValid());
+    QImage back(png.size(), QImage::Format_RGB32);
+    back.fill(Qt::white);
+    QPainter p(&back);
+    svg.render(&p, QRectF(QPointF(0, 0), picture.size));
+    p.end();
+    back.save(render::test::outputPath(QStringLiteral("gantt-from-svg.png")));
+    long differing = 0;
+    for (int y = 0; y < png.height(); ++y)
+        for (int x = 0; x < png.width(); ++x) {
+            const QRgb a = png.pixel(x, y), b = back.pixel(x, y);
+            differing += std::max({ std::abs(qRed(a) - qRed(b)), std::abs(qGreen(a) - qGreen(b)),
+                             std::abs(qBlue(a) - qBlue(b)) })
+                > 64;
+        }
+    EXPECT_LT(static_cast<double>(differing) / (png.width() * png.height()), 0.05);
+}

@@ -1,0 +1,55 @@
+#include "core/ReportMarkdown.h"
+#include "core/Engine.h"
+#include "core/ScenarioIo.h"
+
+#include <gtest/gtest.h>
+
+using namespace parallax;
+
+TEST(ReportMarkdown, HasHeadlineMemoryTableReasonsAndPictures)
+{
+    core::LoadError error;
+    const auto s = core::loadScenarioFile(
+        std::string(PARALLAX_SOURCE_DIR) + "/presets/scenarios/llama3-70b-64xh100.parallax.json", error);
+    ASSERT_TRUE(s) << error.text();
+    const core::Report r = core::evaluate(*s);
+    core::MarkdownOptions o;
+    o.reasons = { "fits with 29 GiB to spare", "TP stays on NVLink" };
+    o.ganttPicture = "images/gantt.png";
+    o.memoryPicture = "images/memory.svg";
+    o.tracePath = "trace.json";
+    const std::string md = core::reportToMarkdown(*s, r, o);
+    EXPECT_EQ(md.rfind("# Llama 3 70B on 64 H100\n", 0), 0u);
+    EXPECT_NE(md.find("| Step time |"), std::string::npos);
+    EXPECT_NE(md.find(core::formatSeconds(r.stepTimeSeconds)), std::string::npos);
+    EXPECT_NE(md.find(core::formatPercent(r.bubbleFraction)), std::string::npos);
+    EXPECT_NE(md.find("## Why\n\n- fits with 29 GiB to spare\n- TP stays on NVLink\n"), std::string::npos);
+    EXPECT_NE(md.find("![Pipeline schedule](images/gantt.png)"), std::string::npos);
+    EXPECT_NE(md.find("![Memory per stage](images/memory.svg)"), std::string::npos);
+    EXPECT_NE(md.find("[trace.json](trace.json)"), std::string::npos);
+    EXPECT_EQ(md.find("Rank map"), std::string::npos); // no picture, no section
+    // One table row per stage.
+    for (const auto& st : r.stages)
+        EXPECT_NE(
+            md.find("| " + std::to_string(st.stage) + " | " + std::to_string(st.layers) + " |"), std::string::npos);
+}
+
+TEST(ReportMarkdown, DescribesTheScenarioInOneLineEach)
+{
+    core::LoadError error;
+    const auto s = core::loadScenarioFile(
+        std::string(PARALLAX_SOURCE_DIR) + "/presets/scenarios/llama3-70b-64xh100.parallax.json", error);
+    ASSERT_TRUE(s) << error.text();
+    const core::Report r = core::evaluate(*s);
+    EXPECT_NE(core::describeCluster(*s).find("64 x "), std::string::npos);
+    EXPECT_NE(core::describeCluster(*s).find("8 NVLink domains of 8"), std::string::npos);
+    const std::string config = core::describeConfiguration(*s);
+    EXPECT_NE(config.find("TP 8 (SP)"), std::string::npos);
+    EXPECT_NE(config.find("PP 8"), std::string::npos);
+    EXPECT_NE(config.find("VPP 2"), std::string::npos);
+    EXPECT_NE(config.find("interleaved-1f1b"), std::string::npos);
+    EXPECT_NE(core::describeModel(*s, r).find("sequence 8192"), std::string::npos);
+    EXPECT_EQ(core::formatSeconds(0.0123), "12.3 ms");
+    EXPECT_EQ(core::formatSeconds(4.561), "4.56 s");
+    EXPECT_EQ(core::formatPercent(0.1234), "12.3%");
+}

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "core/Report.h"
+
+#include <QPointF>
+#include <QRectF>
+#include <QString>
+#include <array>
+#include <vector>
+
+class QPainter;
+
+namespace parallax::render {
+
+class SvgAnnotations;
+
+// Stacked bars of per-GPU memory, one per pipeline stage (weights, grads, optimizer states,
+// activations, other), against the HBM capacity line; a bar over capacity says by how many GiB.
+// Custom-painted so that the screen and the exports share one code path.
+class MemoryChartRenderer {
+public:
+    enum Component { Weights, Grads, Optimizer, Activations, Other, ComponentCount };
+
+    struct Bar {
+        QString label; // "0" (the x axis says "pipeline stage")
+        std::array<double, ComponentCount> bytes {};
+        double total() const;
+    };
+
+    struct Layout {
+        QRectF area;
+        QRectF plot; // bars and grid
+        QRectF legend;
+        double yMaxBytes = 1;
+        std::vector<QRectF> bars; // full stacked extent of each bar
+        double toY(double bytes) const { return plot.bottom() - plot.height() * bytes / yMaxBytes; }
+    };
+
+    struct Hit {
+        int bar = -1;
+        int component = -1; // -1: the bar's total (above its segments, or a thin segment)
+        bool valid() const { return bar >= 0; }
+    };
+
+    MemoryChartRenderer(std::vector<Bar> bars, double hbmBytes);
+    static MemoryChartRenderer fromReport(const core::Report& report);
+    static QString componentName(int component);
+
+    const std::vector<Bar>& bars() const { return m_bars; }
+    double hbmBytes() const { return m_hbmBytes; }
+
+    Layout layout(const QRectF& area) const;
+    double preferredHeight(double width) const;
+    void paint(QPainter& painter, const Layout& layout) const { paint(painter, layout, Hit { -1, -1 }); }
+    void paint(QPainter& painter, const Layout& layout, Hit hovered) const;
+    Hit hitTest(const Layout& layout, QPointF point) const;
+    QString toolTip(const Layout& layout, QPointF point) const;
+    // One <rect class="memory"> per bar segment, titled with its bytes.
+    void annotate(SvgAnnotations& out, const Layout& layout) const;
+
+private:
+    double legendHeight(double width) const;
+    QRectF segmentRect(const Layout& layout, int bar, int component) const;
+
+    std::vector<Bar> m_bars;
+    double m_hbmBytes = 0;
+};
+
+} // namespace parallax::render
