@@ -5,14 +5,14 @@
 namespace parallax::core {
 
 namespace {
-    constexpr double kBf16 = 2.0;
-    constexpr double kMask = 1.0; // dropout masks are bytes (arXiv:2205.05198 sec. 4.1)
+constexpr double kBf16 = 2.0;
+constexpr double kMask = 1.0; // dropout masks are bytes (arXiv:2205.05198 sec. 4.1)
 
-    // Factor for tensors that are replicated over tp unless sequence parallelism shards them.
-    double replicatedShare(const ActivationContext& c)
-    {
-        return c.sp ? 1.0 / c.tp : 1.0;
-    }
+// Factor for tensors that are replicated over tp unless sequence parallelism shards them.
+double replicatedShare(const ActivationContext& c)
+{
+    return c.sp ? 1.0 / c.tp : 1.0;
+}
 } // namespace
 
 double localTokens(const ActivationContext& c)

@@ -8,9 +8,9 @@
 namespace parallax::core {
 
 namespace {
-    // Per-hop latency of NCCL over NVLink/NVSwitch (order of microseconds; NCCL's tuning model uses
-    // ~1-2 us per LL128 step intra-node).
-    constexpr double kNvlinkHopLatencySeconds = 2e-6;
+// Per-hop latency of NCCL over NVLink/NVSwitch (order of microseconds; NCCL's tuning model uses
+// ~1-2 us per LL128 step intra-node).
+constexpr double kNvlinkHopLatencySeconds = 2e-6;
 } // namespace
 
 CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology, const RankMap& map)
@@ -41,16 +41,15 @@ CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology, 
 }
 
 namespace {
-    const ParallelGroup* mostSpread(const std::vector<ParallelGroup>& groups)
-    {
-        const ParallelGroup* best = nullptr;
-        for (const auto* g :
-            { groups.empty() ? nullptr : &groups.front(), groups.empty() ? nullptr : &groups.back() }) {
-            if (g && (!best || g->lastDomain - g->firstDomain > best->lastDomain - best->firstDomain))
-                best = g;
-        }
-        return best;
+const ParallelGroup* mostSpread(const std::vector<ParallelGroup>& groups)
+{
+    const ParallelGroup* best = nullptr;
+    for (const auto* g : { groups.empty() ? nullptr : &groups.front(), groups.empty() ? nullptr : &groups.back() }) {
+        if (g && (!best || g->lastDomain - g->firstDomain > best->lastDomain - best->firstDomain))
+            best = g;
     }
+    return best;
+}
 } // namespace
 
 EngineCommGroups buildCommGroups(const ParallelConfig& p, const Topology& topology, const RankMap& map,

@@ -10,8 +10,8 @@ double exposedAfterOverlap(double commSeconds, double windowSeconds)
     return commSeconds - hidden + kOverlapComputeTax * hidden;
 }
 
-DpSyncTimes dataParallelSync(int zero, int microbatches, const DpCollectives& c, double forwardWindowSeconds,
-                             double backwardWindowSeconds)
+DpSyncTimes dataParallelSync(
+    int zero, int microbatches, const DpCollectives& c, double forwardWindowSeconds, double backwardWindowSeconds)
 {
     DpSyncTimes t;
     const double m = std::max(1, microbatches);

@@ -32,7 +32,7 @@ struct DpSyncTimes {
 //     backward (m reduce-scatters), plus the parameter all-gather;
 //  3: also the parameters are sharded: each micro-batch gathers them for its forward and again for its
 //     backward (arXiv:1910.02054 sec. 7.2.2), and reduce-scatters its gradients.
-DpSyncTimes dataParallelSync(int zero, int microbatches, const DpCollectives& c, double forwardWindowSeconds,
-                             double backwardWindowSeconds);
+DpSyncTimes dataParallelSync(
+    int zero, int microbatches, const DpCollectives& c, double forwardWindowSeconds, double backwardWindowSeconds);
 
 } // namespace parallax::core

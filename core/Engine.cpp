@@ -20,50 +20,50 @@ namespace parallax::core {
 
 namespace {
 
-    std::string fixed(double v, int digits)
-    {
-        std::ostringstream out;
-        out.setf(std::ios::fixed);
-        out.precision(digits);
-        out << v;
-        return out.str();
-    }
+std::string fixed(double v, int digits)
+{
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(digits);
+    out << v;
+    return out.str();
+}
 
-    std::string domainSpan(const Topology& t, const ParallelGroup& g)
-    {
-        const std::string& a = t.domains[g.firstDomain].name;
-        const std::string& b = t.domains[g.lastDomain].name;
-        return a == b ? a : a + " .. " + b;
-    }
+std::string domainSpan(const Topology& t, const ParallelGroup& g)
+{
+    const std::string& a = t.domains[g.firstDomain].name;
+    const std::string& b = t.domains[g.lastDomain].name;
+    return a == b ? a : a + " .. " + b;
+}
 
-    // Per-layer times and activation sizes, computed once per distinct layer kind (dense / MoE).
-    struct LayerCosts {
-        LayerTimes dense, moe;
-        double denseActivation = 0, moeActivation = 0;
-        double denseActivationFull = 0, moeActivationFull = 0;
-        double denseWPending = 0, moeWPending = 0;
-        const LayerTimes& times(const ModelSpec& m, int layer) const { return m.isMoeLayer(layer) ? moe : dense; }
+// Per-layer times and activation sizes, computed once per distinct layer kind (dense / MoE).
+struct LayerCosts {
+    LayerTimes dense, moe;
+    double denseActivation = 0, moeActivation = 0;
+    double denseActivationFull = 0, moeActivationFull = 0;
+    double denseWPending = 0, moeWPending = 0;
+    const LayerTimes& times(const ModelSpec& m, int layer) const { return m.isMoeLayer(layer) ? moe : dense; }
+};
+
+LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, const ComputeRates& rates,
+    const LayerCommGroups& groups, const EfficiencyDefaults& defaults)
+{
+    LayerCosts lc;
+    auto fill = [&](int layer, LayerTimes& t, double& act, double& full, double& wp) {
+        const LayerShape shape = layerShape(m, layer);
+        t = layerTimes(m, shape, ctx, rates, groups, defaults);
+        act = layerActivationBytes(m, shape, ctx);
+        full = layerActivationBytesWithoutRecompute(m, shape, ctx);
+        wp = layerWPendingBytes(m, shape, ctx);
     };
-
-    LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, const ComputeRates& rates,
-        const LayerCommGroups& groups, const EfficiencyDefaults& defaults)
-    {
-        LayerCosts lc;
-        auto fill = [&](int layer, LayerTimes& t, double& act, double& full, double& wp) {
-            const LayerShape shape = layerShape(m, layer);
-            t = layerTimes(m, shape, ctx, rates, groups, defaults);
-            act = layerActivationBytes(m, shape, ctx);
-            full = layerActivationBytesWithoutRecompute(m, shape, ctx);
-            wp = layerWPendingBytes(m, shape, ctx);
-        };
-        const int firstDense = 0;
-        const int firstMoe = m.isMoe() ? m.moe->firstDenseLayers : -1;
-        if (!m.isMoe() || m.moe->firstDenseLayers > 0)
-            fill(firstDense, lc.dense, lc.denseActivation, lc.denseActivationFull, lc.denseWPending);
-        if (firstMoe >= 0)
-            fill(firstMoe, lc.moe, lc.moeActivation, lc.moeActivationFull, lc.moeWPending);
-        return lc;
-    }
+    const int firstDense = 0;
+    const int firstMoe = m.isMoe() ? m.moe->firstDenseLayers : -1;
+    if (!m.isMoe() || m.moe->firstDenseLayers > 0)
+        fill(firstDense, lc.dense, lc.denseActivation, lc.denseActivationFull, lc.denseWPending);
+    if (firstMoe >= 0)
+        fill(firstMoe, lc.moe, lc.moeActivation, lc.moeActivationFull, lc.moeWPending);
+    return lc;
+}
 
 } // namespace
 

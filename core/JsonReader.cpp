@@ -21,12 +21,12 @@ std::string jsonTypeName(const nlohmann::json& j)
 }
 
 namespace {
-    std::string show(double v)
-    {
-        std::ostringstream out;
-        out << v;
-        return out.str();
-    }
+std::string show(double v)
+{
+    std::ostringstream out;
+    out << v;
+    return out.str();
+}
 } // namespace
 
 JsonReader::JsonReader(const nlohmann::json& object, std::string path)

@@ -3,50 +3,50 @@
 namespace parallax::core {
 
 namespace {
-    double mlpMatrices(const ModelSpec& m)
-    {
-        return m.activation == Activation::SwiGlu ? 3.0 : 2.0;
-    }
+double mlpMatrices(const ModelSpec& m)
+{
+    return m.activation == Activation::SwiGlu ? 3.0 : 2.0;
+}
 
-    double mlpParameters(const ModelSpec& m, double ffn)
-    {
-        double p = mlpMatrices(m) * static_cast<double>(m.hidden) * ffn;
-        if (m.biases)
-            p += (m.activation == Activation::SwiGlu ? 2.0 * ffn : ffn) + static_cast<double>(m.hidden);
+double mlpParameters(const ModelSpec& m, double ffn)
+{
+    double p = mlpMatrices(m) * static_cast<double>(m.hidden) * ffn;
+    if (m.biases)
+        p += (m.activation == Activation::SwiGlu ? 2.0 * ffn : ffn) + static_cast<double>(m.hidden);
+    return p;
+}
+
+double attentionParameters(const ModelSpec& m)
+{
+    const double h = static_cast<double>(m.hidden);
+    const double heads = m.heads;
+    if (m.mla) {
+        // MLA projections (arXiv:2412.19437 sec. 2.1.1, eqs. 1-11): low-rank query and joint KV
+        // compression with an RMSNorm on each latent, decoupled RoPE key shared by the heads.
+        const MlaSpec& a = *m.mla;
+        const double qk = a.qkNopeHeadDim + a.qkRopeHeadDim;
+        double p = 0;
+        if (a.qLoraRank > 0)
+            p += h * a.qLoraRank + a.qLoraRank + a.qLoraRank * heads * qk;
+        else
+            p += h * heads * qk;
+        p += h * (a.kvLoraRank + a.qkRopeHeadDim) + a.kvLoraRank;
+        p += a.kvLoraRank * heads * (a.qkNopeHeadDim + a.vHeadDim);
+        p += heads * a.vHeadDim * h;
         return p;
     }
+    const double hd = m.effectiveHeadDim();
+    const double kv = m.kvHeads > 0 ? m.kvHeads : m.heads;
+    double p = h * heads * hd + 2.0 * h * kv * hd + heads * hd * h;
+    if (m.biases)
+        p += heads * hd + 2.0 * kv * hd + h;
+    return p;
+}
 
-    double attentionParameters(const ModelSpec& m)
-    {
-        const double h = static_cast<double>(m.hidden);
-        const double heads = m.heads;
-        if (m.mla) {
-            // MLA projections (arXiv:2412.19437 sec. 2.1.1, eqs. 1-11): low-rank query and joint KV
-            // compression with an RMSNorm on each latent, decoupled RoPE key shared by the heads.
-            const MlaSpec& a = *m.mla;
-            const double qk = a.qkNopeHeadDim + a.qkRopeHeadDim;
-            double p = 0;
-            if (a.qLoraRank > 0)
-                p += h * a.qLoraRank + a.qLoraRank + a.qLoraRank * heads * qk;
-            else
-                p += h * heads * qk;
-            p += h * (a.kvLoraRank + a.qkRopeHeadDim) + a.kvLoraRank;
-            p += a.kvLoraRank * heads * (a.qkNopeHeadDim + a.vHeadDim);
-            p += heads * a.vHeadDim * h;
-            return p;
-        }
-        const double hd = m.effectiveHeadDim();
-        const double kv = m.kvHeads > 0 ? m.kvHeads : m.heads;
-        double p = h * heads * hd + 2.0 * h * kv * hd + heads * hd * h;
-        if (m.biases)
-            p += heads * hd + 2.0 * kv * hd + h;
-        return p;
-    }
-
-    double normParameters(const ModelSpec& m)
-    {
-        return (m.biases ? 2.0 : 1.0) * static_cast<double>(m.hidden);
-    }
+double normParameters(const ModelSpec& m)
+{
+    return (m.biases ? 2.0 : 1.0) * static_cast<double>(m.hidden);
+}
 } // namespace
 
 int queryKeyHeadDim(const ModelSpec& m)

@@ -6,47 +6,47 @@
 namespace parallax::core {
 
 namespace {
-    constexpr std::array<std::pair<ScheduleKind, const char*>, 8> kSchedules { {
-        { ScheduleKind::GPipe, "gpipe" },
-        { ScheduleKind::OneFOneB, "1f1b" },
-        { ScheduleKind::Interleaved1F1B, "interleaved-1f1b" },
-        { ScheduleKind::ZbH1, "zb-h1" },
-        { ScheduleKind::ZbH2, "zb-h2" },
-        { ScheduleKind::ZbV, "zb-v" },
-        { ScheduleKind::DualPipe, "dualpipe" },
-        { ScheduleKind::DualPipeV, "dualpipev" },
-    } };
-    constexpr std::array<std::pair<Recompute, const char*>, 3> kRecompute { {
-        { Recompute::None, "none" },
-        { Recompute::Selective, "selective" },
-        { Recompute::Full, "full" },
-    } };
-    constexpr std::array<std::pair<DType, const char*>, 2> kDTypes { {
-        { DType::Bf16, "bf16" },
-        { DType::Fp8, "fp8" },
-    } };
+constexpr std::array<std::pair<ScheduleKind, const char*>, 8> kSchedules { {
+    { ScheduleKind::GPipe, "gpipe" },
+    { ScheduleKind::OneFOneB, "1f1b" },
+    { ScheduleKind::Interleaved1F1B, "interleaved-1f1b" },
+    { ScheduleKind::ZbH1, "zb-h1" },
+    { ScheduleKind::ZbH2, "zb-h2" },
+    { ScheduleKind::ZbV, "zb-v" },
+    { ScheduleKind::DualPipe, "dualpipe" },
+    { ScheduleKind::DualPipeV, "dualpipev" },
+} };
+constexpr std::array<std::pair<Recompute, const char*>, 3> kRecompute { {
+    { Recompute::None, "none" },
+    { Recompute::Selective, "selective" },
+    { Recompute::Full, "full" },
+} };
+constexpr std::array<std::pair<DType, const char*>, 2> kDTypes { {
+    { DType::Bf16, "bf16" },
+    { DType::Fp8, "fp8" },
+} };
 
-    template <typename Enum, std::size_t N>
-    const char* nameOf(const std::array<std::pair<Enum, const char*>, N>& table, Enum value)
-    {
-        for (const auto& [e, name] : table) {
-            if (e == value)
-                return name;
-        }
-        return "?";
+template <typename Enum, std::size_t N>
+const char* nameOf(const std::array<std::pair<Enum, const char*>, N>& table, Enum value)
+{
+    for (const auto& [e, name] : table) {
+        if (e == value)
+            return name;
     }
+    return "?";
+}
 
-    template <typename Enum, std::size_t N>
-    bool valueOf(const std::array<std::pair<Enum, const char*>, N>& table, const std::string& text, Enum& out)
-    {
-        for (const auto& [e, name] : table) {
-            if (text == name) {
-                out = e;
-                return true;
-            }
+template <typename Enum, std::size_t N>
+bool valueOf(const std::array<std::pair<Enum, const char*>, N>& table, const std::string& text, Enum& out)
+{
+    for (const auto& [e, name] : table) {
+        if (text == name) {
+            out = e;
+            return true;
         }
-        return false;
     }
+    return false;
+}
 } // namespace
 
 const char* toString(ScheduleKind k)

@@ -8,21 +8,21 @@
 namespace parallax::core {
 
 namespace {
-    bool startsWith(const std::string& s, const char* prefix)
-    {
-        return s.rfind(prefix, 0) == 0;
-    }
+bool startsWith(const std::string& s, const char* prefix)
+{
+    return s.rfind(prefix, 0) == 0;
+}
 
-    std::string stem(const std::string& path)
-    {
-        std::string name = path.substr(path.find_last_of('/') + 1);
-        for (const char* ext : { ".parallax.json", ".json" }) {
-            const std::string e = ext;
-            if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0)
-                return name.substr(0, name.size() - e.size());
-        }
-        return name;
+std::string stem(const std::string& path)
+{
+    std::string name = path.substr(path.find_last_of('/') + 1);
+    for (const char* ext : { ".parallax.json", ".json" }) {
+        const std::string e = ext;
+        if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0)
+            return name.substr(0, name.size() - e.size());
     }
+    return name;
+}
 } // namespace
 
 const PresetLibrary& PresetLibrary::instance()

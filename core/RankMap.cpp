@@ -12,60 +12,60 @@ const char* toString(Dim d)
 }
 
 namespace {
-    struct Axis {
-        Dim dim;
-        int size;
-        int stride = 1;
-    };
+struct Axis {
+    Dim dim;
+    int size;
+    int stride = 1;
+};
 
-    // Splits "tp-cp-ep-dp-pp" into tokens; a malformed string falls back to the Megatron-Core default
-    // (validation reports it separately).
-    std::vector<std::string> orderTokens(const std::string& order)
-    {
-        std::vector<std::string> tokens;
-        std::stringstream in(order);
-        std::string t;
-        while (std::getline(in, t, '-'))
-            tokens.push_back(t);
-        bool ok = tokens.size() == 5;
-        for (const char* need : { "tp", "cp", "ep", "dp", "pp" }) {
-            int count = 0;
-            for (const auto& tok : tokens)
-                count += tok == need;
-            ok = ok && count == 1;
-        }
-        return ok ? tokens : std::vector<std::string> { "tp", "cp", "ep", "dp", "pp" };
+// Splits "tp-cp-ep-dp-pp" into tokens; a malformed string falls back to the Megatron-Core default
+// (validation reports it separately).
+std::vector<std::string> orderTokens(const std::string& order)
+{
+    std::vector<std::string> tokens;
+    std::stringstream in(order);
+    std::string t;
+    while (std::getline(in, t, '-'))
+        tokens.push_back(t);
+    bool ok = tokens.size() == 5;
+    for (const char* need : { "tp", "cp", "ep", "dp", "pp" }) {
+        int count = 0;
+        for (const auto& tok : tokens)
+            count += tok == need;
+        ok = ok && count == 1;
     }
+    return ok ? tokens : std::vector<std::string> { "tp", "cp", "ep", "dp", "pp" };
+}
 
-    // Megatron-Core RankGenerator (megatron/core/parallel_state.py): ranks enumerate the axes in
-    // `order`, fastest first; the dense view drops ep, the expert view drops cp and renames
-    // tp->etp, dp->edp.
-    std::vector<Axis> axesFor(const std::vector<std::string>& tokens, bool expert, const ParallelConfig& c, int world)
-    {
-        std::vector<Axis> axes;
-        const int pp = c.pp;
-        const int etp = std::max(1, c.etp);
-        const int ep = std::max(1, c.ep);
-        const int edp = std::max(1, world / std::max(1, pp * etp * ep));
-        for (const auto& tok : tokens) {
-            if (tok == "tp")
-                axes.push_back(expert ? Axis { Dim::Etp, etp } : Axis { Dim::Tp, c.tp });
-            else if (tok == "cp" && !expert)
-                axes.push_back({ Dim::Cp, c.cp });
-            else if (tok == "ep" && expert)
-                axes.push_back({ Dim::Ep, ep });
-            else if (tok == "dp")
-                axes.push_back(expert ? Axis { Dim::Edp, edp } : Axis { Dim::Dp, c.dp });
-            else if (tok == "pp")
-                axes.push_back({ Dim::Pp, pp });
-        }
-        int stride = 1;
-        for (auto& a : axes) {
-            a.stride = stride;
-            stride *= std::max(1, a.size);
-        }
-        return axes;
+// Megatron-Core RankGenerator (megatron/core/parallel_state.py): ranks enumerate the axes in
+// `order`, fastest first; the dense view drops ep, the expert view drops cp and renames
+// tp->etp, dp->edp.
+std::vector<Axis> axesFor(const std::vector<std::string>& tokens, bool expert, const ParallelConfig& c, int world)
+{
+    std::vector<Axis> axes;
+    const int pp = c.pp;
+    const int etp = std::max(1, c.etp);
+    const int ep = std::max(1, c.ep);
+    const int edp = std::max(1, world / std::max(1, pp * etp * ep));
+    for (const auto& tok : tokens) {
+        if (tok == "tp")
+            axes.push_back(expert ? Axis { Dim::Etp, etp } : Axis { Dim::Tp, c.tp });
+        else if (tok == "cp" && !expert)
+            axes.push_back({ Dim::Cp, c.cp });
+        else if (tok == "ep" && expert)
+            axes.push_back({ Dim::Ep, ep });
+        else if (tok == "dp")
+            axes.push_back(expert ? Axis { Dim::Edp, edp } : Axis { Dim::Dp, c.dp });
+        else if (tok == "pp")
+            axes.push_back({ Dim::Pp, pp });
     }
+    int stride = 1;
+    for (auto& a : axes) {
+        a.stride = stride;
+        stride *= std::max(1, a.size);
+    }
+    return axes;
+}
 } // namespace
 
 RankMap RankMap::build(const ParallelConfig& config, const Topology* topology)

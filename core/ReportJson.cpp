@@ -7,13 +7,13 @@ namespace parallax::core {
 using nlohmann::json;
 
 namespace {
-    json messages(const std::vector<Message>& list)
-    {
-        json out = json::array();
-        for (const auto& m : list)
-            out.push_back(m.field.empty() ? m.text : m.field + ": " + m.text);
-        return out;
-    }
+json messages(const std::vector<Message>& list)
+{
+    json out = json::array();
+    for (const auto& m : list)
+        out.push_back(m.field.empty() ? m.text : m.field + ": " + m.text);
+    return out;
+}
 } // namespace
 
 json parallelConfigToJson(const ParallelConfig& p, const TrainingConfig& t)

@@ -17,313 +17,312 @@ using nlohmann::json;
 
 namespace {
 
-    GpuSpec readGpu(JsonReader& r)
-    {
-        GpuSpec g;
-        g.id = r.string("id", "");
-        g.name = r.string("name", g.id);
-        g.hbmBytes = r.number("hbm_gib", 1, 1e5) * kGiB;
-        g.hbmBytesPerSecond = r.number("hbm_tb_per_s", 0.01, 1e3) * 1e12;
-        g.bf16FlopsPerSecond = r.number("bf16_dense_tflops", 1, 1e6) * kTera;
-        g.fp8FlopsPerSecond = r.number("fp8_dense_tflops", 0, 1e6, 0) * kTera;
-        g.nvlinkBytesPerSecond = r.number("nvlink_gb_per_s_per_direction", 1, 1e5) * kGB;
-        g.nvlinkDomainSize = static_cast<int>(r.integer("nvlink_domain_size", 1, kMaxGpus, 8));
-        g.nicGbps = r.number("nic_gbps", 1, 1e5, 400);
-        if (r.has("sources")) {
-            const json& s = r.at("sources");
-            if (s.is_object()) {
-                for (auto it = s.begin(); it != s.end(); ++it) {
-                    if (it.value().is_string())
-                        g.source += (g.source.empty() ? "" : "; ") + it.key() + ": " + it.value().get<std::string>();
-                }
+GpuSpec readGpu(JsonReader& r)
+{
+    GpuSpec g;
+    g.id = r.string("id", "");
+    g.name = r.string("name", g.id);
+    g.hbmBytes = r.number("hbm_gib", 1, 1e5) * kGiB;
+    g.hbmBytesPerSecond = r.number("hbm_tb_per_s", 0.01, 1e3) * 1e12;
+    g.bf16FlopsPerSecond = r.number("bf16_dense_tflops", 1, 1e6) * kTera;
+    g.fp8FlopsPerSecond = r.number("fp8_dense_tflops", 0, 1e6, 0) * kTera;
+    g.nvlinkBytesPerSecond = r.number("nvlink_gb_per_s_per_direction", 1, 1e5) * kGB;
+    g.nvlinkDomainSize = static_cast<int>(r.integer("nvlink_domain_size", 1, kMaxGpus, 8));
+    g.nicGbps = r.number("nic_gbps", 1, 1e5, 400);
+    if (r.has("sources")) {
+        const json& s = r.at("sources");
+        if (s.is_object()) {
+            for (auto it = s.begin(); it != s.end(); ++it) {
+                if (it.value().is_string())
+                    g.source += (g.source.empty() ? "" : "; ") + it.key() + ": " + it.value().get<std::string>();
             }
         }
-        g.source = r.string("source", g.source);
-        r.string("format", "");
-        r.integer("version", 1, 1, 1);
-        return g;
     }
+    g.source = r.string("source", g.source);
+    r.string("format", "");
+    r.integer("version", 1, 1, 1);
+    return g;
+}
 
-    ModelSpec readModel(JsonReader& r)
-    {
-        ModelSpec m;
-        m.id = r.string("id", "");
-        m.name = r.string("name", m.id.empty() ? "custom" : m.id);
-        m.layers = static_cast<int>(r.integer("layers", 1, kMaxLayers));
-        m.hidden = r.integer("hidden", 1, kMaxHidden);
-        m.heads = static_cast<int>(r.integer("heads", 1, kMaxHeads));
-        m.kvHeads = static_cast<int>(r.integer("kv_heads", 1, kMaxHeads, m.heads));
-        m.headDim = static_cast<int>(r.integer("head_dim", 1, kMaxHidden, 0));
-        m.ffnHidden = r.integer("ffn_hidden", 1, 1LL << 24);
-        m.vocab = r.integer("vocab", 1, kMaxVocab);
-        m.seqLen = static_cast<int>(r.integer("seq_len", 1, kMaxSeqLen, 2048));
-        const std::string act = r.string("activation", "swiglu");
-        if (act == "gelu")
-            m.activation = Activation::Gelu;
-        else if (act == "swiglu")
-            m.activation = Activation::SwiGlu;
-        else
-            r.fail("activation", "must be \"gelu\" or \"swiglu\", got \"" + act + "\"");
-        m.tiedEmbeddings = r.boolean("tied_embeddings", false);
-        m.learnedPositionEmbeddings = r.boolean("learned_position_embeddings", false);
-        m.biases = r.boolean("biases", false);
-        m.dropout = r.boolean("dropout", false);
-        m.publishedParams = r.number("params", 0, 1e16, 0);
-        r.number("params_active", 0, 1e16, 0);
-        m.source = r.string("source", "");
-        if (m.kvHeads > m.heads)
-            r.fail("kv_heads", "must be <= heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.kvHeads));
-        if (m.heads > 0 && m.kvHeads > 0 && m.heads % m.kvHeads != 0)
-            r.fail("kv_heads",
-                "heads=" + std::to_string(m.heads) + " is not divisible by kv_heads=" + std::to_string(m.kvHeads)
-                    + ": choose a kv_heads that divides heads");
-        if (m.headDim == 0 && m.hidden % m.heads != 0)
-            r.fail("head_dim",
-                "hidden=" + std::to_string(m.hidden) + " is not divisible by heads=" + std::to_string(m.heads)
-                    + ": give head_dim explicitly");
-        if (r.has("moe")) {
-            JsonReader mr = r.object("moe");
-            MoeSpec moe;
-            moe.experts = static_cast<int>(mr.integer("experts", 1, kMaxExperts));
-            moe.topK = static_cast<int>(mr.integer("top_k", 1, moe.experts));
-            moe.sharedExperts = static_cast<int>(mr.integer("shared_experts", 0, kMaxExperts, 0));
-            moe.expertFfnHidden = mr.integer("expert_ffn_hidden", 1, 1LL << 24);
-            moe.firstDenseLayers = static_cast<int>(mr.integer("first_dense_layers", 0, m.layers - 1, 0));
-            m.moe = moe;
-        }
-        if (r.has("mla")) {
-            JsonReader ar = r.object("mla");
-            MlaSpec mla;
-            mla.qLoraRank = static_cast<int>(ar.integer("q_lora_rank", 0, kMaxHidden, 0));
-            mla.kvLoraRank = static_cast<int>(ar.integer("kv_lora_rank", 1, kMaxHidden));
-            mla.qkNopeHeadDim = static_cast<int>(ar.integer("qk_nope_head_dim", 1, kMaxHidden));
-            mla.qkRopeHeadDim = static_cast<int>(ar.integer("qk_rope_head_dim", 0, kMaxHidden));
-            mla.vHeadDim = static_cast<int>(ar.integer("v_head_dim", 1, kMaxHidden));
-            m.mla = mla;
-        }
-        r.string("format", "");
-        r.integer("version", 1, 1, 1);
-        return m;
+ModelSpec readModel(JsonReader& r)
+{
+    ModelSpec m;
+    m.id = r.string("id", "");
+    m.name = r.string("name", m.id.empty() ? "custom" : m.id);
+    m.layers = static_cast<int>(r.integer("layers", 1, kMaxLayers));
+    m.hidden = r.integer("hidden", 1, kMaxHidden);
+    m.heads = static_cast<int>(r.integer("heads", 1, kMaxHeads));
+    m.kvHeads = static_cast<int>(r.integer("kv_heads", 1, kMaxHeads, m.heads));
+    m.headDim = static_cast<int>(r.integer("head_dim", 1, kMaxHidden, 0));
+    m.ffnHidden = r.integer("ffn_hidden", 1, 1LL << 24);
+    m.vocab = r.integer("vocab", 1, kMaxVocab);
+    m.seqLen = static_cast<int>(r.integer("seq_len", 1, kMaxSeqLen, 2048));
+    const std::string act = r.string("activation", "swiglu");
+    if (act == "gelu")
+        m.activation = Activation::Gelu;
+    else if (act == "swiglu")
+        m.activation = Activation::SwiGlu;
+    else
+        r.fail("activation", "must be \"gelu\" or \"swiglu\", got \"" + act + "\"");
+    m.tiedEmbeddings = r.boolean("tied_embeddings", false);
+    m.learnedPositionEmbeddings = r.boolean("learned_position_embeddings", false);
+    m.biases = r.boolean("biases", false);
+    m.dropout = r.boolean("dropout", false);
+    m.publishedParams = r.number("params", 0, 1e16, 0);
+    r.number("params_active", 0, 1e16, 0);
+    m.source = r.string("source", "");
+    if (m.kvHeads > m.heads)
+        r.fail("kv_heads", "must be <= heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.kvHeads));
+    if (m.heads > 0 && m.kvHeads > 0 && m.heads % m.kvHeads != 0)
+        r.fail("kv_heads",
+            "heads=" + std::to_string(m.heads) + " is not divisible by kv_heads=" + std::to_string(m.kvHeads)
+                + ": choose a kv_heads that divides heads");
+    if (m.headDim == 0 && m.hidden % m.heads != 0)
+        r.fail("head_dim",
+            "hidden=" + std::to_string(m.hidden) + " is not divisible by heads=" + std::to_string(m.heads)
+                + ": give head_dim explicitly");
+    if (r.has("moe")) {
+        JsonReader mr = r.object("moe");
+        MoeSpec moe;
+        moe.experts = static_cast<int>(mr.integer("experts", 1, kMaxExperts));
+        moe.topK = static_cast<int>(mr.integer("top_k", 1, moe.experts));
+        moe.sharedExperts = static_cast<int>(mr.integer("shared_experts", 0, kMaxExperts, 0));
+        moe.expertFfnHidden = mr.integer("expert_ffn_hidden", 1, 1LL << 24);
+        moe.firstDenseLayers = static_cast<int>(mr.integer("first_dense_layers", 0, m.layers - 1, 0));
+        m.moe = moe;
     }
-
-    GpuSpec resolveGpu(JsonReader& parent, const std::string& key, std::string& presetName)
-    {
-        const json& v = parent.at(key);
-        if (v.is_string()) {
-            presetName = v.get<std::string>();
-            if (auto g = PresetLibrary::instance().gpu(presetName))
-                return *g;
-            std::string known;
-            for (const auto& g : PresetLibrary::instance().gpus())
-                known += (known.empty() ? "" : ", ") + g.id;
-            parent.fail(key, "unknown GPU preset \"" + presetName + "\"; known: " + known);
-        }
-        presetName.clear();
-        JsonReader gr(v, parent.childPath(key));
-        return readGpu(gr);
+    if (r.has("mla")) {
+        JsonReader ar = r.object("mla");
+        MlaSpec mla;
+        mla.qLoraRank = static_cast<int>(ar.integer("q_lora_rank", 0, kMaxHidden, 0));
+        mla.kvLoraRank = static_cast<int>(ar.integer("kv_lora_rank", 1, kMaxHidden));
+        mla.qkNopeHeadDim = static_cast<int>(ar.integer("qk_nope_head_dim", 1, kMaxHidden));
+        mla.qkRopeHeadDim = static_cast<int>(ar.integer("qk_rope_head_dim", 0, kMaxHidden));
+        mla.vHeadDim = static_cast<int>(ar.integer("v_head_dim", 1, kMaxHidden));
+        m.mla = mla;
     }
+    r.string("format", "");
+    r.integer("version", 1, 1, 1);
+    return m;
+}
 
-    void readRegularCluster(JsonReader& c, Scenario& s, json& extra)
-    {
-        s.regularCluster = true;
-        const GpuSpec gpu = resolveGpu(c, "gpu", s.gpuPreset);
-        s.nodes = static_cast<int>(c.integer("nodes", 1, kMaxGpus));
-        s.gpusPerNode = static_cast<int>(c.integer("gpus_per_node", 1, kMaxGpus));
-        const long long total = static_cast<long long>(s.nodes) * s.gpusPerNode;
+GpuSpec resolveGpu(JsonReader& parent, const std::string& key, std::string& presetName)
+{
+    const json& v = parent.at(key);
+    if (v.is_string()) {
+        presetName = v.get<std::string>();
+        if (auto g = PresetLibrary::instance().gpu(presetName))
+            return *g;
+        std::string known;
+        for (const auto& g : PresetLibrary::instance().gpus())
+            known += (known.empty() ? "" : ", ") + g.id;
+        parent.fail(key, "unknown GPU preset \"" + presetName + "\"; known: " + known);
+    }
+    presetName.clear();
+    JsonReader gr(v, parent.childPath(key));
+    return readGpu(gr);
+}
+
+void readRegularCluster(JsonReader& c, Scenario& s, json& extra)
+{
+    s.regularCluster = true;
+    const GpuSpec gpu = resolveGpu(c, "gpu", s.gpuPreset);
+    s.nodes = static_cast<int>(c.integer("nodes", 1, kMaxGpus));
+    s.gpusPerNode = static_cast<int>(c.integer("gpus_per_node", 1, kMaxGpus));
+    const long long total = static_cast<long long>(s.nodes) * s.gpusPerNode;
+    if (total > kMaxGpus)
+        c.fail("nodes",
+            std::to_string(total) + " GPUs (nodes x gpus_per_node) exceeds the supported " + std::to_string(kMaxGpus)
+                + "; model one representative slice of the cluster (for example the "
+                + "GPUs of one data-parallel replica times a few replicas)");
+    double nicGbps = gpu.nicGbps;
+    int nicsPerNode = 0;
+    Fabric defaults;
+    double latency = defaults.latencySeconds;
+    double oversub = 1.0;
+    bool rail = true;
+    if (c.has("ib")) {
+        JsonReader ib = c.object("ib");
+        nicGbps = ib.number("nic_gbps", 1, 1e5, nicGbps);
+        nicsPerNode = static_cast<int>(ib.integer("nics_per_node", 1, kMaxGpus, 0));
+        latency = ib.number("latency_us", 0, 1e6, latency * 1e6) * 1e-6;
+        oversub = ib.number("oversubscription", 1, 1e3, 1.0);
+        rail = ib.boolean("rail_optimized", true);
+        ib.collectUnknown(extra["cluster"]["ib"]);
+    }
+    s.topology = Topology::regular(gpu, s.nodes, s.gpusPerNode, nicGbps, nicsPerNode);
+    for (auto& f : s.topology.fabrics) {
+        f.latencySeconds = latency;
+        f.oversubscription = oversub;
+        f.railOptimized = rail;
+    }
+}
+
+void readExplicitTopology(JsonReader& c, Scenario& s, json& extra)
+{
+    s.regularCluster = false;
+    JsonReader t = c.object("topology");
+    const json& domains = t.at("domains");
+    if (!domains.is_array() || domains.empty())
+        t.fail("domains", "must be a non-empty array of { name, gpu, count }");
+    Topology topo;
+    std::map<std::string, int> byName;
+    long long total = 0;
+    for (std::size_t i = 0; i < domains.size(); ++i) {
+        JsonReader d(domains[i], t.childPath("domains") + "[" + std::to_string(i) + "]");
+        NvlinkDomain dom;
+        dom.name = d.string("name", "domain" + std::to_string(i));
+        std::string preset;
+        dom.gpu = resolveGpu(d, "gpu", preset);
+        dom.gpuCount = static_cast<int>(d.integer("count", 1, kMaxGpus));
+        dom.nvlinkBytesPerSecond = d.number("nvlink_gb_per_s_per_direction", 0, 1e5, 0) * kGB;
+        total += dom.gpuCount;
         if (total > kMaxGpus)
-            c.fail("nodes",
-                std::to_string(total) + " GPUs (nodes x gpus_per_node) exceeds the supported "
-                    + std::to_string(kMaxGpus) + "; model one representative slice of the cluster (for example the "
-                    + "GPUs of one data-parallel replica times a few replicas)");
-        double nicGbps = gpu.nicGbps;
-        int nicsPerNode = 0;
-        Fabric defaults;
-        double latency = defaults.latencySeconds;
-        double oversub = 1.0;
-        bool rail = true;
-        if (c.has("ib")) {
-            JsonReader ib = c.object("ib");
-            nicGbps = ib.number("nic_gbps", 1, 1e5, nicGbps);
-            nicsPerNode = static_cast<int>(ib.integer("nics_per_node", 1, kMaxGpus, 0));
-            latency = ib.number("latency_us", 0, 1e6, latency * 1e6) * 1e-6;
-            oversub = ib.number("oversubscription", 1, 1e3, 1.0);
-            rail = ib.boolean("rail_optimized", true);
-            ib.collectUnknown(extra["cluster"]["ib"]);
-        }
-        s.topology = Topology::regular(gpu, s.nodes, s.gpusPerNode, nicGbps, nicsPerNode);
-        for (auto& f : s.topology.fabrics) {
-            f.latencySeconds = latency;
-            f.oversubscription = oversub;
-            f.railOptimized = rail;
-        }
+            d.fail("count",
+                "the topology has more than " + std::to_string(kMaxGpus)
+                    + " GPUs; model one representative slice of the cluster");
+        if (byName.count(dom.name))
+            d.fail("name", "duplicate domain name \"" + dom.name + "\": names must be unique");
+        byName[dom.name] = static_cast<int>(topo.domains.size());
+        topo.domains.push_back(dom);
     }
-
-    void readExplicitTopology(JsonReader& c, Scenario& s, json& extra)
-    {
-        s.regularCluster = false;
-        JsonReader t = c.object("topology");
-        const json& domains = t.at("domains");
-        if (!domains.is_array() || domains.empty())
-            t.fail("domains", "must be a non-empty array of { name, gpu, count }");
-        Topology topo;
-        std::map<std::string, int> byName;
-        long long total = 0;
-        for (std::size_t i = 0; i < domains.size(); ++i) {
-            JsonReader d(domains[i], t.childPath("domains") + "[" + std::to_string(i) + "]");
-            NvlinkDomain dom;
-            dom.name = d.string("name", "domain" + std::to_string(i));
-            std::string preset;
-            dom.gpu = resolveGpu(d, "gpu", preset);
-            dom.gpuCount = static_cast<int>(d.integer("count", 1, kMaxGpus));
-            dom.nvlinkBytesPerSecond = d.number("nvlink_gb_per_s_per_direction", 0, 1e5, 0) * kGB;
-            total += dom.gpuCount;
-            if (total > kMaxGpus)
-                d.fail("count",
-                    "the topology has more than " + std::to_string(kMaxGpus)
-                        + " GPUs; model one representative slice of the cluster");
-            if (byName.count(dom.name))
-                d.fail("name", "duplicate domain name \"" + dom.name + "\": names must be unique");
-            byName[dom.name] = static_cast<int>(topo.domains.size());
-            topo.domains.push_back(dom);
-        }
-        if (t.has("fabrics")) {
-            const json& fabrics = t.at("fabrics");
-            if (!fabrics.is_array())
-                t.fail("fabrics", "must be an array of { name, nic_gbps, domains }");
-            for (std::size_t i = 0; i < fabrics.size(); ++i) {
-                JsonReader f(fabrics[i], t.childPath("fabrics") + "[" + std::to_string(i) + "]");
-                Fabric fab;
-                fab.name = f.string("name", "fabric" + std::to_string(i));
-                fab.nicGbps = f.number("nic_gbps", 1, 1e5, 400);
-                fab.nicsPerDomain = static_cast<int>(f.integer("nics_per_domain", 1, kMaxGpus, 0));
-                fab.latencySeconds = f.number("latency_us", 0, 1e6, 5) * 1e-6;
-                fab.oversubscription = f.number("oversubscription", 1, 1e3, 1);
-                fab.railOptimized = f.boolean("rail_optimized", true);
-                const json& members = f.at("domains");
-                if (!members.is_array())
-                    f.fail("domains", "must be an array of domain names");
-                for (const auto& name : members) {
-                    if (!name.is_string() || !byName.count(name.get<std::string>()))
-                        f.fail(
-                            "domains", "names an unknown domain " + name.dump() + "; use a name from topology.domains");
-                    fab.domains.push_back(byName[name.get<std::string>()]);
-                }
-                topo.fabrics.push_back(fab);
+    if (t.has("fabrics")) {
+        const json& fabrics = t.at("fabrics");
+        if (!fabrics.is_array())
+            t.fail("fabrics", "must be an array of { name, nic_gbps, domains }");
+        for (std::size_t i = 0; i < fabrics.size(); ++i) {
+            JsonReader f(fabrics[i], t.childPath("fabrics") + "[" + std::to_string(i) + "]");
+            Fabric fab;
+            fab.name = f.string("name", "fabric" + std::to_string(i));
+            fab.nicGbps = f.number("nic_gbps", 1, 1e5, 400);
+            fab.nicsPerDomain = static_cast<int>(f.integer("nics_per_domain", 1, kMaxGpus, 0));
+            fab.latencySeconds = f.number("latency_us", 0, 1e6, 5) * 1e-6;
+            fab.oversubscription = f.number("oversubscription", 1, 1e3, 1);
+            fab.railOptimized = f.boolean("rail_optimized", true);
+            const json& members = f.at("domains");
+            if (!members.is_array())
+                f.fail("domains", "must be an array of domain names");
+            for (const auto& name : members) {
+                if (!name.is_string() || !byName.count(name.get<std::string>()))
+                    f.fail("domains", "names an unknown domain " + name.dump() + "; use a name from topology.domains");
+                fab.domains.push_back(byName[name.get<std::string>()]);
             }
+            topo.fabrics.push_back(fab);
         }
-        s.topology = topo;
-        s.nodes = static_cast<int>(topo.domains.size());
-        s.gpusPerNode = topo.domains.empty() ? 0 : topo.domains.front().gpuCount;
-        t.collectUnknown(extra["cluster"]["topology"]);
     }
+    s.topology = topo;
+    s.nodes = static_cast<int>(topo.domains.size());
+    s.gpusPerNode = topo.domains.empty() ? 0 : topo.domains.front().gpuCount;
+    t.collectUnknown(extra["cluster"]["topology"]);
+}
 
-    void readParallel(JsonReader& p, ParallelConfig& c)
-    {
-        c.tp = static_cast<int>(p.integer("tp", 1, kMaxDegree, 1));
-        c.sp = p.boolean("sp", c.tp > 1);
-        c.cp = static_cast<int>(p.integer("cp", 1, kMaxDegree, 1));
-        c.pp = static_cast<int>(p.integer("pp", 1, kMaxDegree, 1));
-        c.vpp = static_cast<int>(p.integer("vpp", 1, 1024, 1));
-        c.dp = static_cast<int>(p.integer("dp", 1, kMaxDegree, 1));
-        c.ep = static_cast<int>(p.integer("ep", 1, kMaxDegree, 1));
-        c.etp = static_cast<int>(p.integer("etp", 1, kMaxDegree, 1));
-        c.zero = static_cast<int>(p.integer("zero", 0, 3, 0));
-        const std::string schedule = p.string("schedule", c.vpp > 1 ? "interleaved-1f1b" : "1f1b");
-        if (!parseSchedule(schedule, c.schedule))
-            p.fail("schedule",
-                "unknown schedule \"" + schedule
-                    + "\"; use gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, zb-v, dualpipe or dualpipev");
-        c.order = p.string("order", c.order);
-    }
+void readParallel(JsonReader& p, ParallelConfig& c)
+{
+    c.tp = static_cast<int>(p.integer("tp", 1, kMaxDegree, 1));
+    c.sp = p.boolean("sp", c.tp > 1);
+    c.cp = static_cast<int>(p.integer("cp", 1, kMaxDegree, 1));
+    c.pp = static_cast<int>(p.integer("pp", 1, kMaxDegree, 1));
+    c.vpp = static_cast<int>(p.integer("vpp", 1, 1024, 1));
+    c.dp = static_cast<int>(p.integer("dp", 1, kMaxDegree, 1));
+    c.ep = static_cast<int>(p.integer("ep", 1, kMaxDegree, 1));
+    c.etp = static_cast<int>(p.integer("etp", 1, kMaxDegree, 1));
+    c.zero = static_cast<int>(p.integer("zero", 0, 3, 0));
+    const std::string schedule = p.string("schedule", c.vpp > 1 ? "interleaved-1f1b" : "1f1b");
+    if (!parseSchedule(schedule, c.schedule))
+        p.fail("schedule",
+            "unknown schedule \"" + schedule
+                + "\"; use gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, zb-v, dualpipe or dualpipev");
+    c.order = p.string("order", c.order);
+}
 
-    void readTraining(JsonReader& t, TrainingConfig& c)
-    {
-        c.microBatch = static_cast<int>(t.integer("micro_batch", 1, 1 << 20, 1));
-        c.globalBatch = static_cast<int>(t.integer("global_batch", 1, kMaxGlobalBatch));
-        c.seqLen = static_cast<int>(t.integer("seq_len", 1, kMaxSeqLen, 0));
-        const std::string rc = t.string("recompute", "none");
-        if (!parseRecompute(rc, c.recompute))
-            t.fail("recompute", "must be \"none\", \"selective\" or \"full\", got \"" + rc + "\"");
-        const std::string dt = t.string("dtype", "bf16");
-        if (!parseDType(dt, c.dtype))
-            t.fail("dtype", "must be \"bf16\" or \"fp8\", got \"" + dt + "\"");
-    }
+void readTraining(JsonReader& t, TrainingConfig& c)
+{
+    c.microBatch = static_cast<int>(t.integer("micro_batch", 1, 1 << 20, 1));
+    c.globalBatch = static_cast<int>(t.integer("global_batch", 1, kMaxGlobalBatch));
+    c.seqLen = static_cast<int>(t.integer("seq_len", 1, kMaxSeqLen, 0));
+    const std::string rc = t.string("recompute", "none");
+    if (!parseRecompute(rc, c.recompute))
+        t.fail("recompute", "must be \"none\", \"selective\" or \"full\", got \"" + rc + "\"");
+    const std::string dt = t.string("dtype", "bf16");
+    if (!parseDType(dt, c.dtype))
+        t.fail("dtype", "must be \"bf16\" or \"fp8\", got \"" + dt + "\"");
+}
 
-    Scenario readScenario(const json& doc)
-    {
-        JsonReader r(doc, "");
-        Scenario s;
-        const std::string format = r.string("format", "parallax-scenario");
-        if (format != "parallax-scenario")
-            r.fail("format", "must be \"parallax-scenario\", got \"" + format + "\"");
-        r.integer("version", 1, 1, 1);
-        s.name = r.string("name", "Untitled");
-        s.description = r.string("description", "");
+Scenario readScenario(const json& doc)
+{
+    JsonReader r(doc, "");
+    Scenario s;
+    const std::string format = r.string("format", "parallax-scenario");
+    if (format != "parallax-scenario")
+        r.fail("format", "must be \"parallax-scenario\", got \"" + format + "\"");
+    r.integer("version", 1, 1, 1);
+    s.name = r.string("name", "Untitled");
+    s.description = r.string("description", "");
 
-        const json& model = r.at("model");
-        if (model.is_string()) {
-            s.modelPreset = model.get<std::string>();
-            auto m = PresetLibrary::instance().model(s.modelPreset);
-            if (!m) {
-                std::string known;
-                for (const auto& mm : PresetLibrary::instance().models())
-                    known += (known.empty() ? "" : ", ") + mm.id;
-                r.fail("model", "unknown model preset \"" + s.modelPreset + "\"; known: " + known);
-            }
-            s.model = *m;
-        } else {
-            JsonReader mr(model, "model");
-            s.model = readModel(mr);
-            mr.collectUnknown(s.extra["model"]);
+    const json& model = r.at("model");
+    if (model.is_string()) {
+        s.modelPreset = model.get<std::string>();
+        auto m = PresetLibrary::instance().model(s.modelPreset);
+        if (!m) {
+            std::string known;
+            for (const auto& mm : PresetLibrary::instance().models())
+                known += (known.empty() ? "" : ", ") + mm.id;
+            r.fail("model", "unknown model preset \"" + s.modelPreset + "\"; known: " + known);
         }
+        s.model = *m;
+    } else {
+        JsonReader mr(model, "model");
+        s.model = readModel(mr);
+        mr.collectUnknown(s.extra["model"]);
+    }
 
-        JsonReader c = r.object("cluster");
-        if (c.has("topology"))
-            readExplicitTopology(c, s, s.extra);
+    JsonReader c = r.object("cluster");
+    if (c.has("topology"))
+        readExplicitTopology(c, s, s.extra);
+    else
+        readRegularCluster(c, s, s.extra);
+    c.collectUnknown(s.extra["cluster"]);
+
+    JsonReader p = r.object("parallel");
+    readParallel(p, s.parallel);
+    p.collectUnknown(s.extra["parallel"]);
+
+    JsonReader t = r.object("training");
+    readTraining(t, s.training);
+    t.collectUnknown(s.extra["training"]);
+
+    r.collectUnknown(s.extra);
+    // Drop empty holders created above so that `extra` only lists what was really unknown.
+    for (auto it = s.extra.begin(); it != s.extra.end();) {
+        if (it->is_object() && it->empty())
+            it = s.extra.erase(it);
         else
-            readRegularCluster(c, s, s.extra);
-        c.collectUnknown(s.extra["cluster"]);
-
-        JsonReader p = r.object("parallel");
-        readParallel(p, s.parallel);
-        p.collectUnknown(s.extra["parallel"]);
-
-        JsonReader t = r.object("training");
-        readTraining(t, s.training);
-        t.collectUnknown(s.extra["training"]);
-
-        r.collectUnknown(s.extra);
-        // Drop empty holders created above so that `extra` only lists what was really unknown.
-        for (auto it = s.extra.begin(); it != s.extra.end();) {
-            if (it->is_object() && it->empty())
-                it = s.extra.erase(it);
-            else
-                ++it;
-        }
-        if (s.extra.contains("cluster")) {
-            auto& cl = s.extra["cluster"];
-            for (const char* k : { "ib", "topology" }) {
-                if (cl.contains(k) && cl[k].is_object() && cl[k].empty())
-                    cl.erase(k);
-            }
-            if (cl.empty())
-                s.extra.erase("cluster");
-        }
-        return s;
+            ++it;
     }
-
-    // Adds the keys of `extra` that `out` lacks, recursively (known keys always win).
-    void mergeUnknown(json& out, const json& extra)
-    {
-        if (!extra.is_object() || !out.is_object())
-            return;
-        for (auto it = extra.begin(); it != extra.end(); ++it) {
-            if (!out.contains(it.key()))
-                out[it.key()] = it.value();
-            else if (out[it.key()].is_object())
-                mergeUnknown(out[it.key()], it.value());
+    if (s.extra.contains("cluster")) {
+        auto& cl = s.extra["cluster"];
+        for (const char* k : { "ib", "topology" }) {
+            if (cl.contains(k) && cl[k].is_object() && cl[k].empty())
+                cl.erase(k);
         }
+        if (cl.empty())
+            s.extra.erase("cluster");
     }
+    return s;
+}
+
+// Adds the keys of `extra` that `out` lacks, recursively (known keys always win).
+void mergeUnknown(json& out, const json& extra)
+{
+    if (!extra.is_object() || !out.is_object())
+        return;
+    for (auto it = extra.begin(); it != extra.end(); ++it) {
+        if (!out.contains(it.key()))
+            out[it.key()] = it.value();
+        else if (out[it.key()].is_object())
+            mergeUnknown(out[it.key()], it.value());
+    }
+}
 
 } // namespace
 

@@ -35,38 +35,38 @@ int nearestDivisor(long long n, int wanted)
 }
 
 namespace {
-    std::string str(long long v)
-    {
-        return std::to_string(v);
-    }
+std::string str(long long v)
+{
+    return std::to_string(v);
+}
 
-    class Checker {
-    public:
-        ValidationResult result;
-        void error(const std::string& field, const std::string& text) { result.errors.push_back({ field, text }); }
-        void note(const std::string& field, const std::string& text) { result.notes.push_back({ field, text }); }
-        // "a=64 is not divisible by b=16: choose tp in {1, 2, 4, 8}" style.
-        void divides(const std::string& field, const std::string& degreeName, long long degree,
-            const std::string& whatName, long long what)
-        {
-            if (degree <= 0 || what % degree == 0)
-                return;
-            std::ostringstream fix;
-            fix << whatName << "=" << what << " is not divisible by " << degreeName << "=" << degree << ": use "
-                << degreeName << "=" << nearestDivisor(what, static_cast<int>(degree));
-            error(field, fix.str());
-        }
-    };
-
-    bool validOrder(const std::string& order)
+class Checker {
+public:
+    ValidationResult result;
+    void error(const std::string& field, const std::string& text) { result.errors.push_back({ field, text }); }
+    void note(const std::string& field, const std::string& text) { result.notes.push_back({ field, text }); }
+    // "a=64 is not divisible by b=16: choose tp in {1, 2, 4, 8}" style.
+    void divides(const std::string& field, const std::string& degreeName, long long degree, const std::string& whatName,
+        long long what)
     {
-        std::multiset<std::string> tokens;
-        std::stringstream in(order);
-        std::string t;
-        while (std::getline(in, t, '-'))
-            tokens.insert(t);
-        return tokens == std::multiset<std::string> { "cp", "dp", "ep", "pp", "tp" };
+        if (degree <= 0 || what % degree == 0)
+            return;
+        std::ostringstream fix;
+        fix << whatName << "=" << what << " is not divisible by " << degreeName << "=" << degree << ": use "
+            << degreeName << "=" << nearestDivisor(what, static_cast<int>(degree));
+        error(field, fix.str());
     }
+};
+
+bool validOrder(const std::string& order)
+{
+    std::multiset<std::string> tokens;
+    std::stringstream in(order);
+    std::string t;
+    while (std::getline(in, t, '-'))
+        tokens.insert(t);
+    return tokens == std::multiset<std::string> { "cp", "dp", "ep", "pp", "tp" };
+}
 } // namespace
 
 ValidationResult validateScenario(const Scenario& s)

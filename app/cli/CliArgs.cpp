@@ -87,48 +87,48 @@ const std::vector<std::string>& scenarioFlagNames()
 }
 
 namespace {
-    std::string readFile(const std::string& path)
-    {
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
-            throw UsageError("cannot open \"" + path + "\" for reading");
-        std::ostringstream s;
-        s << in.rdbuf();
-        return s.str();
-    }
+std::string readFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw UsageError("cannot open \"" + path + "\" for reading");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
 
-    json parseJsonFile(const std::string& path)
-    {
-        try {
-            return json::parse(readFile(path));
-        } catch (const json::parse_error& e) {
-            throw UsageError(path + ": not valid JSON (" + std::string(e.what()) + ")");
-        }
+json parseJsonFile(const std::string& path)
+{
+    try {
+        return json::parse(readFile(path));
+    } catch (const json::parse_error& e) {
+        throw UsageError(path + ": not valid JSON (" + std::string(e.what()) + ")");
     }
+}
 
-    // A flag value as JSON: integers and booleans where the field is numeric or on/off.
-    json flagValue(const std::string& key, const std::string& text)
-    {
-        if (key == "sp") {
-            if (text == "on" || text == "true" || text == "1")
-                return true;
-            if (text == "off" || text == "false" || text == "0")
-                return false;
-            throw UsageError("--sp: expected on or off, got \"" + text + "\"");
-        }
-        std::size_t used = 0;
-        double v = 0;
-        try {
-            v = std::stod(text, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != text.size())
-            throw UsageError("--" + key + ": expected a number, got \"" + text + "\"");
-        if (std::floor(v) == v && std::fabs(v) < 1e15)
-            return static_cast<long long>(v);
-        return v;
+// A flag value as JSON: integers and booleans where the field is numeric or on/off.
+json flagValue(const std::string& key, const std::string& text)
+{
+    if (key == "sp") {
+        if (text == "on" || text == "true" || text == "1")
+            return true;
+        if (text == "off" || text == "false" || text == "0")
+            return false;
+        throw UsageError("--sp: expected on or off, got \"" + text + "\"");
     }
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size())
+        throw UsageError("--" + key + ": expected a number, got \"" + text + "\"");
+    if (std::floor(v) == v && std::fabs(v) < 1e15)
+        return static_cast<long long>(v);
+    return v;
+}
 } // namespace
 
 core::Scenario scenarioFromArgs(const Args& args)

@@ -11,30 +11,30 @@ namespace parallax::cli {
 using namespace parallax::core;
 
 namespace {
-    void printMessages(std::ostream& out, const char* title, const std::vector<Message>& list)
-    {
-        if (list.empty())
-            return;
-        out << title << ":\n";
-        for (const auto& m : list)
-            out << "  - " << (m.field.empty() ? "" : m.field + ": ") << m.text << "\n";
-    }
+void printMessages(std::ostream& out, const char* title, const std::vector<Message>& list)
+{
+    if (list.empty())
+        return;
+    out << title << ":\n";
+    for (const auto& m : list)
+        out << "  - " << (m.field.empty() ? "" : m.field + ": ") << m.text << "\n";
+}
 
-    std::string configLine(const Scenario& s)
-    {
-        const ParallelConfig& p = s.parallel;
-        std::string line = "TP=" + std::to_string(p.tp) + (p.sp && p.tp > 1 ? " (SP)" : "")
-            + "  CP=" + std::to_string(p.cp) + "  PP=" + std::to_string(p.pp) + "  DP=" + std::to_string(p.dp);
-        if (p.vpp > 1)
-            line += "  VPP=" + std::to_string(p.vpp);
-        if (p.ep > 1 || s.model.isMoe())
-            line += "  EP=" + std::to_string(p.ep);
-        line += "  ZeRO-" + std::to_string(p.zero) + "  " + toString(p.schedule);
-        line += "  micro-batch " + std::to_string(s.training.microBatch) + ", global "
-            + std::to_string(s.training.globalBatch) + ", recompute " + toString(s.training.recompute) + ", "
-            + toString(s.training.dtype);
-        return line;
-    }
+std::string configLine(const Scenario& s)
+{
+    const ParallelConfig& p = s.parallel;
+    std::string line = "TP=" + std::to_string(p.tp) + (p.sp && p.tp > 1 ? " (SP)" : "") + "  CP=" + std::to_string(p.cp)
+        + "  PP=" + std::to_string(p.pp) + "  DP=" + std::to_string(p.dp);
+    if (p.vpp > 1)
+        line += "  VPP=" + std::to_string(p.vpp);
+    if (p.ep > 1 || s.model.isMoe())
+        line += "  EP=" + std::to_string(p.ep);
+    line += "  ZeRO-" + std::to_string(p.zero) + "  " + toString(p.schedule);
+    line += "  micro-batch " + std::to_string(s.training.microBatch) + ", global "
+        + std::to_string(s.training.globalBatch) + ", recompute " + toString(s.training.recompute) + ", "
+        + toString(s.training.dtype);
+    return line;
+}
 } // namespace
 
 void printReport(std::ostream& out, const Scenario& s, const Report& r)

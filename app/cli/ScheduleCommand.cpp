@@ -61,7 +61,7 @@ int runSchedule(const std::vector<std::string>& argv)
             throw UsageError("give a scenario FILE, or --pp, --microbatches and --schedule");
         if (!core::parseSchedule(args.value("schedule"), shape.kind))
             throw UsageError("--schedule: unknown schedule \"" + args.value("schedule")
-                             + "\"; use gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, zb-v, dualpipe or dualpipev");
+                + "\"; use gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, zb-v, dualpipe or dualpipev");
         shape.ranks = args.integer("pp", 1, 1, 4096);
         shape.microbatches = args.integer("microbatches", 1, 1, static_cast<int>(core::kMaxMicrobatchesPerStep));
         shape.virtualStages = args.integer("vpp", 1, 1, 64);
@@ -82,8 +82,9 @@ int runSchedule(const std::vector<std::string>& argv)
         }
         input.durations.assign(shape.ranks, std::vector<core::ChunkDurations>(core::chunksPerRank(shape), d));
         result = core::simulate(input);
-        title = std::string(core::toString(shape.kind)) + ", p=" + std::to_string(shape.ranks) + ", m="
-            + std::to_string(shape.microbatches) + (shape.virtualStages > 1 ? ", v=" + std::to_string(shape.virtualStages) : "");
+        title = std::string(core::toString(shape.kind)) + ", p=" + std::to_string(shape.ranks)
+            + ", m=" + std::to_string(shape.microbatches)
+            + (shape.virtualStages > 1 ? ", v=" + std::to_string(shape.virtualStages) : "");
         unitTimes = true;
         std::ostringstream note;
         note << "Uniform op times in simulator units: F = " << d.forward;
@@ -98,7 +99,7 @@ int runSchedule(const std::vector<std::string>& argv)
     }
     if (args.has("out")) {
         const int rc = writeSchedulePicture(args.value("out"), scale, result, shape, timesNote,
-                                            scenario ? &*scenario : nullptr, scenario ? &report : nullptr);
+            scenario ? &*scenario : nullptr, scenario ? &report : nullptr);
         if (rc != kExitOk)
             return rc;
     }

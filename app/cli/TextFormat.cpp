@@ -8,12 +8,12 @@
 namespace parallax::cli {
 
 namespace {
-    std::string format(const char* fmt, double v)
-    {
-        char buffer[64];
-        std::snprintf(buffer, sizeof buffer, fmt, v);
-        return buffer;
-    }
+std::string format(const char* fmt, double v)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, fmt, v);
+    return buffer;
+}
 } // namespace
 
 std::string gib(double bytes, int digits)

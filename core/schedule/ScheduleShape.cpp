@@ -40,10 +40,10 @@ const char* longName(OpKind k)
 
 namespace {
 
-    bool isVShaped(ScheduleKind k)
-    {
-        return k == ScheduleKind::ZbV || k == ScheduleKind::DualPipeV;
-    }
+bool isVShaped(ScheduleKind k)
+{
+    return k == ScheduleKind::ZbV || k == ScheduleKind::DualPipeV;
+}
 
 } // namespace
 

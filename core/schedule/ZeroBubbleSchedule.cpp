@@ -7,39 +7,39 @@ namespace parallax::core {
 
 namespace {
 
-    // The handcrafted zero-bubble schedules of arXiv:2401.10241 sec 2 share one shape: `warmup`
-    // forwards, then F B pairs whose weight passes W lag by `wLag` B's, then the remaining B's each
-    // followed by one W, then the W's still pending.
-    RankProgram zeroBubbleProgram(int microbatches, int warmup, int wLag)
-    {
-        RankProgram program;
-        program.reserve(3 * microbatches);
-        std::deque<int> pendingW;
-        const auto backward = [&](int mb) {
-            program.push_back(backwardOp(OpKind::BackwardInput, mb));
-            pendingW.push_back(mb);
-        };
-        const auto weight = [&] {
-            program.push_back(backwardOp(OpKind::BackwardWeight, pendingW.front()));
-            pendingW.pop_front();
-        };
-        warmup = std::min(warmup, microbatches);
-        for (int mb = 0; mb < warmup; ++mb)
-            program.push_back(forwardOp(mb));
-        for (int mb = 0; mb + warmup < microbatches; ++mb) {
-            program.push_back(forwardOp(mb + warmup));
-            backward(mb);
-            if (static_cast<int>(pendingW.size()) > wLag)
-                weight();
-        }
-        for (int mb = microbatches - warmup; mb < microbatches; ++mb) {
-            backward(mb);
+// The handcrafted zero-bubble schedules of arXiv:2401.10241 sec 2 share one shape: `warmup`
+// forwards, then F B pairs whose weight passes W lag by `wLag` B's, then the remaining B's each
+// followed by one W, then the W's still pending.
+RankProgram zeroBubbleProgram(int microbatches, int warmup, int wLag)
+{
+    RankProgram program;
+    program.reserve(3 * microbatches);
+    std::deque<int> pendingW;
+    const auto backward = [&](int mb) {
+        program.push_back(backwardOp(OpKind::BackwardInput, mb));
+        pendingW.push_back(mb);
+    };
+    const auto weight = [&] {
+        program.push_back(backwardOp(OpKind::BackwardWeight, pendingW.front()));
+        pendingW.pop_front();
+    };
+    warmup = std::min(warmup, microbatches);
+    for (int mb = 0; mb < warmup; ++mb)
+        program.push_back(forwardOp(mb));
+    for (int mb = 0; mb + warmup < microbatches; ++mb) {
+        program.push_back(forwardOp(mb + warmup));
+        backward(mb);
+        if (static_cast<int>(pendingW.size()) > wLag)
             weight();
-        }
-        while (!pendingW.empty())
-            weight();
-        return program;
     }
+    for (int mb = microbatches - warmup; mb < microbatches; ++mb) {
+        backward(mb);
+        weight();
+    }
+    while (!pendingW.empty())
+        weight();
+    return program;
+}
 
 } // namespace
 

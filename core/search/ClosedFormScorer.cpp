@@ -487,8 +487,8 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         const double computeB
             = t.dense00 * c.dense.computeBackward + t.moe00 * c.moe.computeBackward + t.head00 * c.head.computeBackward;
         const double commFB = t.dense00 * c.dense.comm + t.moe00 * c.moe.comm;
-        const double fb = computeF + computeB
-            + exposedAfterOverlap(commFB, (computeF + computeB) * m_defaults.dualPipeCommHidden);
+        const double fb
+            = computeF + computeB + exposedAfterOverlap(commFB, (computeF + computeB) * m_defaults.dualPipeCommHidden);
         bubble = (p / 2.0 - 1) * std::max(0.0, fb + (b + w) - 3 * w);
         break;
     }

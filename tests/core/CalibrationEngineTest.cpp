@@ -29,7 +29,10 @@ Calibration gemmAt(double flopsPerSecond)
     return c;
 }
 
-double pipelineCompute(const Report& r) { return r.step.computeSeconds; }
+double pipelineCompute(const Report& r)
+{
+    return r.step.computeSeconds;
+}
 } // namespace
 
 // A probe's GEMM rate replaces the datasheet fraction: halving it roughly doubles the GEMM-bound
