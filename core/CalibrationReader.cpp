@@ -1,5 +1,6 @@
 #include "core/Calibration.h"
 #include "core/CalibrationFormat.h"
+#include "core/JsonReader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -24,21 +25,6 @@ template <typename Table> std::string choices(const Table& table)
     return out;
 }
 
-std::string typeName(const nlohmann::json& j)
-{
-    if (j.is_null())
-        return "null";
-    if (j.is_boolean())
-        return "a boolean";
-    if (j.is_number())
-        return "a number";
-    if (j.is_string())
-        return "a string";
-    if (j.is_array())
-        return "an array";
-    return "an object";
-}
-
 std::string show(double v)
 {
     std::ostringstream out;
@@ -60,7 +46,7 @@ public:
         , m_path(std::move(path))
     {
         if (!m_json.is_object())
-            throw ReadError { m_path, "must be an object, got " + typeName(m_json) };
+            throw ReadError { m_path, "must be an object, got " + parallax::core::jsonTypeName(m_json) };
     }
 
     std::string child(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
@@ -87,7 +73,7 @@ public:
     {
         const nlohmann::json& v = at(key);
         if (!v.is_number())
-            fail(key, "must be a positive number, got " + typeName(v));
+            fail(key, "must be a positive number, got " + parallax::core::jsonTypeName(v));
         const double d = v.get<double>();
         if (!std::isfinite(d) || d <= 0)
             fail(key, "must be a positive number, got " + show(d));
@@ -103,7 +89,7 @@ public:
     {
         const nlohmann::json& v = at(key);
         if (!v.is_number())
-            fail(key, "must be a number >= 0, got " + typeName(v));
+            fail(key, "must be a number >= 0, got " + parallax::core::jsonTypeName(v));
         const double d = v.get<double>();
         if (!std::isfinite(d) || d < 0)
             fail(key, "must be a number >= 0, got " + show(d));
@@ -116,7 +102,7 @@ public:
         if (!v.is_number_integer())
             fail(key,
                 "must be an integer >= " + std::to_string(min) + ", got "
-                    + (v.is_number() ? show(v.get<double>()) : typeName(v)));
+                    + (v.is_number() ? show(v.get<double>()) : parallax::core::jsonTypeName(v)));
         const long long i = v.get<long long>();
         if (i < min)
             fail(key, "must be an integer >= " + std::to_string(min) + ", got " + std::to_string(i));
@@ -127,7 +113,7 @@ public:
     {
         const nlohmann::json& v = at(key);
         if (!v.is_string())
-            fail(key, "must be a string, got " + typeName(v));
+            fail(key, "must be a string, got " + parallax::core::jsonTypeName(v));
         return v.get<std::string>();
     }
 
@@ -135,7 +121,7 @@ public:
     {
         const nlohmann::json& v = at(key);
         if (!v.is_array())
-            fail(key, "must be an array, got " + typeName(v));
+            fail(key, "must be an array, got " + parallax::core::jsonTypeName(v));
         return v;
     }
 
