@@ -13,31 +13,49 @@ namespace {
 constexpr double kNvlinkHopLatencySeconds = 2e-6;
 } // namespace
 
-CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology, const RankMap& map)
+DomainLinks DomainLinks::of(const Topology& topology)
+{
+    DomainLinks links;
+    for (int d = 0; d < static_cast<int>(topology.domains.size()); ++d) {
+        links.nvlink.push_back(topology.nvlinkBytesPerSecond(d));
+        links.scaleOut.push_back(topology.scaleOutBytesPerSecondPerGpu(d));
+        links.latency.push_back(topology.scaleOutLatencySeconds(d));
+    }
+    return links;
+}
+
+CommGroup commGroupFromDomains(
+    int size, const std::vector<std::pair<int, int>>& membersPerDomain, const DomainLinks& links)
 {
     CommGroup g;
-    g.size = static_cast<int>(ranks.size());
-    if (ranks.empty())
+    g.size = size;
+    if (membersPerDomain.empty())
         return g;
-    std::map<int, int> perDomain;
-    for (int r : ranks)
-        ++perDomain[map.domainOfRank(r)];
-    g.outer = static_cast<int>(perDomain.size());
+    g.outer = static_cast<int>(membersPerDomain.size());
     g.inner = 1;
     double nvlink = 0;
     double scaleOut = 0;
     double latency = 0;
-    for (const auto& [domain, count] : perDomain) {
+    for (const auto& [domain, count] : membersPerDomain) {
         g.inner = std::max(g.inner, count);
-        const double nv = topology.nvlinkBytesPerSecond(domain);
+        const double nv = links.nvlink[domain];
         nvlink = nvlink == 0 ? nv : std::min(nvlink, nv);
-        const double so = topology.scaleOutBytesPerSecondPerGpu(domain);
+        const double so = links.scaleOut[domain];
         scaleOut = scaleOut == 0 ? so : std::min(scaleOut, so);
-        latency = std::max(latency, topology.scaleOutLatencySeconds(domain));
+        latency = std::max(latency, links.latency[domain]);
     }
     g.intra = { nvlink, kNvlinkHopLatencySeconds };
     g.inter = { scaleOut > 0 ? scaleOut : nvlink, latency };
     return g;
+}
+
+CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology, const RankMap& map)
+{
+    std::map<int, int> perDomain;
+    for (int r : ranks)
+        ++perDomain[map.domainOfRank(r)];
+    return commGroupFromDomains(
+        static_cast<int>(ranks.size()), { perDomain.begin(), perDomain.end() }, DomainLinks::of(topology));
 }
 
 namespace {

@@ -10,6 +10,17 @@ namespace parallax::core {
 
 struct Calibration;
 
+// Per-domain link numbers of a topology, looked up once (the search evaluates many configurations).
+struct DomainLinks {
+    std::vector<double> nvlink, scaleOut, latency;
+    static DomainLinks of(const Topology& topology);
+};
+
+// Communicator geometry from (domain, members) pairs: members per domain (inner), domains spanned
+// (outer), the slowest NVLink and scale-out links and the largest scale-out latency among them.
+CommGroup commGroupFromDomains(
+    int size, const std::vector<std::pair<int, int>>& membersPerDomain, const DomainLinks& links);
+
 // Link geometry of a set of ranks: members per NVLink domain, domains spanned, and the slowest
 // NVLink and scale-out links among them.
 CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology, const RankMap& map);

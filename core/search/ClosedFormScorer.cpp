@@ -19,9 +19,6 @@
 namespace parallax::core {
 
 namespace {
-// Per-hop NVLink latency, as core/CommGroups.cpp uses.
-constexpr double kNvlinkHopLatencySeconds = 2e-6;
-
 // Axis ids in the two rank views of Megatron-Core's RankGenerator (core/RankMap.cpp).
 enum DenseAxis { kTp = 0, kCp, kDp, kPp };
 enum ExpertAxis { kEtp = 0, kEp, kEdp, kEpp };
@@ -78,23 +75,12 @@ CommGroup geometry(
     }
     for (auto& [d, n] : perDomain)
         n = counts[d];
-    g.outer = static_cast<int>(perDomain.size());
-    g.inner = 1;
-    double nvlink = 0, scaleOut = 0, latency = 0;
     firstDomain = lastDomain = perDomain.front().first;
     for (const auto& [domain, count] : perDomain) {
         firstDomain = std::min(firstDomain, domain);
         lastDomain = std::max(lastDomain, domain);
-        g.inner = std::max(g.inner, count);
-        const double nv = links.nvlink[domain];
-        nvlink = nvlink == 0 ? nv : std::min(nvlink, nv);
-        const double so = links.scaleOut[domain];
-        scaleOut = scaleOut == 0 ? so : std::min(scaleOut, so);
-        latency = std::max(latency, links.latency[domain]);
     }
-    g.intra = { nvlink, kNvlinkHopLatencySeconds };
-    g.inter = { scaleOut > 0 ? scaleOut : nvlink, latency };
-    return g;
+    return commGroupFromDomains(g.size, perDomain, links);
 }
 
 // buildCommGroups() picks the more spread of the first and the last group of a dimension.
@@ -162,11 +148,7 @@ ClosedFormScorer::ClosedFormScorer(const Scenario& base, const Calibration* cali
             && d.nvlinkBytesPerSecond == f.nvlinkBytesPerSecond;
     }
     m_uniformTopology = m_uniformTopology && topo.fabrics.size() <= 1;
-    for (int d = 0; d < static_cast<int>(topo.domains.size()); ++d) {
-        m_links.nvlink.push_back(topo.nvlinkBytesPerSecond(d));
-        m_links.scaleOut.push_back(topo.scaleOutBytesPerSecondPerGpu(d));
-        m_links.latency.push_back(topo.scaleOutLatencySeconds(d));
-    }
+    m_links = DomainLinks::of(topo);
     m_rates = std::make_unique<ComputeRates>(m_gpu, base.training.dtype, calibration, m_defaults);
     const ModelSpec& model = base.model;
     const int denseLayer = 0;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/CommGroups.h"
+
 #include "core/CostModel.h"
 #include "core/ModelMath.h"
 #include "core/Scenario.h"
@@ -26,9 +28,6 @@ struct LayoutComm {
 
 // Per NVLink domain: its NVLink and per-GPU scale-out bandwidth and the scale-out latency, looked
 // up once (the topology's own lookups scan the fabrics).
-struct DomainLinks {
-    std::vector<double> nvlink, scaleOut, latency;
-};
 
 // What the search needs of one configuration: the closed-form step time and memory of
 // evaluate(..., {simulateSchedule = false}) without building a Report.
