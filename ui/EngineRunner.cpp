@@ -1,5 +1,6 @@
 #include "ui/EngineRunner.h"
 
+#include "core/Calibration.h"
 #include "core/Engine.h"
 
 #include <QElapsedTimer>
@@ -24,7 +25,7 @@ EngineRunner::~EngineRunner()
 
 std::uint64_t EngineRunner::submit(core::Scenario scenario)
 {
-    Job job { ++m_generation, std::move(scenario) };
+    Job job { ++m_generation, std::move(scenario), m_calibration };
     if (m_running)
         m_pending = std::move(job);
     else
@@ -42,7 +43,10 @@ void EngineRunner::start(Job job)
         QElapsedTimer timer;
         timer.start();
         try {
-            evaluation->report = core::evaluate(shared->scenario);
+            core::EvaluateOptions options;
+            options.calibration = shared->calibration.get();
+            evaluation->calibration = shared->calibration;
+            evaluation->report = core::evaluate(shared->scenario, options);
             // The engine stops at validation errors; the rank map is pure mapping, so the views still
             // get it when the degrees fill the cluster (say, while only the batch size is wrong).
             core::Report& r = evaluation->report;

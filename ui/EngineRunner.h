@@ -23,6 +23,12 @@ public:
     EngineRunner& operator=(const EngineRunner&) = delete;
 
     std::uint64_t submit(core::Scenario scenario);
+    // Measurements used in place of datasheet numbers by the runs submitted from now on (null: none).
+    void setCalibration(std::shared_ptr<const core::Calibration> calibration)
+    {
+        m_calibration = std::move(calibration);
+    }
+    const std::shared_ptr<const core::Calibration>& calibration() const { return m_calibration; }
     std::uint64_t latestGeneration() const { return m_generation; }
     bool busy() const { return m_running; }
 
@@ -30,6 +36,7 @@ private:
     struct Job {
         std::uint64_t generation = 0;
         core::Scenario scenario;
+        std::shared_ptr<const core::Calibration> calibration;
     };
     void start(Job job);
     void finished(EvaluationPtr evaluation);
@@ -40,6 +47,7 @@ private:
     std::uint64_t m_generation = 0;
     bool m_running = false;
     std::optional<Job> m_pending;
+    std::shared_ptr<const core::Calibration> m_calibration;
 };
 
 } // namespace parallax::ui

@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <memory>
 
+namespace parallax::core {
+struct Calibration;
+}
+
 namespace parallax::ui {
 
 // One engine run: the scenario it saw and the report it produced, immutable once built, shared by
@@ -14,6 +18,9 @@ struct Evaluation {
     std::uint64_t generation = 0;
     core::Scenario scenario;
     core::Report report;
+    // The probe calibration the engine used (null: datasheet numbers); views that run the engine
+    // again (schedule comparison, search) use the same one.
+    std::shared_ptr<const core::Calibration> calibration;
     double elapsedMilliseconds = 0;
 };
 

@@ -1,13 +1,19 @@
 #include "ui/MainWindow.h"
 
+#include "core/Calibration.h"
 #include "core/PresetLibrary.h"
 #include "core/ScenarioIo.h"
 #include "ui/ConfigPanel.h"
+#include "ui/ExportDialog.h"
 #include "ui/Format.h"
+#include "ui/MemoryTab.h"
 #include "ui/PresetGallery.h"
+#include "ui/ProbeTab.h"
 #include "ui/RankMapView.h"
-#include "ui/ReportTabs.h"
+#include "ui/RecommendationsTab.h"
+#include "ui/ReportExport.h"
 #include "ui/ScenarioDocument.h"
+#include "ui/ScheduleTab.h"
 #include "ui/Theme.h"
 #include "ui/TopologyEditor.h"
 
@@ -52,8 +58,11 @@ MainWindow::MainWindow(QWidget* parent)
     m_schedule = new ScheduleTab(m_tabs);
     m_tabs->addTab(m_rankMap, tr("Rank map"));
     m_tabs->addTab(m_memory, tr("Memory"));
+    m_recommendations = new RecommendationsTab(m_document, m_tabs);
+    m_probe = new ProbeTab(m_document, m_tabs);
     m_tabs->addTab(m_schedule, tr("Schedule"));
-    m_tabs->addTab(new RecommendationsTab(m_tabs), tr("Recommendations"));
+    m_tabs->addTab(m_recommendations, tr("Recommendations"));
+    m_tabs->addTab(m_probe, tr("Probe"));
     setCentralWidget(m_tabs);
 
     auto* topologyDock = new QDockWidget(tr("Topology"), this);
@@ -78,13 +87,15 @@ MainWindow::MainWindow(QWidget* parent)
     m_mfuLabel = new QLabel(this);
     m_memoryLabel = new QLabel(this);
     m_findingsLabel = new QLabel(this);
+    m_calibrationLabel = new QLabel(this);
     m_busyLabel = new QLabel(this);
     m_stepLabel->setObjectName(QStringLiteral("statusStep"));
     m_mfuLabel->setObjectName(QStringLiteral("statusMfu"));
     m_memoryLabel->setObjectName(QStringLiteral("statusMemory"));
     m_findingsLabel->setObjectName(QStringLiteral("statusFindings"));
+    m_calibrationLabel->setObjectName(QStringLiteral("statusCalibration"));
     statusBar()->addWidget(m_busyLabel, 1);
-    for (QLabel* l : { m_stepLabel, m_mfuLabel, m_memoryLabel, m_findingsLabel }) {
+    for (QLabel* l : { m_calibrationLabel, m_stepLabel, m_mfuLabel, m_memoryLabel, m_findingsLabel }) {
         l->setTextFormat(Qt::RichText);
         statusBar()->addPermanentWidget(l);
     }
@@ -104,6 +115,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(
         m_document, &ScenarioDocument::modifiedChanged, this, [this](bool modified) { setWindowModified(modified); });
     connect(m_document, &ScenarioDocument::filePathChanged, this, [this] { updateTitle(); });
+    connect(m_document, &ScenarioDocument::calibrationChanged, this, [this] { updateStatus(); });
     m_rankMap->setHighlightCallback([this](const std::vector<int>& gpus) { m_topology->setHighlightedGpus(gpus); });
 
     m_unsavedPrompt = [this](const QString& name) {
@@ -158,8 +170,7 @@ void MainWindow::createMenus()
     file->addSeparator();
     file->addAction(tr("&Save"), this, &MainWindow::save)->setShortcut(QKeySequence::Save);
     file->addAction(tr("Save &As…"), this, &MainWindow::saveAsDialog)->setShortcut(QKeySequence::SaveAs);
-    file->addAction(tr("&Export Rank Map…"), this, &MainWindow::exportDialog)
-        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    file->addAction(tr("&Export…"), this, &MainWindow::exportDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -220,7 +231,9 @@ void MainWindow::setDarkPalette(bool dark)
 QString MainWindow::statusText() const
 {
     QStringList parts;
-    for (const QLabel* l : { m_stepLabel, m_mfuLabel, m_memoryLabel, m_findingsLabel }) {
+    for (const QLabel* l : { m_calibrationLabel, m_stepLabel, m_mfuLabel, m_memoryLabel, m_findingsLabel }) {
+        if (l->text().isEmpty())
+            continue;
         QString t = l->text();
         t.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
         parts << t;
@@ -235,9 +248,23 @@ void MainWindow::updateStatus()
     const auto& r = e->report;
     const QString problem = theme::problemColor().name();
     if (e->generation == 0) {
-        for (QLabel* l : { m_stepLabel, m_mfuLabel, m_memoryLabel, m_findingsLabel })
+        for (QLabel* l : { m_calibrationLabel, m_stepLabel, m_mfuLabel, m_memoryLabel, m_findingsLabel })
             l->clear();
         return;
+    }
+    if (e->calibration) {
+        m_calibrationLabel->setText(tr("<b>calibrated</b>"));
+        QStringList used;
+        for (const std::string& q : r.calibrated)
+            used << QString::fromStdString(q);
+        m_calibrationLabel->setToolTip(
+            tr("The engine uses numbers the probe measured on %1: %2")
+                .arg(QString::fromStdString(e->calibration->gpuName),
+                    used.isEmpty() ? tr("none that this scenario needs") : used.join(QStringLiteral(", "))));
+    } else {
+        m_calibrationLabel->setText(tr("datasheet"));
+        m_calibrationLabel->setToolTip(tr(
+            "The engine uses datasheet numbers times default efficiencies (Probe tab: measure or load a calibration)"));
     }
     if (r.stepTimeSeconds > 0) {
         m_stepLabel->setText(tr("Step <b>%1</b> · %2 tokens/s")
@@ -431,12 +458,64 @@ void MainWindow::fillRecentMenu()
     }
 }
 
+QStringList MainWindow::tabNames()
+{
+    return { QStringLiteral("rankmap"), QStringLiteral("memory"), QStringLiteral("schedule"),
+        QStringLiteral("recommendations"), QStringLiteral("probe") };
+}
+
 void MainWindow::exportDialog()
 {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export rank map"), QStringLiteral("rank-map.svg"), tr("SVG image (*.svg);;PNG image (*.png)"));
-    if (!path.isEmpty())
-        exportRankMap(path);
+    QSettings settings;
+    ExportRequest initial;
+    initial.folder = settings.value(QStringLiteral("exportFolder")).toString();
+    if (initial.folder.isEmpty())
+        initial.folder = m_document->filePath().isEmpty() ? QDir::homePath() : QFileInfo(m_document->filePath()).path();
+    QString stem = QString::fromStdString(m_document->scenario().name).toLower();
+    stem.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
+    stem.remove(QRegularExpression(QStringLiteral("^-+|-+$")));
+    initial.baseName = stem.isEmpty() ? QStringLiteral("parallax") : stem;
+    initial.format = static_cast<render::ExportFormat>(
+        settings.value(QStringLiteral("exportFormat"), static_cast<int>(render::ExportFormat::Svg)).toInt());
+    ExportDialog dialog(initial, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const ExportRequest request = dialog.request();
+    settings.setValue(QStringLiteral("exportFolder"), request.folder);
+    settings.setValue(QStringLiteral("exportFormat"), static_cast<int>(request.format));
+    exportFiles(request);
+}
+
+ExportSources MainWindow::exportSources() const
+{
+    ExportSources sources;
+    sources.evaluation = m_document->evaluation();
+    sources.gantt = m_schedule->ganttModel();
+    if (m_schedule->showsComparison())
+        sources.comparison = m_schedule->comparison();
+    sources.rankMap = m_rankMap->picture();
+    const core::SearchResult* search = m_recommendations->result();
+    if (search && !m_recommendations->isStale() && search->baselineReason)
+        sources.reasons.push_back(search->baselineReason->text);
+    return sources;
+}
+
+bool MainWindow::exportFiles(const ExportRequest& request)
+{
+    const ExportOutcome outcome = exportReport(request, exportSources());
+    if (!outcome.errors.isEmpty()) {
+        QString text = outcome.errors.join(QLatin1Char('\n'));
+        if (!outcome.written.isEmpty())
+            text += QStringLiteral("\n\n") + tr("Written anyway: %1").arg(outcome.written.join(QStringLiteral(", ")));
+        reportError(tr("Cannot export"), text);
+    }
+    if (!outcome.written.isEmpty())
+        statusBar()->showMessage(
+            tr("Exported %1 into %2")
+                .arg(format::plural(static_cast<int>(outcome.written.size()), tr("file"), tr("files")),
+                    QDir::toNativeSeparators(request.folder)),
+            6000);
+    return outcome.ok();
 }
 
 bool MainWindow::exportRankMap(const QString& path)

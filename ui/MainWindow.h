@@ -12,13 +12,17 @@ namespace parallax::ui {
 
 class ConfigPanel;
 class MemoryTab;
+class ProbeTab;
 class RankMapView;
+class RecommendationsTab;
 class ScenarioDocument;
 class ScheduleTab;
 class TopologyEditor;
+struct ExportRequest;
+struct ExportSources;
 
 // The main window: topology dock, configuration dock, the Rank map / Memory / Schedule /
-// Recommendations tabs and a status bar with the headline numbers. Dialogs that would block a
+// Recommendations / Probe tabs and a status bar with the headline numbers. Dialogs that would block a
 // test (unsaved-changes prompt, error box) go through replaceable functions.
 class MainWindow : public QMainWindow {
 public:
@@ -34,6 +38,10 @@ public:
     RankMapView* rankMapView() const { return m_rankMap; }
     MemoryTab* memoryTab() const { return m_memory; }
     ScheduleTab* scheduleTab() const { return m_schedule; }
+    RecommendationsTab* recommendationsTab() const { return m_recommendations; }
+    ProbeTab* probeTab() const { return m_probe; }
+    // Tab names for --tab and the View menu: "rankmap", "memory", "schedule", "recommendations", "probe".
+    static QStringList tabNames();
     QTabWidget* tabs() const { return m_tabs; }
     QString statusText() const; // the status bar's numbers, for tests
 
@@ -43,7 +51,10 @@ public:
     void openDefault();
     bool save(); // Save As when the document has no file yet
     bool saveToFile(const QString& path);
-    bool exportRankMap(const QString& path); // .png or .svg
+    bool exportRankMap(const QString& path); // .svg, .png or .pdf
+    // File > Export without the dialog: writes what `request` asks for; errors go to the error reporter.
+    bool exportFiles(const ExportRequest& request);
+    ExportSources exportSources() const; // what is on screen now
     bool maybeSave(); // true when it is fine to discard the document now
 
     void setUnsavedPrompt(UnsavedPrompt prompt) { m_unsavedPrompt = std::move(prompt); }
@@ -71,6 +82,8 @@ private:
     RankMapView* m_rankMap;
     MemoryTab* m_memory;
     ScheduleTab* m_schedule;
+    RecommendationsTab* m_recommendations;
+    ProbeTab* m_probe;
     QMenu* m_recentMenu = nullptr;
     QAction* m_lessonAction = nullptr;
     QAction* m_darkAction = nullptr;
@@ -78,6 +91,7 @@ private:
     QLabel* m_mfuLabel;
     QLabel* m_memoryLabel;
     QLabel* m_findingsLabel;
+    QLabel* m_calibrationLabel;
     QLabel* m_busyLabel;
     UnsavedPrompt m_unsavedPrompt;
     ErrorReporter m_errorReporter;

@@ -1,30 +1,33 @@
 #include "ui/RankMapView.h"
 
 #include "ui/Theme.h"
+#include "ui/render/Exporter.h"
+#include "ui/render/RenderStyle.h"
+#include "ui/render/ReportPictures.h"
+#include "ui/render/TitleBlock.h"
 
-#include <QBuffer>
 #include <QComboBox>
-#include <QEvent>
 #include <QHBoxLayout>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QSaveFile>
 #include <QScrollArea>
-#include <QScrollBar>
-#include <QSvgGenerator>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <unordered_set>
 
 namespace parallax::ui {
 
 namespace {
 constexpr core::Dim kDims[]
     = { core::Dim::Tp, core::Dim::Cp, core::Dim::Dp, core::Dim::Pp, core::Dim::Ep, core::Dim::Edp };
-}
+constexpr double kMinCell = 8; // below this the map scrolls rather than shrinking further
+constexpr double kMargin = 8;
+} // namespace
 
 // The drawing surface inside the scroll area: fits the map to the visible area, scrolls when even
-// the smallest cells do not fit.
+// small cells do not fit. The renderer paints; this adds only the selection veil on top.
 class RankMapCanvas : public QWidget {
 public:
     RankMapCanvas(RankMapView* view, QScrollArea* scroll)
@@ -38,11 +41,24 @@ public:
 
     void relayout()
     {
+        auto& v = *m_view;
+        if (!v.m_renderer) {
+            v.m_layout = {};
+            setMinimumSize(0, 0);
+            update();
+            return;
+        }
         const QSize available = m_scroll->viewport()->size();
-        m_view->m_renderer.layout(QSizeF(available));
-        const QSize content = m_view->m_renderer.clusterLayout().contentSize().toSize();
-        setMinimumSize(
-            content.width() > available.width() || content.height() > available.height() ? content : QSize(0, 0));
+        const QRectF area(kMargin, kMargin, std::max(100.0, available.width() - 2 * kMargin),
+            std::max(100.0, available.height() - 2 * kMargin));
+        v.m_layout = v.m_renderer->layout(area, v.m_options);
+        if (v.m_layout.cellSize < kMinCell) {
+            const double h = v.m_renderer->preferredHeight(area.width(), v.m_options, 20000);
+            v.m_layout = v.m_renderer->layout(QRectF(area.topLeft(), QSizeF(area.width(), h)), v.m_options);
+            setMinimumSize(0, static_cast<int>(h + 2 * kMargin));
+        } else {
+            setMinimumSize(0, 0);
+        }
         update();
     }
 
@@ -50,32 +66,66 @@ protected:
     void paintEvent(QPaintEvent*) override
     {
         QPainter p(this);
-        p.fillRect(rect(), m_view->m_style.background);
-        m_view->m_renderer.paint(p, m_view->m_style);
+        p.fillRect(rect(), render::style::background());
+        const auto& v = *m_view;
+        if (!v.m_renderer)
+            return;
+        v.m_renderer->paint(p, v.m_layout, v.m_options);
+        paintSelection(p);
     }
+
+    // The selected group stays as painted; every other GPU is veiled, so the group stands out.
+    void paintSelection(QPainter& p) const
+    {
+        const auto& v = *m_view;
+        if (v.m_selectedGroup < 0)
+            return;
+        const auto members = v.m_info.groupMembers(v.m_options.dim, v.m_selectedGroup);
+        const std::unordered_set<int> selected(members.begin(), members.end());
+        const QColor veil(255, 255, 255, 170);
+        for (int gpu = 0; gpu < static_cast<int>(v.m_layout.cells.size()); ++gpu) {
+            if (!selected.count(gpu))
+                p.fillRect(v.m_layout.cells[static_cast<std::size_t>(gpu)], veil);
+        }
+        p.setPen(QPen(render::style::highlight(), 2));
+        p.setBrush(Qt::NoBrush);
+        for (int gpu : members) {
+            if (gpu < static_cast<int>(v.m_layout.cells.size()))
+                p.drawRect(v.m_layout.cells[static_cast<std::size_t>(gpu)].adjusted(1, 1, -1, -1));
+        }
+    }
+
     void resizeEvent(QResizeEvent*) override { relayout(); }
     void mouseMoveEvent(QMouseEvent* e) override
     {
-        const int gpu = m_view->m_renderer.clusterLayout().gpuAt(e->position());
-        if (gpu != m_view->m_style.hoveredGpu) {
-            m_view->m_style.hoveredGpu = gpu;
+        const int gpu = m_view->m_layout.gpuAt(e->position());
+        if (gpu != m_view->m_options.hoveredGpu) {
+            m_view->m_options.hoveredGpu = gpu;
             update();
         }
-        if (gpu >= 0)
-            QToolTip::showText(
-                e->globalPosition().toPoint(), m_view->m_renderer.toolTip(gpu, m_view->m_style.dim), this);
-        else
-            QToolTip::hideText();
+    }
+    bool event(QEvent* e) override
+    {
+        if (e->type() == QEvent::ToolTip) {
+            auto* help = static_cast<QHelpEvent*>(e);
+            const int gpu = m_view->m_layout.gpuAt(help->pos());
+            if (gpu >= 0)
+                QToolTip::showText(help->globalPos(), m_view->m_info.toolTip(gpu, m_view->m_options.dim), this);
+            else
+                QToolTip::hideText();
+            return true;
+        }
+        return QWidget::event(e);
     }
     void leaveEvent(QEvent*) override
     {
-        m_view->m_style.hoveredGpu = -1;
+        m_view->m_options.hoveredGpu = -1;
         update();
     }
     void mousePressEvent(QMouseEvent* e) override
     {
         if (e->button() == Qt::LeftButton)
-            m_view->clickGpu(m_view->m_renderer.clusterLayout().gpuAt(e->position()));
+            m_view->clickGpu(m_view->m_layout.gpuAt(e->position()));
     }
 
 private:
@@ -98,7 +148,7 @@ RankMapView::RankMapView(QWidget* parent)
         "expert parallel", "expert data parallel" };
     int i = 0;
     for (core::Dim d : kDims) {
-        m_dimCombo->addItem(RankMapRenderer::dimName(d), static_cast<int>(d));
+        m_dimCombo->addItem(render::RankMapRenderer::dimName(d), static_cast<int>(d));
         m_dimCombo->setItemData(i, QString::fromLatin1(tips[i]), Qt::ToolTipRole);
         ++i;
     }
@@ -129,19 +179,10 @@ RankMapView::RankMapView(QWidget* parent)
     m_scroll->setWidget(m_canvas);
     layout->addWidget(m_scroll, 1);
 
-    m_legend = new QLabel(this);
-    m_legend->setWordWrap(true);
-    QFont small = m_legend->font();
-    small.setPointSizeF(small.pointSizeF() * 0.9);
-    m_legend->setFont(small);
-    layout->addWidget(m_legend);
-
     connect(m_dimCombo, &QComboBox::currentIndexChanged, this,
         [this](int index) { setDimension(static_cast<core::Dim>(m_dimCombo->itemData(index).toInt())); });
-    connect(m_colorCombo, &QComboBox::currentIndexChanged, this, [this](int index) {
-        setColorBy(index == 0 ? RankMapRenderer::ColorBy::Group : RankMapRenderer::ColorBy::Position);
-    });
-    updateStyleColors();
+    connect(m_colorCombo, &QComboBox::currentIndexChanged, this,
+        [this](int index) { setColorBy(index == 0 ? ColorBy::Group : ColorBy::Position); });
     refresh();
 }
 
@@ -152,17 +193,30 @@ QWidget* RankMapView::canvas() const
     return m_canvas;
 }
 
+QRectF RankMapView::cellRect(int gpu) const
+{
+    return gpu >= 0 && gpu < static_cast<int>(m_layout.cells.size()) ? m_layout.cells[static_cast<std::size_t>(gpu)]
+                                                                     : QRectF();
+}
+
 void RankMapView::setEvaluation(EvaluationPtr evaluation)
 {
-    const int previousGroup = m_style.selectedGroup;
-    m_renderer.setEvaluation(std::move(evaluation));
+    const int previousGroup = m_selectedGroup;
+    m_info.setEvaluation(evaluation);
+    m_renderer.reset();
+    if (evaluation && evaluation->scenario.topology.gpuCount() > 0) {
+        // Without a valid rank map every GPU is drawn idle, in its domain.
+        m_renderer = std::make_shared<const render::RankMapRenderer>(
+            m_info.hasRankMap() ? evaluation->report.rankMap : core::RankMap {}, evaluation->scenario.topology);
+    }
+    m_options.showLegend = m_info.hasRankMap();
+    m_options.hoveredGpu = -1;
     m_canvas->relayout();
     // Keep a selection while the group still exists (edits of the model keep the rank map).
-    const auto& e = m_renderer.evaluation();
     if (previousGroup >= 0
-        && (!m_renderer.hasRankMap()
-            || previousGroup >= static_cast<int>(e->report.rankMap.groups(m_style.dim).size()))) {
-        m_style.selectedGroup = -1;
+        && (!m_info.hasRankMap()
+            || previousGroup >= static_cast<int>(evaluation->report.rankMap.groups(m_options.dim).size()))) {
+        m_selectedGroup = -1;
         selectionChanged();
     } else if (previousGroup >= 0) {
         selectionChanged();
@@ -177,29 +231,31 @@ void RankMapView::setDimension(core::Dim dim)
         m_dimCombo->setCurrentIndex(index); // re-enters through the signal
         return;
     }
-    if (m_style.dim == dim)
+    if (m_options.dim == dim)
         return;
-    m_style.dim = dim;
-    m_style.colorBy = RankMapRenderer::defaultColorBy(dim);
-    m_colorCombo->setCurrentIndex(m_style.colorBy == RankMapRenderer::ColorBy::Group ? 0 : 1);
-    if (m_style.selectedGroup >= 0) {
-        m_style.selectedGroup = -1;
+    m_options.dim = dim;
+    m_options.colorBy = render::RankMapRenderer::defaultColorBy(dim);
+    m_colorCombo->setCurrentIndex(m_options.colorBy == ColorBy::Group ? 0 : 1);
+    if (m_selectedGroup >= 0) {
+        m_selectedGroup = -1;
         selectionChanged();
     }
+    m_canvas->relayout(); // the legend's height depends on the dimension
     refresh();
 }
 
-void RankMapView::setColorBy(RankMapRenderer::ColorBy colorBy)
+void RankMapView::setColorBy(ColorBy colorBy)
 {
-    m_style.colorBy = colorBy;
-    m_colorCombo->setCurrentIndex(colorBy == RankMapRenderer::ColorBy::Group ? 0 : 1);
+    m_options.colorBy = colorBy;
+    m_colorCombo->setCurrentIndex(colorBy == ColorBy::Group ? 0 : 1);
+    m_canvas->relayout();
     refresh();
 }
 
 void RankMapView::clickGpu(int gpu)
 {
-    const int group = m_renderer.groupOfGpu(m_style.dim, gpu);
-    m_style.selectedGroup = (group < 0 || group == m_style.selectedGroup) ? -1 : group;
+    const int group = m_info.groupOfGpu(m_options.dim, gpu);
+    m_selectedGroup = (group < 0 || group == m_selectedGroup) ? -1 : group;
     selectionChanged();
     m_canvas->update();
 }
@@ -212,14 +268,14 @@ void RankMapView::setHighlightCallback(std::function<void(const std::vector<int>
 void RankMapView::selectionChanged()
 {
     if (m_highlight)
-        m_highlight(m_renderer.groupMembers(m_style.dim, m_style.selectedGroup));
+        m_highlight(m_info.groupMembers(m_options.dim, m_selectedGroup));
 }
 
 QStringList RankMapView::problemLines() const
 {
-    QStringList lines = m_renderer.problems(m_style.dim);
-    const auto& e = m_renderer.evaluation();
-    if (e && !m_renderer.hasRankMap() && !e->report.errors.empty())
+    QStringList lines = m_info.problems(m_options.dim);
+    const auto& e = m_info.evaluation();
+    if (e && !m_info.hasRankMap() && !e->report.errors.empty())
         lines.prepend(tr("No rank map until the configuration is valid: %1")
                           .arg(QString::fromStdString(e->report.errors.front().text)));
     return lines;
@@ -227,22 +283,22 @@ QStringList RankMapView::problemLines() const
 
 void RankMapView::refresh()
 {
-    const auto& e = m_renderer.evaluation();
-    if (e && m_renderer.hasRankMap()) {
+    const auto& e = m_info.evaluation();
+    if (e && m_info.hasRankMap()) {
         const auto& p = e->scenario.parallel;
         m_summary->setText(tr("%1 ranks on %2 GPUs · tp %3 × cp %4 × pp %5 × dp %6%7")
                                .arg(e->report.rankMap.worldSize())
-                               .arg(m_renderer.clusterLayout().gpuCount())
+                               .arg(m_info.gpuCount())
                                .arg(p.tp)
                                .arg(p.cp)
                                .arg(p.pp)
                                .arg(p.dp)
                                .arg(e->scenario.model.isMoe() ? tr(" · ep %1").arg(p.ep) : QString()));
     } else {
-        m_summary->setText(e ? tr("%1 GPUs").arg(m_renderer.clusterLayout().gpuCount()) : QString());
+        m_summary->setText(e ? tr("%1 GPUs").arg(m_info.gpuCount()) : QString());
     }
     const QStringList lines = problemLines();
-    const QStringList info = m_renderer.information(m_style.dim);
+    const QStringList info = m_info.information(m_options.dim);
     m_banner->setVisible(!lines.isEmpty() || !info.isEmpty());
     QString html;
     for (const QString& line : lines)
@@ -251,123 +307,32 @@ void RankMapView::refresh()
     for (const QString& line : info)
         html += QStringLiteral("<div>ℹ %1</div>").arg(line.toHtmlEscaped());
     m_banner->setText(html);
-    m_legend->setText(m_renderer.legend(m_style));
     m_canvas->update();
 }
 
-void RankMapView::updateStyleColors()
+std::optional<render::Picture> RankMapView::picture() const
 {
-    const QPalette pal = palette();
-    m_style.background = pal.color(QPalette::Base);
-    m_style.text = pal.color(QPalette::Text);
-    const bool dark = m_style.background.lightness() < 128;
-    m_style.domainFill = dark ? m_style.background.lighter(140) : QColor(0xee, 0xee, 0xee);
-    m_style.domainBorder = dark ? QColor(0x70, 0x70, 0x70) : QColor(0xb0, 0xb0, 0xb0);
-}
-
-void RankMapView::changeEvent(QEvent* event)
-{
-    if (event->type() == QEvent::PaletteChange) {
-        updateStyleColors();
-        if (m_canvas)
-            m_canvas->update();
-    }
-    QWidget::changeEvent(event);
+    const EvaluationPtr& e = m_info.evaluation();
+    if (!e || !m_renderer || !m_info.hasRankMap())
+        return std::nullopt;
+    render::RankMapRenderer::Options options = m_options;
+    options.hoveredGpu = -1;
+    options.showLegend = true;
+    const QString chart = tr("rank map: %1 %2")
+                              .arg(render::RankMapRenderer::dimName(options.dim),
+                                  options.colorBy == ColorBy::Group ? tr("groups") : tr("coordinates"));
+    return render::rankMapPicture(m_renderer, render::TitleBlock::forReport(e->scenario, e->report, chart), options);
 }
 
 bool RankMapView::exportTo(const QString& path, QString* error) const
 {
-    const auto fail = [error](const QString& why) {
+    const auto pic = picture();
+    if (!pic) {
         if (error)
-            *error = why;
+            *error = tr("no rank map to export: the configuration is not valid yet");
         return false;
-    };
-    const EvaluationPtr& e = m_renderer.evaluation();
-    if (!e)
-        return fail(tr("nothing to export yet"));
-    const bool svg = path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive);
-    if (!svg && !path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
-        return fail(tr("unknown format: use .svg or .png"));
-
-    // Same renderer as the screen, in light colors, with a title that makes the picture stand alone.
-    RankMapRenderer renderer = m_renderer;
-    RankMapRenderer::Style style = m_style;
-    style.hoveredGpu = -1;
-    style.background = Qt::white;
-    style.text = QColor(0x1a, 0x1a, 0x1a);
-    style.domainFill = QColor(0xee, 0xee, 0xee);
-    style.domainBorder = QColor(0xb0, 0xb0, 0xb0);
-    const double margin = 20;
-    const double titleHeight = 64;
-    const double legendHeight = 36;
-    renderer.layout(QSizeF(1600 - 2 * margin, 1000 - titleHeight - legendHeight));
-    const QSizeF content = renderer.clusterLayout().contentSize();
-    const QSize size(static_cast<int>(content.width() + 2 * margin),
-        static_cast<int>(content.height() + titleHeight + legendHeight));
-    const QStringList problems = problemLines();
-    const QString title = tr("%1 · rank map, %2 groups")
-                              .arg(QString::fromStdString(e->scenario.name), RankMapRenderer::dimName(style.dim));
-    const auto& p = e->scenario.parallel;
-    const QString subtitle = tr("%1 GPUs · tp %2 · cp %3 · pp %4 · dp %5 · ep %6 · %7")
-                                 .arg(renderer.clusterLayout().gpuCount())
-                                 .arg(p.tp)
-                                 .arg(p.cp)
-                                 .arg(p.pp)
-                                 .arg(p.dp)
-                                 .arg(p.ep)
-                                 .arg(QString::fromStdString(e->scenario.model.name));
-    const auto paintAll = [&](QPainter& painter) {
-        painter.fillRect(QRectF(QPointF(0, 0), QSizeF(size)), style.background);
-        QFont f = painter.font();
-        f.setPixelSize(20);
-        f.setBold(true);
-        painter.setFont(f);
-        painter.setPen(style.text);
-        painter.drawText(QRectF(margin, 8, size.width() - 2 * margin, 26), Qt::AlignLeft | Qt::AlignVCenter, title);
-        f.setPixelSize(13);
-        f.setBold(false);
-        painter.setFont(f);
-        painter.drawText(QRectF(margin, 34, size.width() - 2 * margin, 20), Qt::AlignLeft | Qt::AlignVCenter,
-            problems.isEmpty() ? subtitle : subtitle + QStringLiteral("   ⚠ ") + problems.front());
-        painter.save();
-        painter.translate(margin, titleHeight);
-        renderer.paint(painter, style);
-        painter.restore();
-        f.setPixelSize(12);
-        painter.setFont(f);
-        painter.drawText(QRectF(margin, size.height() - legendHeight + 6, size.width() - 2 * margin, legendHeight - 10),
-            Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, renderer.legend(style));
-    };
-
-    QByteArray bytes;
-    if (svg) {
-        QBuffer buffer(&bytes);
-        buffer.open(QIODevice::WriteOnly);
-        QSvgGenerator generator;
-        generator.setOutputDevice(&buffer);
-        generator.setSize(size);
-        generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setTitle(title);
-        generator.setDescription(subtitle);
-        QPainter painter(&generator);
-        paintAll(painter);
-        painter.end();
-    } else {
-        QImage image(size * 2, QImage::Format_ARGB32_Premultiplied);
-        image.setDevicePixelRatio(2);
-        QPainter painter(&image);
-        painter.setRenderHint(QPainter::TextAntialiasing);
-        paintAll(painter);
-        painter.end();
-        QBuffer buffer(&bytes);
-        buffer.open(QIODevice::WriteOnly);
-        if (!image.save(&buffer, "PNG"))
-            return fail(tr("PNG encoding failed"));
     }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
-        return fail(file.errorString());
-    return true;
+    return render::exportPicture(*pic, path, render::exportFormatFor(path) == render::ExportFormat::Png ? 2 : 1, error);
 }
 
 } // namespace parallax::ui

@@ -1,9 +1,12 @@
 #pragma once
 
-#include "ui/RankMapRenderer.h"
+#include "ui/RankMapInfo.h"
+#include "ui/render/Picture.h"
+#include "ui/render/RankMapRenderer.h"
 
 #include <QWidget>
 #include <functional>
+#include <memory>
 
 class QComboBox;
 class QLabel;
@@ -13,45 +16,55 @@ namespace parallax::ui {
 
 class RankMapCanvas;
 
-// The "Rank map" tab: dimension and coloring pickers, the problems banner, the map, its legend.
-// Hover a cell for its rank and coordinates; click a cell to highlight its group (again to clear).
+// The "Rank map" tab: dimension and coloring pickers, the problems banner, and the map with its
+// legend, painted by render::RankMapRenderer (the same code as the exports). Hover a cell for its
+// rank and coordinates (its group is outlined); click a cell to highlight its group (again to clear).
 class RankMapView : public QWidget {
 public:
+    using ColorBy = render::RankMapRenderer::ColorBy;
+
     explicit RankMapView(QWidget* parent = nullptr);
     ~RankMapView() override;
 
     void setEvaluation(EvaluationPtr evaluation);
     void setDimension(core::Dim dim);
-    core::Dim dimension() const { return m_style.dim; }
-    void setColorBy(RankMapRenderer::ColorBy colorBy);
+    core::Dim dimension() const { return m_options.dim; }
+    void setColorBy(ColorBy colorBy);
+    const render::RankMapRenderer::Options& options() const { return m_options; }
 
     // A click on a GPU cell (also the test entry point): selects its group, or clears the selection.
     void clickGpu(int gpu);
-    int selectedGroup() const { return m_style.selectedGroup; }
+    int selectedGroup() const { return m_selectedGroup; }
     // Called with the GPUs of the selected group (empty when cleared), to highlight them elsewhere.
     void setHighlightCallback(std::function<void(const std::vector<int>&)> callback);
 
-    const RankMapRenderer& renderer() const { return m_renderer; }
-    const RankMapRenderer::Style& style() const { return m_style; }
+    const RankMapInfo& info() const { return m_info; }
+    // Null while there is no topology to draw.
+    const render::RankMapRenderer* renderer() const { return m_renderer.get(); }
+    const render::RankMapRenderer::Layout& mapLayout() const { return m_layout; }
+    QRectF cellRect(int gpu) const; // in canvas coordinates
     QStringList problemLines() const;
     QWidget* canvas() const;
-    // The map with a title and its legend, light colors, as .svg or .png (2x); false and `error` on failure.
+
+    // The map with a title block and its legend, as the exports draw it; nullopt without a map.
+    std::optional<render::Picture> picture() const;
+    // The picture as .svg, .png or .pdf; false and `error` on failure.
     bool exportTo(const QString& path, QString* error) const;
 
 private:
     friend class RankMapCanvas;
     void refresh();
     void selectionChanged();
-    void updateStyleColors();
-    void changeEvent(QEvent* event) override;
 
-    RankMapRenderer m_renderer;
-    RankMapRenderer::Style m_style;
+    RankMapInfo m_info;
+    std::shared_ptr<const render::RankMapRenderer> m_renderer;
+    render::RankMapRenderer::Options m_options;
+    render::RankMapRenderer::Layout m_layout;
+    int m_selectedGroup = -1;
     QComboBox* m_dimCombo = nullptr;
     QComboBox* m_colorCombo = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_banner = nullptr;
-    QLabel* m_legend = nullptr;
     QScrollArea* m_scroll = nullptr;
     RankMapCanvas* m_canvas = nullptr;
     std::function<void(const std::vector<int>&)> m_highlight;

@@ -62,6 +62,15 @@ void ScenarioDocument::setAutoDataParallel(bool on)
     m_autoDataParallel = on;
 }
 
+void ScenarioDocument::setCalibration(std::shared_ptr<const core::Calibration> calibration)
+{
+    if (calibration == m_runner.calibration())
+        return;
+    m_runner.setCalibration(std::move(calibration));
+    m_runner.submit(m_scenario);
+    Q_EMIT calibrationChanged();
+}
+
 void ScenarioDocument::applyScenario(const core::Scenario& scenario)
 {
     m_scenario = scenario;

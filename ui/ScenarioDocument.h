@@ -38,6 +38,11 @@ public:
     bool autoDataParallel() const { return m_autoDataParallel; }
     void setAutoDataParallel(bool on);
 
+    // Probe measurements the engine uses in place of datasheet numbers (null: datasheet); setting
+    // it re-runs the engine. Not part of the scenario file nor of the undo history.
+    void setCalibration(std::shared_ptr<const core::Calibration> calibration);
+    const std::shared_ptr<const core::Calibration>& calibration() const { return m_runner.calibration(); }
+
     // Tests and --screenshot: processes events until the newest submission's result arrived.
     bool waitForEvaluation(int timeoutMs = 30000);
 
@@ -49,6 +54,7 @@ Q_SIGNALS:
     void evaluationChanged();
     void modifiedChanged(bool modified);
     void filePathChanged(const QString& path);
+    void calibrationChanged();
 
 private:
     void evaluationArrived(EvaluationPtr evaluation);

@@ -1,6 +1,5 @@
 #include "ui/TopologyItems.h"
 
-#include "ui/ClusterLayout.h"
 #include "ui/Format.h"
 #include "ui/Theme.h"
 
@@ -9,6 +8,7 @@
 #include <QPalette>
 #include <QStyleOptionGraphicsItem>
 #include <algorithm>
+#include <cmath>
 
 namespace parallax::ui {
 
@@ -17,11 +17,19 @@ QColor textColorOn(const QColor& fill)
 {
     return fill.lightness() > 140 ? QColor(0x1a, 0x1a, 0x1a) : Qt::white;
 }
+
+// Cells per row inside a domain: one row up to 16 GPUs (HGX), near 2:1 blocks beyond (NVL72: 12 x 6).
+int domainColumns(int gpus)
+{
+    if (gpus <= 16)
+        return std::max(1, gpus);
+    return static_cast<int>(std::ceil(std::sqrt(2.0 * gpus)));
+}
 } // namespace
 
 QSizeF DomainItem::sizeFor(int gpus)
 {
-    const int cols = ClusterLayout::domainColumns(gpus);
+    const int cols = domainColumns(gpus);
     const int rows = (std::max(1, gpus) + cols - 1) / cols;
     return QSizeF(std::max(kMinWidth, cols * kCell + 2 * kPadding), kHeader + rows * kCell + kPadding);
 }
@@ -29,7 +37,7 @@ QSizeF DomainItem::sizeFor(int gpus)
 DomainItem::DomainItem(Info info)
     : m_info(std::move(info))
     , m_size(sizeFor(m_info.gpuCount))
-    , m_columns(ClusterLayout::domainColumns(m_info.gpuCount))
+    , m_columns(domainColumns(m_info.gpuCount))
 {
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(false);

@@ -1,17 +1,26 @@
 // parallax: the desktop application. Thin: options, then the main window (ui/).
+#include "core/ParallelConfig.h"
+#include "ui/GanttView.h"
 #include "ui/MainWindow.h"
+#include "ui/ProbeTab.h"
 #include "ui/RankMapView.h"
+#include "ui/RecommendationsTab.h"
 #include "ui/ScenarioDocument.h"
+#include "ui/ScheduleTab.h"
 #include "ui/Theme.h"
+#include "ui/render/GanttModel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDeadlineTimer>
 #include <QDir>
+#include <QFileInfo>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 namespace {
 bool hasArg(int argc, char** argv, const char* name)
@@ -21,6 +30,28 @@ bool hasArg(int argc, char** argv, const char* name)
             return true;
     }
     return false;
+}
+// --screenshot: processes events until `done` or the deadline.
+bool waitUntil(const std::function<bool()>& done, int timeoutMs)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (!done() && !deadline.hasExpired())
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+    return done();
+}
+
+// "0.3,0.45" -> {0.3, 0.45}; empty when malformed.
+std::vector<double> fractions(const QString& text)
+{
+    std::vector<double> out;
+    for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const double v = part.toDouble(&ok);
+        if (!ok)
+            return {};
+        out.push_back(v);
+    }
+    return out;
 }
 } // namespace
 
@@ -68,11 +99,30 @@ int main(int argc, char** argv)
     const QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."),
         QStringLiteral("WxH"), QStringLiteral("1600x1000"));
     const QCommandLineOption tabOption(QStringLiteral("tab"),
-        QStringLiteral("Tab to show first: 1 rank map, 2 memory, 3 schedule, 4 recommendations."), QStringLiteral("N"));
+        QStringLiteral("Tab to show first: rankmap, memory, schedule, recommendations, probe (or 1..5)."),
+        QStringLiteral("NAME"));
     const QCommandLineOption dimOption(
         QStringLiteral("dim"), QStringLiteral("Rank map dimension: tp, cp, dp, pp, ep, edp."), QStringLiteral("DIM"));
     const QCommandLineOption darkOption(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
-    parser.addOptions({ screenshotOption, sizeOption, tabOption, dimOption, darkOption });
+    const QCommandLineOption compareOption(QStringLiteral("compare"),
+        QStringLiteral("Schedule tab: compare these schedules, e.g. 1f1b,interleaved-1f1b,dualpipe."),
+        QStringLiteral("LIST"));
+    const QCommandLineOption cursorOption(QStringLiteral("cursor"),
+        QStringLiteral("Schedule tab: put the animation cursor at this fraction of the timeline (0..1)."),
+        QStringLiteral("F"));
+    const QCommandLineOption zoomOption(QStringLiteral("zoom"),
+        QStringLiteral("Schedule tab: show this part of the timeline, as fractions FROM,TO (0..1)."),
+        QStringLiteral("FROM,TO"));
+    const QCommandLineOption searchOption(
+        QStringLiteral("search"), QStringLiteral("Recommendations tab: run the search (--screenshot waits for it)."));
+    const QCommandLineOption calibrationOption(QStringLiteral("calibration"),
+        QStringLiteral("Load this probe calibration and apply it."), QStringLiteral("FILE"));
+    const QCommandLineOption probeOption(
+        QStringLiteral("probe"), QStringLiteral("The parallax-probe executable to use."), QStringLiteral("FILE"));
+    const QCommandLineOption runProbeOption(
+        QStringLiteral("run-probe"), QStringLiteral("Probe tab: run the probe (--screenshot waits for it)."));
+    parser.addOptions({ screenshotOption, sizeOption, tabOption, dimOption, darkOption, compareOption, cursorOption,
+        zoomOption, searchOption, calibrationOption, probeOption, runProbeOption });
     parser.process(app);
 
     QTemporaryDir settingsDir;
@@ -102,8 +152,37 @@ int main(int argc, char** argv)
             return 1;
         window.openDefault();
     }
-    if (parser.isSet(tabOption))
-        window.tabs()->setCurrentIndex(std::clamp(parser.value(tabOption).toInt() - 1, 0, window.tabs()->count() - 1));
+    if (parser.isSet(tabOption)) {
+        const QString tab = parser.value(tabOption);
+        const int named = parallax::ui::MainWindow::tabNames().indexOf(tab.toLower());
+        window.tabs()->setCurrentIndex(std::clamp(named >= 0 ? named : tab.toInt() - 1, 0, window.tabs()->count() - 1));
+    }
+    parallax::ui::ProbeTab* probe = window.probeTab();
+    if (parser.isSet(probeOption))
+        probe->setProbePath(QFileInfo(parser.value(probeOption)).absoluteFilePath());
+    if (parser.isSet(calibrationOption)) {
+        if (!probe->loadCalibrationFile(parser.value(calibrationOption))) {
+            std::fprintf(stderr, "parallax: %s\n", qPrintable(probe->statusText()));
+            if (screenshot)
+                return 1;
+        } else {
+            probe->setApplied(true);
+        }
+    }
+    parallax::ui::ScheduleTab* schedule = window.scheduleTab();
+    if (parser.isSet(compareOption)) {
+        std::vector<parallax::core::ScheduleKind> kinds;
+        for (const QString& name : parser.value(compareOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            parallax::core::ScheduleKind kind;
+            if (!parallax::core::parseSchedule(name.trimmed().toStdString(), kind)) {
+                std::fprintf(stderr, "parallax: --compare: unknown schedule \"%s\"\n", qPrintable(name));
+                return 2;
+            }
+            kinds.push_back(kind);
+        }
+        schedule->setComparedSchedules(kinds);
+        schedule->setCompareMode(true);
+    }
     if (parser.isSet(dimOption)) {
         static const std::pair<const char*, parallax::core::Dim> kDims[] = { { "tp", parallax::core::Dim::Tp },
             { "cp", parallax::core::Dim::Cp }, { "dp", parallax::core::Dim::Dp }, { "pp", parallax::core::Dim::Pp },
@@ -113,12 +192,45 @@ int main(int argc, char** argv)
                 window.rankMapView()->setDimension(dim);
         }
     }
+    parallax::ui::RecommendationsTab* recommendations = window.recommendationsTab();
+    if (parser.isSet(searchOption))
+        recommendations->startSearch();
+    if (parser.isSet(runProbeOption) && !probe->runProbe())
+        std::fprintf(stderr, "parallax: the probe did not run: %s\n", qPrintable(probe->statusText()));
     if (!screenshot)
         return QApplication::exec();
 
     if (!window.document()->waitForEvaluation(120000)) {
         std::fprintf(stderr, "parallax: the engine did not answer in time\n");
         return 1;
+    }
+    QApplication::processEvents();
+    if (!waitUntil([schedule] { return !schedule->comparisonPending(); }, 120000)) {
+        std::fprintf(stderr, "parallax: the schedule comparison did not finish in time\n");
+        return 1;
+    }
+    parallax::ui::GanttView* gantt = schedule->gantt();
+    if (parser.isSet(zoomOption) && gantt->model()) {
+        const auto z = fractions(parser.value(zoomOption));
+        const double end = gantt->model()->endTime();
+        if (z.size() == 2)
+            gantt->setView(z[0] * end, z[1] * end, false);
+    }
+    if (parser.isSet(cursorOption) && gantt->model())
+        gantt->setCursorTime(parser.value(cursorOption).toDouble() * gantt->model()->endTime());
+    if (parser.isSet(searchOption)) {
+        if (!waitUntil([recommendations] { return !recommendations->isSearching(); }, 300000)) {
+            std::fprintf(stderr, "parallax: the search did not finish in time\n");
+            return 1;
+        }
+    }
+    if (parser.isSet(runProbeOption)) {
+        if (!waitUntil([probe] { return !probe->isRunning(); }, 600000) || !probe->calibration()) {
+            std::fprintf(stderr, "parallax: the probe did not run: %s\n", qPrintable(probe->statusText()));
+            return 1;
+        }
+        probe->setApplied(probe->calibration() != nullptr);
+        window.document()->waitForEvaluation(120000);
     }
     QApplication::processEvents();
     const QString out = parser.value(screenshotOption);

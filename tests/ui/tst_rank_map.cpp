@@ -2,14 +2,15 @@
 // highlighting everywhere, tooltips and exports.
 #include "TestSupport.h"
 
-#include "ui/ClusterLayout.h"
 #include "ui/ConfigPanel.h"
 #include "ui/RankMapView.h"
 #include "ui/TopologyEditor.h"
 #include "ui/TopologyItems.h"
 
+#include <QApplication>
 #include <QGraphicsScene>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -55,18 +56,18 @@ private Q_SLOTS:
         QVERIFY(!map->findChild<QLabel*>(QStringLiteral("rankMapProblems"))->isVisible());
     }
 
+    // The render library's layout, as the view and the exports use it.
     void layoutIsLegibleAt8And1024Gpus_data()
     {
         QTest::addColumn<int>("domains");
         QTest::addColumn<int>("gpusPerDomain");
         QTest::addColumn<QSize>("area");
         QTest::addColumn<int>("minCell");
-        QTest::addColumn<bool>("labels");
-        QTest::newRow("1 x 8 HGX") << 1 << 8 << QSize(700, 700) << 40 << true;
-        QTest::newRow("2 x 4") << 2 << 4 << QSize(700, 700) << 40 << true;
-        QTest::newRow("128 x 8 (1024)") << 128 << 8 << QSize(690, 880) << 12 << true;
-        QTest::newRow("128 x 8 small window") << 128 << 8 << QSize(500, 500) << 7 << false;
-        QTest::newRow("14 x NVL72") << 14 << 72 << QSize(800, 800) << 12 << true;
+        QTest::newRow("1 x 8 HGX") << 1 << 8 << QSize(700, 700) << 40;
+        QTest::newRow("2 x 4") << 2 << 4 << QSize(700, 700) << 40;
+        QTest::newRow("128 x 8 (1024)") << 128 << 8 << QSize(690, 880) << 10;
+        QTest::newRow("128 x 8 small window") << 128 << 8 << QSize(500, 500) << 4;
+        QTest::newRow("14 x NVL72") << 14 << 72 << QSize(800, 800) << 10;
     }
 
     void layoutIsLegibleAt8And1024Gpus()
@@ -75,22 +76,24 @@ private Q_SLOTS:
         QFETCH(int, gpusPerDomain);
         QFETCH(QSize, area);
         QFETCH(int, minCell);
-        QFETCH(bool, labels);
-        const ClusterLayout l
-            = ClusterLayout::compute(std::vector<int>(static_cast<std::size_t>(domains), gpusPerDomain), QSizeF(area));
-        QCOMPARE(l.gpuCount(), domains * gpusPerDomain);
-        QVERIFY2(l.cellSize() >= minCell, qPrintable(QString::number(l.cellSize())));
-        QCOMPARE(l.hasHeaders(), labels);
-        for (int gpu = 0; gpu < l.gpuCount(); ++gpu) {
-            QCOMPARE(l.gpuAt(l.cellRect(gpu).center()), gpu); // hit testing agrees with drawing
-            QVERIFY(l.domainRect(l.domainOfGpu(gpu)).contains(l.cellRect(gpu)));
+        const core::Topology topology
+            = core::Topology::regular(*core::PresetLibrary::instance().gpu("h100-sxm"), domains, gpusPerDomain, 400);
+        const render::RankMapRenderer renderer(core::RankMap {}, topology);
+        render::RankMapRenderer::Options options;
+        options.showLegend = false;
+        const auto l = renderer.layout(QRectF(QPointF(0, 0), QSizeF(area)), options);
+        QCOMPARE(static_cast<int>(l.cells.size()), domains * gpusPerDomain);
+        QVERIFY2(l.cellSize >= minCell, qPrintable(QString::number(l.cellSize)));
+        for (int gpu = 0; gpu < static_cast<int>(l.cells.size()); ++gpu) {
+            const QRectF cell = l.cells[static_cast<std::size_t>(gpu)];
+            QCOMPARE(l.gpuAt(cell.center()), gpu); // hit testing agrees with drawing
+            QVERIFY(l.domains[static_cast<std::size_t>(topology.domainOf(gpu))].contains(cell));
+            QVERIFY(QRectF(QPointF(0, 0), QSizeF(area)).contains(cell)); // nothing clipped
         }
-        for (int a = 0; a < l.domainCount(); ++a) {
-            for (int b = a + 1; b < l.domainCount(); ++b)
-                QVERIFY(!l.domainRect(a).intersects(l.domainRect(b))); // nothing overlaps
+        for (std::size_t a = 0; a < l.domains.size(); ++a) {
+            for (std::size_t b = a + 1; b < l.domains.size(); ++b)
+                QVERIFY(!l.domains[a].intersects(l.domains[b])); // nothing overlaps
         }
-        if (l.cellSize() > 7) // it fits without scrolling unless cells are at their minimum
-            QVERIFY(l.contentSize().width() <= area.width() && l.contentSize().height() <= area.height());
     }
 
     void clickHighlightsTheGroupEverywhere()
@@ -106,17 +109,43 @@ private Q_SLOTS:
         });
         // Click GPU 5 with the mouse: tp = 2, dp = 4, so its DP group is ranks {1, 3, 5, 7}.
         QWidget* canvas = map->canvas();
-        const QPoint at = map->renderer().clusterLayout().cellRect(5).center().toPoint();
+        const QPoint at = map->cellRect(5).center().toPoint();
         QTest::mouseClick(canvas, Qt::LeftButton, {}, at);
         QCOMPARE(map->selectedGroup(), w.doc()->evaluation()->report.rankMap.groupOf(core::Dim::Dp, 5));
         QCOMPARE(highlighted, (std::vector<int> { 1, 3, 5, 7 }));
-        const QString tip = map->renderer().toolTip(5, core::Dim::Dp);
+        const QString tip = map->info().toolTip(5, core::Dim::Dp);
         QVERIFY(tip.contains(QStringLiteral("Rank 5")));
         QVERIFY(tip.contains(QStringLiteral("DP group")));
         QVERIFY(tip.contains(QStringLiteral("node1")));
         QTest::mouseClick(canvas, Qt::LeftButton, {}, at); // again: cleared
         QCOMPARE(map->selectedGroup(), -1);
         QVERIFY(highlighted.empty());
+    }
+
+    // The view paints with the export's renderer: at 1024 GPUs the cells stay legible (or scroll),
+    // every cell hit-tests to its GPU, and hover outlines the group in the renderer's options.
+    void viewUsesTheSharedRendererAt1024Gpus()
+    {
+        test::Window w;
+        w.load(test::presetScenario("guide-70b-1024xh100"));
+        RankMapView* map = w.window.rankMapView();
+        QVERIFY(map->renderer());
+        QCOMPARE(map->renderer()->gpuCount(), 1024);
+        const auto& layout = map->mapLayout();
+        QCOMPARE(static_cast<int>(layout.cells.size()), 1024);
+        QVERIFY2(layout.cellSize >= 8, qPrintable(QString::number(layout.cellSize)));
+        for (int gpu : { 0, 7, 8, 511, 1023 })
+            QCOMPARE(layout.gpuAt(map->cellRect(gpu).center()), gpu);
+        QWidget* canvas = map->canvas();
+        QMouseEvent move(QEvent::MouseMove, map->cellRect(9).center(), canvas->mapToGlobal(map->cellRect(9).center()),
+            Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(canvas, &move);
+        QCOMPARE(map->options().hoveredGpu, 9);
+        const QImage image = canvas->grab().toImage();
+        QVERIFY(!image.isNull());
+        // The cell is painted in its TP group's color, not left blank.
+        const QColor inCell = image.pixelColor((map->cellRect(20).topLeft() + QPointF(3, 3)).toPoint());
+        QCOMPARE(inCell, map->renderer()->cellColor(20, map->options()));
     }
 
     void exportsSvgAndPng()

@@ -1,0 +1,138 @@
+// The Recommendations tab: the search runs off the UI thread with progress and Cancel, lists
+// candidates and rejected families, applies a candidate as one undo step, and marks a result stale
+// when the scenario's model, cluster or batch changed.
+#include "TestSupport.h"
+
+#include "core/search/SearchSpace.h"
+#include "ui/CandidateModel.h"
+#include "ui/RecommendationsTab.h"
+#include "ui/RejectedFamilyModel.h"
+
+#include <QAbstractItemModelTester>
+#include <QElapsedTimer>
+#include <QUndoStack>
+
+using namespace parallax;
+using namespace parallax::ui;
+
+namespace {
+// Llama 3 8B on one HGX node of H100: a search of a few hundred configurations.
+core::Scenario smallSearch()
+{
+    core::Scenario s = test::smallCluster(1, 8, 8);
+    s.model = *core::PresetLibrary::instance().model("llama3-8b");
+    s.modelPreset = "llama3-8b";
+    s.training.globalBatch = 32;
+    return s;
+}
+
+core::SearchOptions quickOptions()
+{
+    core::SearchOptions o;
+    o.topK = 5;
+    o.rerank = 16;
+    o.threads = 2;
+    o.limits.maxMicroBatch = 2;
+    o.limits.maxVirtualStages = 2;
+    return o;
+}
+} // namespace
+
+class RecommendationsTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { test::initApplication(); }
+
+    void searchOnASmallTopologyCompletesAndAppliesAsOneUndoStep()
+    {
+        test::Window w;
+        w.load(smallSearch());
+        RecommendationsTab* tab = w.window.recommendationsTab();
+        QAbstractItemModelTester candidatesTester(
+            tab->candidateModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester rejectedTester(
+            tab->rejectedModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tab->setSearchOptions(quickOptions());
+        tab->startSearch();
+        QVERIFY(tab->isSearching()); // the UI thread is free while it runs
+        QTRY_VERIFY_WITH_TIMEOUT(!tab->isSearching(), 120000);
+        const core::SearchResult* r = tab->result();
+        QVERIFY(r);
+        QVERIFY2(r->error.empty(), r->error.c_str());
+        QVERIFY(!r->cancelled);
+        QCOMPARE(tab->progress(), 1.0);
+        QVERIFY(tab->candidateModel()->rowCount() > 0);
+        QCOMPARE(tab->candidateModel()->rowCount(), static_cast<int>(r->candidates.size()));
+        QCOMPARE(tab->rejectedModel()->rowCount(), static_cast<int>(r->rejected.size()));
+        QVERIFY(tab->rejectedModel()->rowCount() > 0);
+        // Ranked by step time; every candidate fits.
+        for (int row = 1; row < tab->candidateModel()->rowCount(); ++row)
+            QVERIFY(tab->candidateModel()->candidate(row - 1)->report.stepTimeSeconds
+                <= tab->candidateModel()->candidate(row)->report.stepTimeSeconds);
+        const QModelIndex fits = tab->candidateModel()->index(0, CandidateModel::Fits);
+        QVERIFY(tab->candidateModel()->data(fits).toString().startsWith(QStringLiteral("yes")));
+        const QModelIndex why = tab->rejectedModel()->index(0, RejectedFamilyModel::Reason);
+        QVERIFY(!tab->rejectedModel()->data(why).toString().isEmpty());
+        QVERIFY(!tab->isStale());
+
+        // Apply: one undo step that sets the degrees; undo restores the scenario exactly.
+        const QString before = test::serialized(w.doc()->scenario());
+        const int steps = w.doc()->undoStack()->count();
+        const core::SearchPoint best = tab->candidateModel()->candidate(0)->point;
+        QVERIFY(tab->applyCandidate(0));
+        QCOMPARE(w.doc()->undoStack()->count(), steps + 1);
+        QVERIFY(core::pointOf(w.doc()->scenario()) == best);
+        QVERIFY(!tab->isStale()); // the degrees are what the search varies, not its input
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(w.doc()->evaluation()->report.valid);
+        w.doc()->undoStack()->undo();
+        QCOMPARE(test::serialized(w.doc()->scenario()), before);
+        QVERIFY(!tab->applyCandidate(99)); // no such row
+    }
+
+    void aStaleResultIsMarkedAndNotApplied()
+    {
+        test::Window w;
+        w.load(smallSearch());
+        RecommendationsTab* tab = w.window.recommendationsTab();
+        tab->setSearchOptions(quickOptions());
+        tab->startSearch();
+        QTRY_VERIFY_WITH_TIMEOUT(!tab->isSearching(), 120000);
+        QVERIFY(tab->candidateModel()->rowCount() > 0);
+        // A larger global batch is another search question.
+        w.doc()->edit(QStringLiteral("batch"), [](core::Scenario& s) { s.training.globalBatch = 64; });
+        QVERIFY(tab->isStale());
+        const int steps = w.doc()->undoStack()->count();
+        QVERIFY(!tab->applyCandidate(0));
+        QCOMPARE(w.doc()->undoStack()->count(), steps);
+        w.doc()->undoStack()->undo(); // back to the searched scenario: fresh again
+        QVERIFY(!tab->isStale());
+    }
+
+    void cancelStopsALongSearch()
+    {
+        test::Window w;
+        w.load(test::presetScenario("llama3-405b-16kxh100")); // 115k configurations: seconds of work
+        RecommendationsTab* tab = w.window.recommendationsTab();
+        tab->startSearch();
+        QVERIFY(tab->isSearching());
+        QTRY_VERIFY_WITH_TIMEOUT(tab->progress() > 0, 20000); // under way, progress reported
+        QElapsedTimer timer;
+        timer.start();
+        tab->cancelSearch();
+        QTRY_VERIFY_WITH_TIMEOUT(!tab->isSearching(), 30000);
+        qInfo("search stopped %lld ms after Cancel", timer.elapsed());
+        QVERIFY(tab->result());
+        QVERIFY(tab->result()->cancelled);
+        QVERIFY(timer.elapsed() < 10000);
+        // A new search after a cancelled one starts clean.
+        w.load(smallSearch());
+        tab->setSearchOptions(quickOptions());
+        tab->startSearch();
+        QTRY_VERIFY_WITH_TIMEOUT(!tab->isSearching(), 120000);
+        QVERIFY(!tab->result()->cancelled);
+    }
+};
+
+QTEST_MAIN(RecommendationsTest)
+#include "tst_recommendations.moc"

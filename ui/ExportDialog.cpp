@@ -1,0 +1,128 @@
+#include "ui/ExportDialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace parallax::ui {
+
+ExportDialog::ExportDialog(const ExportRequest& initial, QWidget* parent)
+    : QDialog(parent)
+{
+    setWindowTitle(tr("Export"));
+    m_folder = new QLineEdit(QDir::toNativeSeparators(initial.folder), this);
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    auto* folderRow = new QHBoxLayout;
+    folderRow->addWidget(m_folder, 1);
+    folderRow->addWidget(browse);
+    m_baseName = new QLineEdit(initial.baseName, this);
+
+    m_gantt
+        = new QCheckBox(tr("Pipeline schedule (Gantt, as on the Schedule tab: one schedule or the comparison)"), this);
+    m_rankMap = new QCheckBox(tr("Rank map (the dimension and coloring of the Rank map tab)"), this);
+    m_memory = new QCheckBox(tr("Memory per GPU (stacked bars with the HBM line)"), this);
+    m_format = new QComboBox(this);
+    m_format->addItem(
+        tr("SVG (vector, one titled element per op and GPU)"), static_cast<int>(render::ExportFormat::Svg));
+    m_format->addItem(tr("PNG (bitmap)"), static_cast<int>(render::ExportFormat::Png));
+    m_format->addItem(tr("PDF (vector, one page)"), static_cast<int>(render::ExportFormat::Pdf));
+    m_format->setCurrentIndex(m_format->findData(static_cast<int>(initial.format)));
+    m_scale = new QDoubleSpinBox(this);
+    m_scale->setRange(0.25, 8);
+    m_scale->setSingleStep(0.5);
+    m_scale->setDecimals(2);
+    m_scale->setSuffix(QStringLiteral("×"));
+    m_scale->setValue(initial.scale);
+    m_scale->setToolTip(tr("PNG pixels per logical pixel: 2 for a crisp slide"));
+    m_trace = new QCheckBox(tr("Chrome trace JSON of the timeline (opens in Perfetto)"), this);
+    m_markdown
+        = new QCheckBox(tr("Markdown report (headline numbers, memory table, reasons; embeds the pictures)"), this);
+    m_gantt->setChecked(initial.gantt);
+    m_rankMap->setChecked(initial.rankMap);
+    m_memory->setChecked(initial.memory);
+    m_trace->setChecked(initial.trace);
+    m_markdown->setChecked(initial.markdown);
+    m_preview = new QLabel(this);
+    m_preview->setWordWrap(true);
+    m_preview->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Folder:"), folderRow);
+    form->addRow(tr("Base name:"), m_baseName);
+    form->addRow(tr("Charts:"), m_gantt);
+    form->addRow(QString(), m_rankMap);
+    form->addRow(QString(), m_memory);
+    form->addRow(tr("Chart format:"), m_format);
+    form->addRow(tr("PNG scale:"), m_scale);
+    form->addRow(tr("Also:"), m_trace);
+    form->addRow(QString(), m_markdown);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_preview);
+    layout->addWidget(buttons);
+
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export into"), m_folder->text());
+        if (!dir.isEmpty())
+            m_folder->setText(QDir::toNativeSeparators(dir));
+    });
+    for (QCheckBox* box : { m_gantt, m_rankMap, m_memory, m_trace, m_markdown })
+        connect(box, &QCheckBox::toggled, this, &ExportDialog::updatePreview);
+    connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::updatePreview);
+    connect(m_folder, &QLineEdit::textChanged, this, &ExportDialog::updatePreview);
+    connect(m_baseName, &QLineEdit::textChanged, this, &ExportDialog::updatePreview);
+    updatePreview();
+    resize(640, sizeHint().height());
+}
+
+ExportRequest ExportDialog::request() const
+{
+    ExportRequest r;
+    r.folder = QDir::fromNativeSeparators(m_folder->text().trimmed());
+    r.baseName = m_baseName->text().trimmed().isEmpty() ? QStringLiteral("parallax") : m_baseName->text().trimmed();
+    r.gantt = m_gantt->isChecked();
+    r.rankMap = m_rankMap->isChecked();
+    r.memory = m_memory->isChecked();
+    r.trace = m_trace->isChecked();
+    r.markdown = m_markdown->isChecked();
+    r.format = static_cast<render::ExportFormat>(m_format->currentData().toInt());
+    r.scale = m_scale->value();
+    return r;
+}
+
+void ExportDialog::updatePreview()
+{
+    const ExportRequest r = request();
+    const QString ext = m_format->currentIndex() == 1 ? QStringLiteral("png")
+        : m_format->currentIndex() == 2               ? QStringLiteral("pdf")
+                                                      : QStringLiteral("svg");
+    m_scale->setEnabled(r.format == render::ExportFormat::Png);
+    QStringList names;
+    if (r.gantt)
+        names << r.baseName + QStringLiteral("-gantt.") + ext;
+    if (r.rankMap)
+        names << r.baseName + QStringLiteral("-rank-map.") + ext;
+    if (r.memory)
+        names << r.baseName + QStringLiteral("-memory.") + ext;
+    if (r.trace)
+        names << r.baseName + QStringLiteral("-trace.json");
+    if (r.markdown)
+        names << r.baseName + QStringLiteral(".md");
+    m_preview->setText(
+        names.isEmpty() ? tr("Nothing selected.") : tr("Writes: %1").arg(names.join(QStringLiteral(", "))));
+}
+
+} // namespace parallax::ui

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "ui/ReportExport.h"
+
+#include <QDialog>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+
+namespace parallax::ui {
+
+// File > Export: which charts (Gantt, rank map, memory) in which format (SVG, PNG at a scale,
+// PDF), the Chrome trace and the Markdown report, into a folder under one base name.
+class ExportDialog : public QDialog {
+public:
+    ExportDialog(const ExportRequest& initial, QWidget* parent = nullptr);
+    ExportRequest request() const;
+
+private:
+    void updatePreview();
+
+    QLineEdit* m_folder;
+    QLineEdit* m_baseName;
+    QCheckBox* m_gantt;
+    QCheckBox* m_rankMap;
+    QCheckBox* m_memory;
+    QCheckBox* m_trace;
+    QCheckBox* m_markdown;
+    QComboBox* m_format;
+    QDoubleSpinBox* m_scale;
+    QLabel* m_preview;
+};
+
+} // namespace parallax::ui

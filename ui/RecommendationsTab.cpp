@@ -1,0 +1,336 @@
+#include "ui/RecommendationsTab.h"
+
+#include "core/ScenarioIo.h"
+#include "core/search/SearchSpace.h"
+#include "ui/BackgroundJob.h"
+#include "ui/CandidateModel.h"
+#include "ui/Format.h"
+#include "ui/RejectedFamilyModel.h"
+#include "ui/ScenarioDocument.h"
+#include "ui/TableSupport.h"
+#include "ui/Theme.h"
+
+#include <QElapsedTimer>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace parallax::ui {
+
+namespace {
+constexpr int kProgressSteps = 1000;
+
+QWidget* titled(const QString& title, QWidget* content, QWidget* parent)
+{
+    auto* box = new QWidget(parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 4, 0, 0);
+    layout->setSpacing(2);
+    auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(title), box);
+    layout->addWidget(label);
+    layout->addWidget(content, 1);
+    return box;
+}
+} // namespace
+
+RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* parent)
+    : QWidget(parent)
+    , m_document(document)
+    , m_candidates(new CandidateModel(this))
+    , m_rejected(new RejectedFamilyModel(this))
+{
+    m_pool.setMaxThreadCount(1);
+    m_options.topK = 10;
+
+    m_searchButton = new QPushButton(tr("Search configurations"), this);
+    m_searchButton->setObjectName(QStringLiteral("searchButton"));
+    m_searchButton->setToolTip(tr("Enumerate every valid configuration of this model, cluster and batch, rank them by "
+                                  "simulated step time under the memory limit, and say why the others lose"));
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_cancelButton->setObjectName(QStringLiteral("cancelSearchButton"));
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, kProgressSteps);
+    m_progress->setTextVisible(true);
+    m_progress->setFormat(QStringLiteral("%p%"));
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("searchStatus"));
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // long counts must not widen the window
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_searchButton);
+    bar->addWidget(m_cancelButton);
+    bar->addWidget(m_progress, 1);
+    bar->addWidget(m_status, 2);
+
+    m_staleBanner = new QLabel(this);
+    m_staleBanner->setObjectName(QStringLiteral("searchStale"));
+    m_staleBanner->setWordWrap(true);
+    m_staleBanner->setText(QStringLiteral("<span style='color:%1'>⚠ %2</span>")
+                               .arg(theme::warningColor().darker(130).name(),
+                                   tr("Stale: the model, cluster or batch changed since this search. Its candidates "
+                                      "answer the old scenario and cannot be applied; search again.")));
+    m_staleBanner->setVisible(false);
+    m_summary = makeSummaryLabel(this);
+
+    m_candidateTable = makeSortedTable(this, m_candidates, CandidateModel::SortRole);
+    m_candidateTable->setObjectName(QStringLiteral("candidateTable"));
+    m_candidateTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_candidateTable->setWordWrap(false);
+    // The reasons get the room; a configuration elides (its tooltip has it in full).
+    m_candidateTable->setTextElideMode(Qt::ElideRight);
+    auto* ch = m_candidateTable->horizontalHeader();
+    ch->setSectionResizeMode(QHeaderView::ResizeToContents);
+    ch->setSectionResizeMode(CandidateModel::Configuration, QHeaderView::Interactive);
+    ch->setSectionResizeMode(CandidateModel::Reasons, QHeaderView::Stretch);
+    ch->resizeSection(CandidateModel::Configuration, 300);
+    m_rejectedTable = makeSortedTable(this, m_rejected, RejectedFamilyModel::SortRole);
+    m_rejectedTable->setObjectName(QStringLiteral("rejectedTable"));
+    m_rejectedTable->setWordWrap(false);
+    m_rejectedTable->setTextElideMode(Qt::ElideRight);
+    auto* rh = m_rejectedTable->horizontalHeader();
+    rh->setSectionResizeMode(QHeaderView::ResizeToContents);
+    rh->setSectionResizeMode(RejectedFamilyModel::Configuration, QHeaderView::Interactive);
+    rh->setSectionResizeMode(RejectedFamilyModel::Reason, QHeaderView::Stretch);
+    rh->resizeSection(RejectedFamilyModel::Configuration, 300);
+
+    m_applyButton = new QPushButton(tr("Apply to the scenario"), this);
+    m_applyButton->setObjectName(QStringLiteral("applyCandidateButton"));
+    m_applyButton->setToolTip(tr("Set the parallelism panels to the selected candidate (one undoable step)"));
+    m_details = makeSummaryLabel(this);
+    m_details->setObjectName(QStringLiteral("candidateDetails"));
+    auto* candidates = new QWidget(this);
+    auto* cl = new QVBoxLayout(candidates);
+    cl->setContentsMargins(0, 0, 0, 0);
+    cl->addWidget(m_candidateTable, 1);
+    auto* applyRow = new QHBoxLayout;
+    applyRow->addWidget(m_details, 1);
+    applyRow->addWidget(m_applyButton, 0, Qt::AlignTop);
+    cl->addLayout(applyRow);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(titled(tr("Candidates that fit, fastest first"), candidates, splitter));
+    splitter->addWidget(titled(tr("Why the alternatives lose"), m_rejectedTable, splitter));
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_staleBanner);
+    layout->addWidget(m_summary);
+    layout->addWidget(splitter, 1);
+
+    connect(m_searchButton, &QPushButton::clicked, this, &RecommendationsTab::startSearch);
+    connect(m_cancelButton, &QPushButton::clicked, this, &RecommendationsTab::cancelSearch);
+    connect(m_applyButton, &QPushButton::clicked, this, [this] { applyCandidate(selectedRow()); });
+    connect(m_candidateTable, &QTableView::doubleClicked, this, [this] { applyCandidate(selectedRow()); });
+    connect(m_candidateTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        updateButtons();
+        showDetails();
+    });
+    connect(m_document, &ScenarioDocument::scenarioChanged, this, &RecommendationsTab::updateStale);
+    connect(m_document, &ScenarioDocument::calibrationChanged, this, &RecommendationsTab::updateStale);
+    m_summary->setText(tr("Search to rank every valid configuration of this model on this cluster by simulated step "
+                          "time, and to see why each alternative loses."));
+    updateButtons();
+}
+
+RecommendationsTab::~RecommendationsTab()
+{
+    if (m_cancel)
+        m_cancel->store(true); // the pool's destructor then waits only for the search to notice
+}
+
+QString RecommendationsTab::searchKey() const
+{
+    // The search varies the parallel degrees and knobs; everything else is its input.
+    core::Scenario s = core::applyPoint(m_document->scenario(), core::SearchPoint {});
+    s.name.clear();
+    s.description.clear();
+    return QString::fromStdString(core::serializeScenario(s));
+}
+
+double RecommendationsTab::progress() const
+{
+    return static_cast<double>(m_progress->value()) / kProgressSteps;
+}
+
+void RecommendationsTab::startSearch()
+{
+    if (m_searching)
+        cancelSearch();
+    const std::uint64_t generation = ++m_generation;
+    m_searching = true;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_progress->setValue(0);
+    m_status->setText(tr("Searching…"));
+    updateButtons();
+
+    const core::Scenario scenario = m_document->scenario();
+    const auto calibration = m_document->calibration();
+    const QString key = searchKey();
+    core::SearchOptions options = m_options;
+    options.calibration = calibration.get();
+    options.cancel = m_cancel.get();
+    options.progress = [this, generation](const core::SearchProgress& p) {
+        const int value = static_cast<int>(p.fraction * kProgressSteps);
+        const QString phase = QString::fromLatin1(p.phase);
+        const long long scored = p.scored;
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, value, phase, scored] {
+                if (generation != m_generation || !m_searching)
+                    return;
+                m_progress->setValue(value);
+                m_status->setText(tr("%1: %2 configurations scored").arg(phase).arg(scored));
+            },
+            Qt::QueuedConnection);
+    };
+    const auto cancel = m_cancel;
+    using Result = std::pair<std::shared_ptr<const core::SearchResult>, double>;
+    runInBackground(
+        m_pool, this,
+        [scenario, options, calibration, cancel]() -> Result {
+            // `calibration` and `cancel` are captured to outlive the search that points at them.
+            QElapsedTimer timer;
+            timer.start();
+            auto result = std::make_shared<const core::SearchResult>(core::searchConfigurations(scenario, options));
+            return { std::move(result), static_cast<double>(timer.elapsed()) / 1000.0 };
+        },
+        [this, generation, key, calibration](Result r) {
+            if (generation != m_generation)
+                return;
+            m_resultKey = key;
+            m_resultCalibration = calibration.get();
+            searchFinished(generation, std::move(r.first), r.second);
+        });
+}
+
+void RecommendationsTab::cancelSearch()
+{
+    if (!m_searching || !m_cancel)
+        return;
+    m_cancel->store(true);
+    m_status->setText(tr("Cancelling…"));
+    m_cancelButton->setEnabled(false);
+}
+
+void RecommendationsTab::searchFinished(std::uint64_t, std::shared_ptr<const core::SearchResult> result, double seconds)
+{
+    m_searching = false;
+    m_result = std::move(result);
+    m_candidates->setResult(m_result);
+    m_rejected->setResult(m_result);
+    m_progress->setValue(m_result->cancelled ? m_progress->value() : kProgressSteps);
+    const auto& st = m_result->stats;
+    if (m_result->cancelled)
+        m_status->setText(tr("Cancelled after %1 s: showing what was found so far").arg(seconds, 0, 'f', 1));
+    else
+        m_status->setText(tr("%1 valid configurations, %2 scored, %3 simulated in %4 s")
+                              .arg(st.enumerated)
+                              .arg(st.scored)
+                              .arg(st.simulated)
+                              .arg(seconds, 0, 'f', 1));
+    if (m_candidates->rowCount() > 0)
+        m_candidateTable->selectRow(0);
+    updateStale();
+    showSummary();
+    updateButtons();
+}
+
+void RecommendationsTab::showSummary()
+{
+    const core::SearchResult& r = *m_result;
+    if (!r.error.empty()) {
+        m_summary->setText(QStringLiteral("<span style='color:%1'>%2</span>")
+                               .arg(theme::problemColor().name(), QString::fromStdString(r.error).toHtmlEscaped()));
+        return;
+    }
+    QString text;
+    if (r.candidates.empty()) {
+        text = tr("<b>No configuration fits</b> in %1 HBM.").arg(format::bytes(r.hbmBytes));
+        if (r.leanest)
+            text += QStringLiteral(" ")
+                + tr("The leanest, %1, needs %2 per GPU.")
+                      .arg(QString::fromStdString(core::describe(*r.leanest)).toHtmlEscaped(),
+                          format::bytes(r.leanestPeakBytes));
+    } else {
+        const core::Candidate& best = r.candidates.front();
+        text = tr("<b>Best: %1</b> — step %2, MFU %3, peak %4 of %5.")
+                   .arg(QString::fromStdString(core::describe(best.point)).toHtmlEscaped(),
+                       format::seconds(best.report.stepTimeSeconds), format::percent(best.report.mfu),
+                       format::bytes(best.report.peakMemoryBytes), format::bytes(r.hbmBytes));
+        if (r.baseline && r.baselineReason)
+            text += QStringLiteral("<br>")
+                + tr("This scenario's configuration: step %1. %2")
+                      .arg(format::seconds(r.baseline->stepTimeSeconds),
+                          QString::fromStdString(r.baselineReason->text).toHtmlEscaped());
+        else if (r.baseline)
+            text += QStringLiteral("<br>") + tr("This scenario's configuration is the best one found.");
+    }
+    if (m_resultCalibration)
+        text += QStringLiteral("<br>") + tr("Ranked with the probe calibration.");
+    m_summary->setText(text);
+}
+
+void RecommendationsTab::updateStale()
+{
+    const bool stale
+        = m_result && (searchKey() != m_resultKey || m_document->calibration().get() != m_resultCalibration);
+    if (stale == m_stale)
+        return;
+    m_stale = stale;
+    m_staleBanner->setVisible(stale);
+    updateButtons();
+}
+
+void RecommendationsTab::showDetails()
+{
+    const core::Candidate* c = m_candidates->candidate(selectedRow());
+    if (!c) {
+        m_details->clear();
+        return;
+    }
+    QString text = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(core::describe(c->point)).toHtmlEscaped());
+    for (const core::Reason& r : c->reasons)
+        text += QStringLiteral("<br>• ") + QString::fromStdString(r.text).toHtmlEscaped();
+    m_details->setText(text);
+}
+
+int RecommendationsTab::selectedRow() const
+{
+    const QModelIndexList rows = m_candidateTable->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return -1;
+    const auto* proxy = static_cast<const QSortFilterProxyModel*>(m_candidateTable->model());
+    return proxy->mapToSource(rows.front()).row();
+}
+
+void RecommendationsTab::updateButtons()
+{
+    m_searchButton->setEnabled(!m_searching);
+    m_cancelButton->setEnabled(m_searching);
+    m_progress->setVisible(m_searching || m_result);
+    m_applyButton->setEnabled(!m_searching && !m_stale && m_candidates->candidate(selectedRow()));
+    m_applyButton->setToolTip(m_stale ? tr("The result is stale: search again first")
+                                      : tr("Set the parallelism panels to the selected candidate (one undoable step)"));
+}
+
+bool RecommendationsTab::applyCandidate(int row)
+{
+    const core::Candidate* c = m_candidates->candidate(row);
+    if (!c || m_stale || m_searching)
+        return false;
+    const core::SearchPoint point = c->point;
+    m_document->edit(tr("Apply recommendation %1").arg(QString::fromStdString(core::describe(point))),
+        [point](core::Scenario& s) { s = core::applyPoint(s, point); });
+    return true;
+}
+
+} // namespace parallax::ui
