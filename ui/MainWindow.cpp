@@ -532,8 +532,7 @@ bool MainWindow::exportRankMap(const QString& path)
 void MainWindow::showLesson()
 {
     const core::Scenario& s = m_document->scenario();
-    PresetGallery::showMarkdown(this, tr("Lesson: %1").arg(QString::fromStdString(s.name)),
-        QStringLiteral("# %1\n\n%2").arg(QString::fromStdString(s.name), QString::fromStdString(s.description)));
+    PresetGallery::showLessonOf(this, s);
 }
 
 } // namespace parallax::ui

@@ -1,6 +1,11 @@
 #include "ui/PresetGallery.h"
 
+#include "core/Engine.h"
 #include "core/PresetLibrary.h"
+#include "core/ScenarioIo.h"
+#include "core/search/ConfigSearch.h"
+#include "core/search/LessonText.h"
+#include "ui/BackgroundJob.h"
 
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
@@ -33,12 +38,52 @@ QString lessonMarkdown(const core::ScenarioPresetInfo& info)
         }
         if (!card.isEmpty())
             md += QStringLiteral("*") + card.join(QStringLiteral(" · ")) + QStringLiteral("*\n\n");
-        if (j.contains("description") && j["description"].is_string())
-            md += QString::fromStdString(j["description"].get<std::string>());
     }
     return md;
 }
+
+// A lesson's {{placeholders}} rendered with the engine (core/search/LessonText.h). Runs off the UI
+// thread: a lesson that quotes the recommendation needs a search over the scenario's cluster.
+QString renderedLesson(const core::Scenario& scenario)
+{
+    const core::Report report = core::evaluate(scenario);
+    core::RenderedLesson lesson;
+    if (core::lessonNeedsSearch(scenario.description)) {
+        core::SearchOptions options;
+        options.topK = 3;
+        const core::SearchResult search = core::searchConfigurations(scenario, options);
+        lesson = core::renderLesson(scenario, report, &search);
+    } else {
+        lesson = core::renderLesson(scenario, report);
+    }
+    return QString::fromStdString(lesson.markdown);
+}
+
+const QString kRendering = QObject::tr("*Computing the lesson's numbers with the engine...*");
 } // namespace
+
+void PresetGallery::showLessonOf(QWidget* parent, const core::Scenario& scenario)
+{
+    auto* dialog = new QDialog(parent);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Lesson: %1").arg(QString::fromStdString(scenario.name)));
+    dialog->resize(760, 600);
+    auto* layout = new QVBoxLayout(dialog);
+    auto* text = new QTextBrowser(dialog);
+    text->setObjectName(QStringLiteral("lessonText"));
+    text->setOpenExternalLinks(true);
+    const QString title = QStringLiteral("# %1\n\n").arg(QString::fromStdString(scenario.name));
+    text->setMarkdown(title + kRendering);
+    layout->addWidget(text);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    auto* pool = new QThreadPool(dialog); // destroyed with the dialog, after its work ends
+    runInBackground(
+        *pool, text, [scenario] { return renderedLesson(scenario); },
+        [text, title](const QString& markdown) { text->setMarkdown(title + markdown); });
+    dialog->show();
+}
 
 PresetGallery::PresetGallery(QWidget* parent)
     : QDialog(parent)
@@ -90,10 +135,25 @@ void PresetGallery::selectPreset(const QString& id)
 void PresetGallery::showCurrent()
 {
     const auto* info = core::PresetLibrary::instance().scenario(selectedPresetId().toStdString());
-    if (info)
-        m_text->setMarkdown(lessonMarkdown(*info));
-    else
+    const int generation = ++m_generation;
+    if (!info) {
         m_text->clear();
+        return;
+    }
+    const QString card = lessonMarkdown(*info);
+    m_text->setMarkdown(card + kRendering);
+    core::LoadError error;
+    auto scenario = core::parseScenario(info->json, error);
+    if (!scenario) {
+        m_text->setMarkdown(card + tr("This preset does not load: %1").arg(QString::fromStdString(error.text())));
+        return;
+    }
+    runInBackground(
+        m_pool, this, [s = *scenario] { return renderedLesson(s); },
+        [this, generation, card](const QString& markdown) {
+            if (generation == m_generation) // a newer selection supersedes this one
+                m_text->setMarkdown(card + markdown);
+        });
 }
 
 void PresetGallery::showMarkdown(QWidget* parent, const QString& title, const QString& markdown)

@@ -153,6 +153,12 @@ private Q_SLOTS:
         // The lesson's Markdown is rendered, not shown raw.
         QVERIFY2(text->toPlainText().contains(QString::fromStdString(scenario.name)), qPrintable(text->toPlainText()));
         QVERIFY(!text->toPlainText().contains(QStringLiteral("**")));
+
+        // A guide lesson's {{placeholders}} are filled in with the engine's numbers, off the UI thread.
+        gallery.selectPreset(QStringLiteral("guide-70b-8xh100"));
+        QTRY_VERIFY_WITH_TIMEOUT(!text->toPlainText().contains(QStringLiteral("Computing the lesson")), 20000);
+        QVERIFY2(!text->toPlainText().contains(QStringLiteral("{{")), qPrintable(text->toPlainText()));
+        QVERIFY2(text->toPlainText().contains(QStringLiteral("GiB")), qPrintable(text->toPlainText()));
     }
 
     void presetsOpenUntitledAndClean()
