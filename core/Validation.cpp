@@ -24,6 +24,11 @@ std::vector<int> divisorsOf(long long n)
     return d;
 }
 
+bool interleavingDividesStages(int layers, int pp, int vpp)
+{
+    return pp <= 0 || vpp <= 1 || layers % pp != 0 || (layers / pp) % vpp == 0;
+}
+
 int nearestDivisor(long long n, int wanted)
 {
     int best = 1;
@@ -189,6 +194,10 @@ ValidationResult validateScenario(const Scenario& s)
                 c.error("parallel.pp",
                     "layers=" + str(m.layers) + " is fewer than the " + str(stages) + " model stages of pp=" + str(p.pp)
                         + (p.vpp > 1 ? " x vpp=" + str(p.vpp) : std::string()) + ": lower pp or vpp");
+            else if (p.schedule == ScheduleKind::Interleaved1F1B && !interleavingDividesStages(m.layers, p.pp, p.vpp))
+                c.error("parallel.vpp",
+                    "the " + str(m.layers / p.pp) + " layers of each pipeline stage do not split into vpp=" + str(p.vpp)
+                        + " chunks: use vpp=" + str(nearestDivisor(m.layers / p.pp, p.vpp)));
             else if (m.layers % stages != 0)
                 c.note("parallel.pp",
                     "layers=" + str(m.layers) + " over " + str(stages) + " model stages is uneven: stages hold "

@@ -15,6 +15,11 @@ struct ValidationResult {
 // Every divisibility and range rule, each failure naming the field and the fix.
 ValidationResult validateScenario(const Scenario& s);
 
+// Interleaving splits each pipeline stage's layers into vpp chunks (Megatron-LM requires layers per
+// stage % vpp == 0, arXiv:2104.04473 sec. 2.2.2). A model whose layers do not divide over pp at all
+// (Llama 3 405B's 126 over 16) takes the uneven split of StageLayout instead and is allowed.
+bool interleavingDividesStages(int layers, int pp, int vpp);
+
 // Divisors of n (sorted), for "nearest valid value" suggestions.
 std::vector<int> divisorsOf(long long n);
 // The divisor of n closest to `wanted` (ties: the smaller).

@@ -135,8 +135,10 @@ std::vector<ScheduleChoice> SearchSpace::schedules(int pp, int m) const
     out.push_back({ ScheduleKind::OneFOneB, 1 });
     // Interleaving needs whole groups of pp micro-batches (arXiv:2104.04473 sec. 2.2.2).
     if (m % pp == 0) {
-        for (int v = 2; v <= m_limits.maxVirtualStages && pp * v <= layers; ++v)
-            out.push_back({ ScheduleKind::Interleaved1F1B, v });
+        for (int v = 2; v <= m_limits.maxVirtualStages && pp * v <= layers; ++v) {
+            if (interleavingDividesStages(layers, pp, v))
+                out.push_back({ ScheduleKind::Interleaved1F1B, v });
+        }
     }
     if (m_limits.includeZeroBubble) {
         out.push_back({ ScheduleKind::ZbH1, 1 });

@@ -78,6 +78,12 @@ TEST(Validation, EveryRuleNamesFieldAndFix)
             "training.global_batch", "smaller than micro_batch*dp=128" },
         { "vpp without interleaving", [](Scenario& s) { s.parallel.vpp = 2; }, "parallel.vpp",
             "needs schedule interleaved-1f1b" },
+        { "vpp not dividing layers per stage",
+            [](Scenario& s) {
+                s.parallel.vpp = 3;
+                s.parallel.schedule = ScheduleKind::Interleaved1F1B;
+            },
+            "parallel.vpp", "the 20 layers of each pipeline stage do not split into vpp=3 chunks: use vpp=2" },
         { "vpp with pp=1",
             [](Scenario& s) {
                 s.parallel.pp = 1;
