@@ -24,7 +24,7 @@ std::string fixed(double v, int decimals)
 }
 
 // Markdown table cells and list items: no pipes or line breaks inside.
-std::string cell(std::string s)
+std::string cell(const std::string& s)
 {
     std::string out;
     for (char c : s) {

@@ -151,7 +151,7 @@ std::optional<ProbeOptions> parseProbeOptions(const std::vector<std::string>& ar
                     spec = &f;
             }
             if (!spec) {
-                error = flag.rfind("-", 0) == 0 ? "unknown option '" + flag + "' (see --help)"
+                error = flag.rfind('-', 0) == 0 ? "unknown option '" + flag + "' (see --help)"
                                                 : "unexpected argument '" + flag + "' (see --help)";
                 return std::nullopt;
             }

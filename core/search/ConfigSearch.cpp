@@ -31,6 +31,7 @@ template <typename Work, typename Progress> void parallelFor(int n, int threads,
     std::atomic<int> next { 0 };
     std::atomic<int> done { 0 };
     std::vector<std::thread> pool;
+    pool.reserve(std::max(0, std::min(threads, n)));
     for (int t = 0; t < std::min(threads, n); ++t) {
         pool.emplace_back([&] {
             for (int i = next++; i < n; i = next++) {
@@ -92,6 +93,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         std::atomic<int> layoutsDone { 0 };
         std::atomic<long long> scored { 0 };
         std::vector<std::thread> pool;
+        pool.reserve(workers.size());
         for (auto& w : workers)
             pool.emplace_back(
                 [&pass, &w, &nextLayout, &layoutsDone, &scored] { pass.run(w, nextLayout, layoutsDone, scored); });
