@@ -183,6 +183,8 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
             d.overlapExposedComm
                 = exposedAfterOverlap(commF + commB, (computeF + computeB) * defaults.dualPipeCommHidden);
             d.forwardBackward = computeF + computeB + d.overlapExposedComm;
+            d.forwardComm = commF;
+            d.backwardComm = commB;
         }
     }
 

@@ -29,6 +29,8 @@ json timelineToJson(const SimulationResult& s)
     for (const TimedOp& op : s.ops) {
         json o { { "stage", op.rank }, { "kind", toString(op.kind) }, { "microbatch", op.microbatch },
             { "chunk", op.chunk }, { "direction", op.direction }, { "start", op.start }, { "end", op.end } };
+        if (op.commSeconds > 0)
+            o["comm_s"] = op.commSeconds; // exposed communication inside the op
         if (op.kind == OpKind::ForwardBackward) {
             o["microbatch2"] = op.microbatch2;
             o["chunk2"] = op.chunk2;

@@ -17,6 +17,8 @@ struct OpCost {
     double backward = 2;
     double forwardBackward = -1;
     double exposedComm = 0;
+    double forwardComm = 0;
+    double backwardComm = 0;
     double activation = 1;
     double wPending = 0;
 };
@@ -49,6 +51,8 @@ public:
                     cost.backward = cost.backwardInput + cost.backwardWeight;
                     cost.forwardBackward = d.forwardBackward;
                     cost.exposedComm = std::max(0.0, d.overlapExposedComm);
+                    cost.forwardComm = std::max(0.0, d.forwardComm);
+                    cost.backwardComm = std::max(0.0, d.backwardComm);
                 }
                 cost.activation = weightAt(input.activationWeight, r, c, 1.0);
                 cost.wPending = weightAt(input.wPendingWeight, r, c, 0.0);
@@ -261,8 +265,12 @@ private:
                 firstStart_[r] = start;
             free = end;
             busy += duration;
+            const double comm = op.kind == OpKind::Forward                        ? cost.forwardComm
+                : op.kind == OpKind::Backward || op.kind == OpKind::BackwardInput ? cost.backwardComm
+                : op.kind == OpKind::ForwardBackward                              ? cost.exposedComm
+                                                                                  : 0.0;
             result.ops[base + pc] = { r, op.kind, op.microbatch, op.chunk, op.direction, op.microbatch2, op.chunk2,
-                op.direction2, start, end };
+                op.direction2, start, end, std::min(comm, duration) };
             switch (op.kind) {
             case OpKind::Forward:
                 inflight += cost.activation;

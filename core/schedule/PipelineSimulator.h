@@ -17,6 +17,9 @@ struct ChunkDurations {
     double backwardWeight = 1;
     double forwardBackward = -1;
     double overlapExposedComm = 0; // exposed all-to-all of an overlapped F&B pair (DualPipe knob)
+    // Exposed TP/CP/EP communication already included in `forward` / `backwardInput` (shown, not added).
+    double forwardComm = 0;
+    double backwardComm = 0;
     double backward() const { return backwardInput + backwardWeight; }
 };
 
@@ -44,6 +47,7 @@ struct TimedOp {
     int direction2 = -1;
     double start = 0;
     double end = 0;
+    double commSeconds = 0; // exposed communication inside [start, end], drawn as the op's tail
 };
 
 struct SimulationResult {

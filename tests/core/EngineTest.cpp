@@ -91,3 +91,25 @@ TEST(Engine, InvalidScenarioStillReportsParameters)
     EXPECT_FALSE(r.errors.empty());
     EXPECT_NEAR(r.paramsTotal / 70.6e9, 1.0, 0.01);
 }
+
+// The timeline carries each op's exposed TP communication (part of its duration) so that the Gantt
+// can show it; uniform unit-time schedules have none.
+TEST(Engine, TimelineCarriesExposedCommunication)
+{
+    ParallelConfig p = degrees(8, 4, 1);
+    p.schedule = ScheduleKind::OneFOneB;
+    Scenario s = makeScenario("llama3-70b", "h100-sxm", 4, 8, p, batch(1, 8, 4096));
+    const Report r = evaluate(s);
+    ASSERT_TRUE(r.valid);
+    int withComm = 0;
+    for (const TimedOp& op : r.schedule.ops) {
+        EXPECT_LE(op.commSeconds, op.end - op.start + 1e-12);
+        if (op.kind == OpKind::Forward || op.kind == OpKind::Backward)
+            withComm += op.commSeconds > 0;
+    }
+    EXPECT_EQ(withComm, static_cast<int>(r.schedule.ops.size())); // TP=8: every F and B all-reduces
+    SimulationInput uniform;
+    uniform.shape = { ScheduleKind::OneFOneB, 4, 8, 1 };
+    for (const TimedOp& op : simulate(uniform).ops)
+        EXPECT_EQ(op.commSeconds, 0.0);
+}

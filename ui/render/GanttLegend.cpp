@@ -54,6 +54,17 @@ std::vector<LegendItem> legendItems(const GanttModel& model, const GanttOptions&
     items.push_back(
         { [](QPainter& p, const QRectF& r) { style::fillHatched(p, r, style::bubbleFill(), style::bubbleHatch()); },
             QStringLiteral("idle (bubble)") });
+    if (model.hasExposedComm())
+        items.push_back({ [](QPainter& p, const QRectF& r) {
+                             p.fillRect(r, style::microbatchBase(2));
+                             p.save();
+                             p.setClipRect(r);
+                             p.setPen(QPen(QColor(0, 0, 0, 110), 1));
+                             for (double x = r.left() - r.height(); x < r.right(); x += 4)
+                                 p.drawLine(QPointF(x, r.bottom()), QPointF(x + r.height(), r.top()));
+                             p.restore();
+                         },
+            QStringLiteral("exposed TP/CP/EP communication (tail of the op)") });
     if (model.hasP2pWaits())
         items.push_back({ [](QPainter& p, const QRectF& r) {
                              p.fillRect(r, style::p2pFill());

@@ -267,6 +267,15 @@ bool GanttModel::splitsBackward() const
         != 0;
 }
 
+bool GanttModel::hasExposedComm() const
+{
+    for (const Prepared& p : m_tracks)
+        for (const core::TimedOp& o : p.ops)
+            if (o.commSeconds > 0)
+                return true;
+    return false;
+}
+
 bool GanttModel::hasP2pWaits() const
 {
     for (const Prepared& p : m_tracks)

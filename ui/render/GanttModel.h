@@ -83,6 +83,7 @@ public:
 
     bool hasKind(core::OpKind kind) const; // in any track (Backward and BackwardInput count as one)
     bool hasP2pWaits() const;
+    bool hasExposedComm() const; // some op carries exposed communication
     bool splitsBackward() const; // some track has B (input) and W (weight) ops
     double shortestOp() const { return m_shortestOp; } // seconds (or units), over all tracks
     int chunksPerRank(int track) const; // 1 without a shape

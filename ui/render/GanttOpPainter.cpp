@@ -92,8 +92,28 @@ void GanttOpPainter::op(const GanttLayout::Row& row, int /*index*/, const TimedO
     } else {
         block(o, r, future);
     }
+    commTail(o, r, future);
     if (m_labels && r.width() >= 14)
         label(row, o, r, future);
+}
+
+// Exposed TP/CP/EP communication inside the op (the engine counts it in the op's duration): dark
+// diagonal stripes over the block's tail, as wide as the communication's share of the op.
+void GanttOpPainter::commTail(const TimedOp& o, const QRectF& r, bool future)
+{
+    const double duration = o.end - o.start;
+    if (o.commSeconds <= 0 || duration <= 0)
+        return;
+    const double w = r.width() * std::min(1.0, o.commSeconds / duration);
+    if (w < 2)
+        return;
+    const QRectF tail(r.right() - w, r.top(), w, r.height());
+    m_painter.save();
+    m_painter.setClipRect(tail);
+    m_painter.setPen(QPen(QColor(0, 0, 0, future ? 40 : 110), 1));
+    for (double x = tail.left() - tail.height(); x < tail.right(); x += 4)
+        m_painter.drawLine(QPointF(x, tail.bottom()), QPointF(x + tail.height(), tail.top()));
+    m_painter.restore();
 }
 
 void GanttOpPainter::label(const GanttLayout::Row& row, const TimedOp& o, const QRectF& r, bool future)

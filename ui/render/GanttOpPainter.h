@@ -27,6 +27,7 @@ public:
 
 private:
     void block(const core::TimedOp& op, const QRectF& r, bool future);
+    void commTail(const core::TimedOp& op, const QRectF& r, bool future);
     void label(const GanttLayout::Row& row, const core::TimedOp& op, const QRectF& r, bool future);
 
     QPainter& m_painter;
