@@ -1,5 +1,6 @@
 #include "ui/MemoryChartWidget.h"
 
+#include "ui/ToolTipEvent.h"
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -80,17 +81,8 @@ QString MemoryChartWidget::toolTipAt(QPointF point) const
 
 bool MemoryChartWidget::event(QEvent* event)
 {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty()) {
-            QToolTip::hideText();
-            event->ignore();
-        } else {
-            QToolTip::showText(help->globalPos(), text, this);
-        }
+    if (answerToolTip(this, event, [this](QPointF p) { return toolTipAt(p); }))
         return true;
-    }
     return QWidget::event(event);
 }
 

@@ -1,6 +1,7 @@
 #include "ui/RankMapView.h"
 
 #include "ui/Theme.h"
+#include "ui/ToolTipEvent.h"
 #include "ui/render/Exporter.h"
 #include "ui/render/RenderStyle.h"
 #include "ui/render/ReportPictures.h"
@@ -106,16 +107,11 @@ protected:
     }
     bool event(QEvent* e) override
     {
-        if (e->type() == QEvent::ToolTip) {
-            auto* help = static_cast<QHelpEvent*>(e);
-            const int gpu = m_view->m_layout.gpuAt(help->pos());
-            if (gpu >= 0)
-                QToolTip::showText(help->globalPos(), m_view->m_info.toolTip(gpu, m_view->m_options.dim), this);
-            else
-                QToolTip::hideText();
-            return true;
-        }
-        return QWidget::event(e);
+        const auto textAt = [this](QPointF p) {
+            const int gpu = m_view->m_layout.gpuAt(p);
+            return gpu >= 0 ? m_view->m_info.toolTip(gpu, m_view->m_options.dim) : QString();
+        };
+        return answerToolTip(this, e, textAt) || QWidget::event(e);
     }
     void leaveEvent(QEvent*) override
     {
