@@ -61,7 +61,9 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
     if (shape.mlpWidth > 0)
         perToken += mlpBytesPerToken(shape.mlpWidth, t);
     double total = perToken * tokens;
-    if (c.recompute != Recompute::Selective)
+    if (c.flashAttention)
+        total += 4.0 * shape.heads / t * tokens; // fp32 softmax statistics (arXiv:2205.14135 Algorithm 2)
+    else if (c.recompute != Recompute::Selective)
         total += scores * tokens; // selective recompute rebuilds the attention core in the backward
     if (shape.moe) {
         const double local = localTokens(c);

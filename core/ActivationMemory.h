@@ -15,6 +15,8 @@ struct ActivationContext {
     int etp = 1;
     Recompute recompute = Recompute::None;
     double expertLoadImbalance = 1.0; // busiest GPU's routed tokens / mean
+    bool flashAttention = true; // fused attention: the s x s scores are neither stored nor written to HBM
+    bool tpCommOverlap = false; // TP collectives pipelined with the adjacent GEMMs
 };
 
 // Bytes of activations one layer stores for the backward, per micro-batch, counted tensor by tensor

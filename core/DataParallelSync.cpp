@@ -31,11 +31,11 @@ DpSyncTimes dataParallelSync(
             + exposedAfterOverlap(c.allGather, forwardWindowSeconds);
         break;
     default:
-        t.totalSeconds = m * (c.reduceScatter + 2 * c.allGather);
+        t.totalSeconds = m * (c.flatReduceScatter + 2 * c.flatAllGather);
         t.exposedSeconds = m
-            * (exposedAfterOverlap(c.reduceScatter, backwardWindowSeconds)
-                + exposedAfterOverlap(c.allGather, forwardWindowSeconds)
-                + exposedAfterOverlap(c.allGather, backwardWindowSeconds));
+            * (exposedAfterOverlap(c.flatReduceScatter, backwardWindowSeconds)
+                + exposedAfterOverlap(c.flatAllGather, forwardWindowSeconds)
+                + exposedAfterOverlap(c.flatAllGather, backwardWindowSeconds));
         break;
     }
     return t;

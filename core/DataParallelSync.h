@@ -16,6 +16,13 @@ struct DpCollectives {
     double allReduce = 0; // gradients, ZeRO-0
     double reduceScatter = 0; // gradients, ZeRO >= 1
     double allGather = 0; // bf16 parameters, ZeRO >= 1
+    // ZeRO-3's per-micro-batch gathers and reduce-scatters as flat rings over the whole group: the
+    // implementations issue one collective per layer (or per tensor) on the DP communicator, and a
+    // ring's inter-node step runs through one NIC. Narayanan et al. measured DeepSpeed ZeRO-3 at
+    // 384-2240 A100s at this per-GPU NIC bound (arXiv:2104.04473 Table 2, sec. 5.3.2), far below the
+    // hierarchical bound.
+    double flatReduceScatter = 0;
+    double flatAllGather = 0;
 };
 
 struct DpSyncTimes {

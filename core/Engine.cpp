@@ -125,6 +125,8 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     ctx.etp = par.etp;
     ctx.recompute = train.recompute;
     ctx.expertLoadImbalance = model.isMoe() ? defaults.expertLoadImbalance : 1.0;
+    ctx.flashAttention = train.flashAttention;
+    ctx.tpCommOverlap = par.tpCommOverlap && par.tp > 1;
     const LayerCosts costs = computeLayerCosts(model, ctx, rates, { comm.tp, comm.cp, comm.ep }, defaults);
     const HeadTimes head = lmHeadTimes(model, ctx, rates, comm.tp);
 
@@ -145,7 +147,7 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     sim.activationWeight.assign(par.pp, std::vector<double>(chunks, 0));
     sim.wPendingWeight.assign(par.pp, std::vector<double>(chunks, 0));
     std::vector<double> tpSecondsPerMb(par.pp, 0), cpSecondsPerMb(par.pp, 0), epSecondsPerMb(par.pp, 0);
-    std::vector<double> fullRecomputeTransient(par.pp, 0);
+    std::vector<double> backwardWorkingSet(par.pp, 0);
     for (int r = 0; r < par.pp; ++r) {
         for (int c = 0; c < chunks; ++c) {
             const int stage = modelStageOf(shape, r, c);
@@ -167,9 +169,10 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
                 const bool moe = model.isMoeLayer(l);
                 sim.activationWeight[r][c] += moe ? costs.moeActivation : costs.denseActivation;
                 sim.wPendingWeight[r][c] += split ? (moe ? costs.moeWPending : costs.denseWPending) : 0.0;
-                if (train.recompute == Recompute::Full)
-                    fullRecomputeTransient[r] = std::max(
-                        fullRecomputeTransient[r], moe ? costs.moeActivationFull : costs.denseActivationFull);
+                // The layer being back-propagated materialises gradients as large as its activations
+                // (and, under full recompute, its rebuilt activations): one layer's worth at a time.
+                backwardWorkingSet[r]
+                    = std::max(backwardWorkingSet[r], moe ? costs.moeActivationFull : costs.denseActivationFull);
             }
             if (stage == lastStage) {
                 d.forward += head.forward;
@@ -196,10 +199,23 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
         for (int a = 0; a < par.pp; ++a) {
             for (int b = 0; b < par.pp; ++b) {
                 if (a != b)
-                    sim.p2pSeconds[a][b] = topo.p2pLatencySeconds(ppGroup[a], ppGroup[b])
-                        + p2pBytes / topo.p2pBytesPerSecond(ppGroup[a], ppGroup[b]);
+                    sim.p2pSeconds[a][b] = pipelineSendSeconds(p2pBytes, topo.p2pLatencySeconds(ppGroup[a], ppGroup[b]),
+                        topo.p2pBytesPerSecond(ppGroup[a], ppGroup[b]), defaults);
             }
         }
+    }
+
+    if (par.pp > 1 && !par.p2pOverlap) {
+        // Blocking sends: each forward waits for its output to reach the next rank, each backward for
+        // its gradient to reach the previous one; nothing is left in flight between ops.
+        for (int r = 0; r < par.pp; ++r) {
+            for (int c = 0; c < chunks; ++c) {
+                sim.durations[r][c].forward += sim.p2pSeconds[r][(r + 1) % par.pp];
+                sim.durations[r][c].backwardInput += sim.p2pSeconds[r][(r + par.pp - 1) % par.pp];
+            }
+        }
+        report.comm.ppSeconds = 2.0 * report.microbatches * chunks * sim.p2pSeconds[0][1];
+        sim.p2pSeconds.assign(par.pp, std::vector<double>(par.pp, 0));
     }
 
     const long long opCount = static_cast<long long>(par.pp) * report.microbatches * chunks * (split ? 3 : 2);
@@ -220,7 +236,7 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     report.bubbleFraction = report.schedule.bubbleFraction;
 
     // Memory per pipeline rank.
-    MemoryInputs mem { model, par, train, shape, layout, report.schedule, sim, fullRecomputeTransient, ctx };
+    MemoryInputs mem { model, par, train, shape, layout, report.schedule, sim, backwardWorkingSet, ctx };
     report.stages = memoryPerStage(mem);
     for (const auto& st : report.stages) {
         if (st.totalBytes() > report.peakMemoryBytes) {
@@ -239,7 +255,9 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
             fwd += sim.durations[r][c].forward;
             bwd += sim.durations[r][c].backward();
         }
-        const DpSyncTimes dp = dpSyncSeconds(mem, r, comm.dp, comm.edp, fwd, bwd);
+        // Without --overlap-grad-reduce / --overlap-param-gather the collectives run after the backward.
+        const DpSyncTimes dp
+            = dpSyncSeconds(mem, r, comm.dp, comm.edp, par.dpOverlap ? fwd : 0.0, par.dpOverlap ? bwd : 0.0);
         dpExposed = std::max(dpExposed, dp.exposedSeconds);
         dpTotal = std::max(dpTotal, dp.totalSeconds);
         // Adam reads and writes fp32 master, momentum, variance and the gradient, and writes the bf16
@@ -263,7 +281,8 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     report.comm.tpSeconds = m * tpSecondsPerMb[worst];
     report.comm.cpSeconds = m * cpSecondsPerMb[worst];
     report.comm.epSeconds = m * epSecondsPerMb[worst];
-    report.comm.ppSeconds = par.pp > 1 ? 2.0 * m * chunks * sim.p2pSeconds[0][1] : 0.0;
+    if (par.p2pOverlap)
+        report.comm.ppSeconds = par.pp > 1 ? 2.0 * m * chunks * sim.p2pSeconds[0][1] : 0.0;
     report.comm.dpSeconds = dpExposed;
     report.comm.dpTotalSeconds = dpTotal;
 

@@ -15,6 +15,10 @@ struct GpuSpec {
     double nvlinkBytesPerSecond = 0; // per GPU per direction
     int nvlinkDomainSize = 8; // GPUs per NVLink domain in the usual system (8 on HGX, 72 on NVL72)
     double nicGbps = 400; // typical scale-out NIC per GPU
+    // Share of the dense peak that large GEMMs sustain (cuBLAS, at the sustained clock); 0 means
+    // EfficiencyDefaults. The probe's measurement replaces it.
+    double gemmFractionOfPeak = 0;
+    int smCount = 0; // streaming multiprocessors (compute units); 0: no wave-quantization model
     std::string source; // datasheet citation
 };
 

@@ -4,6 +4,11 @@
 
 namespace parallax::core {
 
+double lmHeadTransientBytes(double tokens, double vocab, double hidden, int tp, double replicatedShare)
+{
+    return 4.0 * tokens * vocab / tp + 4.0 * tokens * hidden * replicatedShare;
+}
+
 ParameterShard rankParameters(const MemoryInputs& in, int rank)
 {
     ParameterShard total;
@@ -63,21 +68,20 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
         bool holdsHead = false;
         for (int c = 0; c < chunks; ++c)
             holdsHead = holdsHead || modelStageOf(in.shape, r, c) == last;
-        double transient = in.fullRecomputeTransient[r];
+        double transient = in.backwardWorkingSet[r];
         if (holdsHead) {
-            // fp32 logits of one micro-batch, vocabulary-parallel, plus the final norm and head inputs
-            // (arXiv:2205.05198 sec. 4.3: 4 s b v / t + 4 s b h / t).
             transient = std::max(transient,
-                4.0 * tokens * static_cast<double>(in.model.vocab) / p.tp
-                    + 4.0 * tokens * static_cast<double>(in.model.hidden) * rep);
+                lmHeadTransientBytes(
+                    tokens, static_cast<double>(in.model.vocab), static_cast<double>(in.model.hidden), p.tp, rep));
         }
         if (p.zero >= 3) {
             // ZeRO-3 gathers one layer's full weights ahead of use (prefetch: two layers resident).
             const double perLayer = params.total() / std::max(1, st.layers); // this rank's unsharded share
             transient += 2.0 * kWeightBytesPerParam * perLayer;
         }
-        st.otherBytes = other.cudaContextBytes + communicators * other.ncclBytesPerCommunicator
-            + other.fragmentationFraction * (st.activationsBytes + st.gradsBytes) + transient;
+        st.runtimeBytes = other.cudaContextBytes + communicators * other.ncclBytesPerCommunicator
+            + other.fragmentationFraction * (st.activationsBytes + st.gradsBytes);
+        st.otherBytes = st.runtimeBytes + transient;
         out.push_back(st);
     }
     return out;
@@ -87,14 +91,7 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
     double forwardWindowSeconds, double backwardWindowSeconds)
 {
     const ParameterShard params = rankParameters(in, rank);
-    const double denseGrad = kGradBytesPerParam * params.dense;
-    const double expertGrad = kGradBytesPerParam * params.expert;
-    DpCollectives c;
-    c.allReduce = dp.seconds(CollectiveKind::AllReduce, denseGrad) + edp.seconds(CollectiveKind::AllReduce, expertGrad);
-    c.reduceScatter
-        = dp.seconds(CollectiveKind::ReduceScatter, denseGrad) + edp.seconds(CollectiveKind::ReduceScatter, expertGrad);
-    c.allGather = dp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * params.dense)
-        + edp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * params.expert);
+    const DpCollectives c = dpCollectives(dp, edp, params.dense, params.expert, in.parallel.gradReduceInFp32);
     return dataParallelSync(in.parallel.zero, in.shape.microbatches, c, forwardWindowSeconds, backwardWindowSeconds);
 }
 

@@ -19,7 +19,7 @@ struct MemoryInputs {
     const StageLayout& layout;
     const SimulationResult& schedule; // peak in-flight activation bytes per rank
     const SimulationInput& simulation; // per-chunk activation bytes
-    const std::vector<double>& fullRecomputeTransient; // per rank: one layer's activations rebuilt at a time
+    const std::vector<double>& backwardWorkingSet; // per rank: one layer's activation gradients at a time
     const ActivationContext& context;
 };
 
@@ -33,6 +33,11 @@ struct OtherMemoryDefaults {
     double ncclBytesPerCommunicator = 0.25 * 1024 * 1024 * 1024;
     double fragmentationFraction = 0.05;
 };
+
+// Transient bytes of the LM head and loss for one micro-batch on the last stage: the fp32 logits,
+// vocabulary-parallel, plus the final norm and head inputs (arXiv:2205.05198 sec. 4.3:
+// 4 s b v / t + 4 s b h / t).
+double lmHeadTransientBytes(double tokens, double vocab, double hidden, int tp, double replicatedShare);
 
 ParameterShard rankParameters(const MemoryInputs& in, int rank);
 std::vector<StageMemory> memoryPerStage(const MemoryInputs& in);

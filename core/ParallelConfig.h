@@ -23,6 +23,18 @@ struct ParallelConfig {
     int zero = 0; // 0..3
     ScheduleKind schedule = ScheduleKind::OneFOneB;
     std::string order = "tp-cp-ep-dp-pp"; // fastest-varying first
+    // Megatron-Core --tp-comm-overlap (Transformer Engine userbuffers): TP all-gathers and
+    // reduce-scatters are split into chunks and pipelined with the GEMMs they feed.
+    bool tpCommOverlap = false;
+    // --overlap-grad-reduce / --overlap-param-gather: DP collectives run behind the backward and the
+    // next forward. Off, they run after the backward (Megatron-LM before 2023, DeepSpeed pipelines).
+    bool dpOverlap = true;
+    // --overlap-p2p-comm: pipeline sends and receives run beside compute. Off, each forward and
+    // backward waits for its send (torch batch_isend_irecv + wait: Megatron-LM before Core, DeepSpeed).
+    bool p2pOverlap = true;
+    // --accumulate-allreduce-grads-in-fp32: Megatron forces it for bf16 training; fp16 runs of its
+    // time reduced 16-bit gradients.
+    bool gradReduceInFp32 = true;
 
     int worldSize() const { return tp * cp * pp * dp; }
 };
@@ -33,6 +45,10 @@ struct TrainingConfig {
     int seqLen = 0; // 0 means the model's default
     Recompute recompute = Recompute::None;
     DType dtype = DType::Bf16;
+    // Fused attention (FlashAttention, arXiv:2205.14135): the s x s scores are never stored. Off, the
+    // attention core runs as batched GEMMs plus memory-bound softmax/dropout kernels and stores the
+    // scores (arXiv:2205.05198 sec. 4.1).
+    bool flashAttention = true;
 };
 
 // Number of micro-batches per pipeline per step: m = global / (micro * dp).

@@ -26,9 +26,11 @@ ParameterShard stageParameters(
     const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer, bool holdsEmbedding, bool holdsHead);
 
 // Bytes per parameter of mixed-precision Adam (arXiv:1910.02054 sec. 3.1): 2 bf16 weights,
-// 2 bf16 gradients, 12 fp32 master weights + momentum + variance: 16 B/param in all.
+// 12 fp32 master weights + momentum + variance, and fp32 gradients: Megatron-Core accumulates and
+// reduces the gradients of bf16 training in fp32 (Megatron-Core docs, "Distributed Optimizer":
+// 18 bytes per parameter for bf16 parameters with fp32 gradients, 6 + 12/d when distributed).
 inline constexpr double kWeightBytesPerParam = 2.0;
-inline constexpr double kGradBytesPerParam = 2.0;
+inline constexpr double kGradBytesPerParam = 4.0;
 inline constexpr double kOptimizerBytesPerParam = 12.0;
 
 } // namespace parallax::core

@@ -22,6 +22,7 @@ struct StageMemory {
     double optimizerBytes = 0;
     double activationsBytes = 0;
     double otherBytes = 0; // CUDA context, NCCL buffers, allocator fragmentation, logits
+    double runtimeBytes = 0; // the part of otherBytes outside PyTorch's allocated bytes (context, NCCL, fragmentation)
     double inflightMicrobatches = 0; // peak activations / one micro-batch's activations of one stage
     int layers = 0; // transformer layers on this rank (all chunks)
     double totalBytes() const { return weightsBytes + gradsBytes + optimizerBytes + activationsBytes + otherBytes; }

@@ -29,6 +29,8 @@ GpuSpec readGpu(JsonReader& r)
     g.nvlinkBytesPerSecond = r.number("nvlink_gb_per_s_per_direction", 1, 1e5) * kGB;
     g.nvlinkDomainSize = static_cast<int>(r.integer("nvlink_domain_size", 1, kMaxGpus, 8));
     g.nicGbps = r.number("nic_gbps", 1, 1e5, 400);
+    g.gemmFractionOfPeak = r.number("gemm_fraction_of_peak", 0, 1, 0);
+    g.smCount = static_cast<int>(r.integer("sm_count", 0, 100000, 0));
     if (r.has("sources")) {
         const json& s = r.at("sources");
         if (s.is_object()) {
@@ -233,6 +235,10 @@ void readParallel(JsonReader& p, ParallelConfig& c)
             "unknown schedule \"" + schedule
                 + "\"; use gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, zb-v, dualpipe or dualpipev");
     c.order = p.string("order", c.order);
+    c.tpCommOverlap = p.boolean("tp_comm_overlap", false);
+    c.dpOverlap = p.boolean("dp_overlap", true);
+    c.p2pOverlap = p.boolean("p2p_overlap", true);
+    c.gradReduceInFp32 = p.boolean("grad_reduce_fp32", true);
 }
 
 void readTraining(JsonReader& t, TrainingConfig& c)
@@ -246,6 +252,7 @@ void readTraining(JsonReader& t, TrainingConfig& c)
     const std::string dt = t.string("dtype", "bf16");
     if (!parseDType(dt, c.dtype))
         t.fail("dtype", "must be \"bf16\" or \"fp8\", got \"" + dt + "\"");
+    c.flashAttention = t.boolean("flash_attention", true);
 }
 
 Scenario readScenario(const json& doc)
@@ -386,11 +393,16 @@ std::optional<Scenario> loadScenarioFile(const std::string& filePath, LoadError&
 
 json gpuSpecToJson(const GpuSpec& g)
 {
-    return json { { "id", g.id }, { "name", g.name }, { "hbm_gib", g.hbmBytes / kGiB },
+    json j { { "id", g.id }, { "name", g.name }, { "hbm_gib", g.hbmBytes / kGiB },
         { "hbm_tb_per_s", g.hbmBytesPerSecond / 1e12 }, { "bf16_dense_tflops", g.bf16FlopsPerSecond / kTera },
         { "fp8_dense_tflops", g.fp8FlopsPerSecond / kTera },
         { "nvlink_gb_per_s_per_direction", g.nvlinkBytesPerSecond / kGB }, { "nvlink_domain_size", g.nvlinkDomainSize },
         { "nic_gbps", g.nicGbps } };
+    if (g.gemmFractionOfPeak > 0)
+        j["gemm_fraction_of_peak"] = g.gemmFractionOfPeak;
+    if (g.smCount > 0)
+        j["sm_count"] = g.smCount;
+    return j;
 }
 
 json modelSpecToJson(const ModelSpec& m)
@@ -483,11 +495,21 @@ json scenarioToJson(const Scenario& s)
         { "ep", p.ep }, { "zero", p.zero }, { "schedule", toString(p.schedule) }, { "order", p.order } };
     if (p.etp != 1)
         j["parallel"]["etp"] = p.etp;
+    if (p.tpCommOverlap)
+        j["parallel"]["tp_comm_overlap"] = true;
+    if (!p.dpOverlap)
+        j["parallel"]["dp_overlap"] = false;
+    if (!p.p2pOverlap)
+        j["parallel"]["p2p_overlap"] = false;
+    if (!p.gradReduceInFp32)
+        j["parallel"]["grad_reduce_fp32"] = false;
     const TrainingConfig& t = s.training;
     j["training"] = { { "micro_batch", t.microBatch }, { "global_batch", t.globalBatch },
         { "recompute", toString(t.recompute) }, { "dtype", toString(t.dtype) } };
     if (t.seqLen > 0)
         j["training"]["seq_len"] = t.seqLen;
+    if (!t.flashAttention)
+        j["training"]["flash_attention"] = false;
     mergeUnknown(j, s.extra);
     return j;
 }

@@ -190,7 +190,7 @@ ValidationResult validateScenario(const Scenario& s)
                 c.error("parallel.schedule", problem);
         } else {
             const int stages = modelStageCount(shape);
-            if (m.layers < stages)
+            if (m.layers < stages - 2 || (m.layers < stages && stages <= 2))
                 c.error("parallel.pp",
                     "layers=" + str(m.layers) + " is fewer than the " + str(stages) + " model stages of pp=" + str(p.pp)
                         + (p.vpp > 1 ? " x vpp=" + str(p.vpp) : std::string()) + ": lower pp or vpp");
@@ -198,6 +198,11 @@ ValidationResult validateScenario(const Scenario& s)
                 c.error("parallel.vpp",
                     "the " + str(m.layers / p.pp) + " layers of each pipeline stage do not split into vpp=" + str(p.vpp)
                         + " chunks: use vpp=" + str(nearestDivisor(m.layers / p.pp, p.vpp)));
+            else if (m.layers < stages)
+                c.note("parallel.pp",
+                    "layers=" + str(m.layers) + " over " + str(stages)
+                        + " model stages: the first holds only the embedding and the last only the LM head and loss "
+                          "(Megatron-Core --account-for-embedding-in-pipeline-split / -loss-)");
             else if (m.layers % stages != 0)
                 c.note("parallel.pp",
                     "layers=" + str(m.layers) + " over " + str(stages) + " model stages is uneven: stages hold "

@@ -94,6 +94,7 @@ ConfigPanel::ConfigPanel(ScenarioDocument* document, QWidget* parent)
 
     layout->addWidget(buildParallelGroup());
     layout->addWidget(buildTrainingGroup());
+    layout->addWidget(buildKernelsGroup());
     layout->addWidget(buildModelGroup());
     layout->addStretch(1);
 
@@ -133,7 +134,10 @@ ConfigPanel::Field& ConfigPanel::addField(
     editor->setObjectName(QStringLiteral("field:") + path);
     editor->setToolTip(tip);
     editor->setProperty("baseToolTip", tip);
-    form->addRow(label, container);
+    if (label.isEmpty())
+        form->addRow(container);
+    else
+        form->addRow(label, container);
 
     Field f;
     f.path = path;
@@ -195,10 +199,11 @@ void ConfigPanel::choiceField(QFormLayout* form, const QString& label, const QSt
 }
 
 void ConfigPanel::boolField(QFormLayout* form, const QString& label, const QString& path,
-    std::function<bool(const core::Scenario&)> get, std::function<void(core::Scenario&, bool)> set, const QString& tip)
+    std::function<bool(const core::Scenario&)> get, std::function<void(core::Scenario&, bool)> set, const QString& tip,
+    bool labelOnBox)
 {
-    auto* check = new QCheckBox(form->parentWidget());
-    Field& f = addField(form, label, path, check, tip);
+    auto* check = new QCheckBox(labelOnBox ? label : QString(), form->parentWidget());
+    Field& f = addField(form, labelOnBox ? QString() : label, path, check, tip);
     f.refresh = [this, check, get] { check->setChecked(get(m_document->scenario())); };
     connect(check, &QCheckBox::toggled, this, [this, label, set, get](bool on) {
         if (m_updating || get(m_document->scenario()) == on)
@@ -476,6 +481,45 @@ QGroupBox* ConfigPanel::buildTrainingGroup()
         { { QStringLiteral("bf16"), QStringLiteral("BF16") }, { QStringLiteral("fp8"), QStringLiteral("FP8") } },
         [](const S& s) { return QString::fromLatin1(core::toString(s.training.dtype)); },
         [](S& s, const QString& v) { core::parseDType(v.toStdString(), s.training.dtype); });
+    return box;
+}
+
+QGroupBox* ConfigPanel::buildKernelsGroup()
+{
+    auto* box = new QGroupBox(tr("Kernels and overlap"), this);
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    using S = core::Scenario;
+    boolField(
+        form, tr("Fused attention (FlashAttention)"), QStringLiteral("training.flash_attention"),
+        [](const S& s) { return s.training.flashAttention; }, [](S& s, bool on) { s.training.flashAttention = on; },
+        tr("Fused attention stores no s×s scores and runs at the attention rate; off, the scores are stored and the "
+           "softmax/dropout passes are memory-bound (arXiv:2205.05198 sec. 4.1)"),
+        true);
+    boolField(
+        form, tr("TP comm overlap"), QStringLiteral("parallel.tp_comm_overlap"),
+        [](const S& s) { return s.parallel.tpCommOverlap; }, [](S& s, bool on) { s.parallel.tpCommOverlap = on; },
+        tr("TP all-gathers and reduce-scatters are chunked and pipelined with the layer's GEMMs, so only the part "
+           "longer than the GEMMs stays exposed (--tp-comm-overlap; needs tp > 1)"),
+        true);
+    boolField(
+        form, tr("DP overlap (grads/params)"), QStringLiteral("parallel.dp_overlap"),
+        [](const S& s) { return s.parallel.dpOverlap; }, [](S& s, bool on) { s.parallel.dpOverlap = on; },
+        tr("Gradient reductions run behind the backward and parameter all-gathers behind the forward; off, they run "
+           "after the backward, fully exposed (--overlap-grad-reduce / --overlap-param-gather)"),
+        true);
+    boolField(
+        form, tr("Overlap pipeline sends"), QStringLiteral("parallel.p2p_overlap"),
+        [](const S& s) { return s.parallel.p2pOverlap; }, [](S& s, bool on) { s.parallel.p2pOverlap = on; },
+        tr("Pipeline sends and receives run beside compute; off, each forward and backward waits for its send to "
+           "reach the neighbouring stage (--overlap-p2p-comm)"),
+        true);
+    boolField(
+        form, tr("Reduce gradients in fp32"), QStringLiteral("parallel.grad_reduce_fp32"),
+        [](const S& s) { return s.parallel.gradReduceInFp32; }, [](S& s, bool on) { s.parallel.gradReduceInFp32 = on; },
+        tr("Data-parallel gradient all-reduces and reduce-scatters move 4 bytes per parameter; off, 2 bytes "
+           "(--accumulate-allreduce-grads-in-fp32)"),
+        true);
     return box;
 }
 

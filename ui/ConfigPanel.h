@@ -51,6 +51,8 @@ private:
     QGroupBox* buildModelGroup();
     QGroupBox* buildParallelGroup();
     QGroupBox* buildTrainingGroup();
+    QGroupBox* buildKernelsGroup();
+    // An empty `label` lets the editor span the row (a check box that carries its own text).
     Field& addField(QFormLayout* form, const QString& label, const QString& path, QWidget* editor, const QString& tip);
     void intField(QFormLayout* form, const QString& label, const QString& path, int minimum, int maximum,
         std::function<int(const core::Scenario&)> get, std::function<void(core::Scenario&, int)> set,
@@ -59,9 +61,10 @@ private:
     void choiceField(QFormLayout* form, const QString& label, const QString& path,
         const std::vector<std::pair<QString, QString>>& values, std::function<QString(const core::Scenario&)> get,
         std::function<void(core::Scenario&, const QString&)> set, const QString& tip = {});
+    // `labelOnBox`: the label is the check box's own text (clickable) instead of the form's label.
     void boolField(QFormLayout* form, const QString& label, const QString& path,
         std::function<bool(const core::Scenario&)> get, std::function<void(core::Scenario&, bool)> set,
-        const QString& tip = {});
+        const QString& tip = {}, bool labelOnBox = false);
 
     void refreshFromScenario();
     void refreshFromEvaluation();

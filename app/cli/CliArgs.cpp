@@ -82,7 +82,7 @@ const std::vector<std::string>& scenarioFlagNames()
 {
     static const std::vector<std::string> names { "model", "gpu", "nodes", "gpus-per-node", "nic-gbps", "tp", "sp",
         "pp", "vpp", "dp", "ep", "etp", "cp", "zero", "schedule", "micro-batch", "global-batch", "seq-len", "recompute",
-        "dtype", "order" };
+        "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap" };
     return names;
 }
 
@@ -109,12 +109,13 @@ json parseJsonFile(const std::string& path)
 // A flag value as JSON: integers and booleans where the field is numeric or on/off.
 json flagValue(const std::string& key, const std::string& text)
 {
-    if (key == "sp") {
+    if (key == "sp" || key == "flash-attention" || key == "tp-comm-overlap" || key == "dp-overlap"
+        || key == "p2p-overlap") {
         if (text == "on" || text == "true" || text == "1")
             return true;
         if (text == "off" || text == "false" || text == "0")
             return false;
-        throw UsageError("--sp: expected on or off, got \"" + text + "\"");
+        throw UsageError("--" + key + ": expected on or off, got \"" + text + "\"");
     }
     std::size_t used = 0;
     double v = 0;
@@ -169,7 +170,8 @@ core::Scenario scenarioFromArgs(const Args& args)
             c["ib"]["nic_gbps"] = flagValue("nic-gbps", args.value("nic-gbps"));
     }
     const std::vector<std::pair<std::string, std::string>> parallel { { "tp", "tp" }, { "sp", "sp" }, { "pp", "pp" },
-        { "vpp", "vpp" }, { "dp", "dp" }, { "ep", "ep" }, { "etp", "etp" }, { "cp", "cp" }, { "zero", "zero" } };
+        { "vpp", "vpp" }, { "dp", "dp" }, { "ep", "ep" }, { "etp", "etp" }, { "cp", "cp" }, { "zero", "zero" },
+        { "tp-comm-overlap", "tp_comm_overlap" }, { "dp-overlap", "dp_overlap" }, { "p2p-overlap", "p2p_overlap" } };
     for (const auto& [flag, key] : parallel) {
         if (args.has(flag))
             doc["parallel"][key] = flagValue(flag, args.value(flag));
@@ -192,7 +194,7 @@ core::Scenario scenarioFromArgs(const Args& args)
         && doc["parallel"].value("schedule", "") == "interleaved-1f1b")
         doc["parallel"]["schedule"] = "1f1b";
     const std::vector<std::pair<std::string, std::string>> training { { "micro-batch", "micro_batch" },
-        { "global-batch", "global_batch" }, { "seq-len", "seq_len" } };
+        { "global-batch", "global_batch" }, { "seq-len", "seq_len" }, { "flash-attention", "flash_attention" } };
     for (const auto& [flag, key] : training) {
         if (args.has(flag))
             doc["training"][key] = flagValue(flag, args.value(flag));

@@ -21,12 +21,16 @@ usage:
   parallax-cli recommend [FILE] [--flags] [--top K] [--json] [--lesson] [--calibration FILE]
   parallax-cli matrix [--json] [--global-batch N] [--seq-len N] [--dtype bf16|fp8] [--calibration FILE]
   parallax-cli presets [--json]
+  parallax-cli validate [--json] [--data FILE] [--scenario ID]   the engine against published training runs
+                        (exit 1 when an error bound is exceeded; --scenario prints one run as a scenario file)
   parallax-cli --version | --help
 
 scenario flags: --model NAME|FILE.json --gpu NAME --nodes N --gpus-per-node G --nic-gbps X --tp N --sp on|off
   --pp N --vpp N --dp N --ep N --cp N --zero 0-3 --schedule S --micro-batch N --global-batch N --seq-len N
-  --recompute none|selective|full --dtype bf16|fp8
-exit codes: 0 report computed (it may say fits: false), 1 invalid configuration, 2 bad usage or unreadable file
+  --recompute none|selective|full --dtype bf16|fp8 --flash-attention on|off --tp-comm-overlap on|off
+  --dp-overlap on|off --p2p-overlap on|off
+exit codes: 0 report computed (it may say fits: false), 1 invalid configuration (validate: a bound exceeded),
+  2 bad usage or unreadable file
 )";
 
 } // namespace
@@ -50,6 +54,7 @@ int main(int argc, char** argv)
         { "schedule", runSchedule },
         { "recommend", runRecommend },
         { "matrix", runMatrix },
+        { "validate", runValidate },
     };
     const auto it = commands.find(args[0]);
     if (it == commands.end()) {

@@ -76,6 +76,8 @@ void ClosedFormPass::run(
                         continue;
                     for (int k = 0; k < 3; ++k) {
                         p.recompute = SearchSpace::kRecomputeModes[k];
+                        if (!m_space.offersRecompute(p.recompute))
+                            continue;
                         scorer.score(l, ep, comm, mb, s, p.recompute, zeros, scores);
                         for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
                             const ClosedFormScore& sc = scores[zi];

@@ -71,7 +71,7 @@ CommGroup geometry(
     for (int r : ranks) {
         const int d = topo.domainOf(r);
         if (counts[d]++ == 0)
-            perDomain.push_back({ d, 0 });
+            perDomain.emplace_back(d, 0);
     }
     for (auto& [d, n] : perDomain)
         n = counts[d];
@@ -256,6 +256,8 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.etp = 1;
     ctx.recompute = recompute;
     ctx.expertLoadImbalance = model.isMoe() ? m_defaults.expertLoadImbalance : 1.0;
+    ctx.flashAttention = m_base.training.flashAttention;
+    ctx.tpCommOverlap = m_base.parallel.tpCommOverlap && l.tp > 1;
     const LayerCommGroups groups { comm.tp, comm.cp, comm.ep };
     auto cost = std::make_unique<LayerCostSet>();
     auto fill = [&](const LayerShape& shape, LayerCostSet::Kind& k) {
@@ -281,8 +283,8 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     // Logits of one micro-batch on the last stage (as core/MemoryModel.cpp counts them).
     const double tokens = ctx.seqLen / ctx.cp * ctx.microBatch;
     const double rep = ctx.sp ? 1.0 / ctx.tp : 1.0;
-    cost->headTransient = 4.0 * tokens * static_cast<double>(model.vocab) / l.tp
-        + 4.0 * tokens * static_cast<double>(model.hidden) * rep;
+    cost->headTransient
+        = lmHeadTransientBytes(tokens, static_cast<double>(model.vocab), static_cast<double>(model.hidden), l.tp, rep);
     return *m_costs.emplace(m_key, std::move(cost)).first->second;
 }
 
@@ -370,14 +372,7 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
         }
         // ZeRO-3 keeps two gathered layers of this rank's unsharded share resident (prefetch).
         row.zeroThreeTransient = 2.0 * kWeightBytesPerParam * (denseParams + expertParams) / std::max(1, layers);
-        const double denseGrad = kGradBytesPerParam * denseParams;
-        const double expertGrad = kGradBytesPerParam * expertParams;
-        row.dp.allReduce = comm.dp.seconds(CollectiveKind::AllReduce, denseGrad)
-            + comm.edp.seconds(CollectiveKind::AllReduce, expertGrad);
-        row.dp.reduceScatter = comm.dp.seconds(CollectiveKind::ReduceScatter, denseGrad)
-            + comm.edp.seconds(CollectiveKind::ReduceScatter, expertGrad);
-        row.dp.allGather = comm.dp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * denseParams)
-            + comm.edp.seconds(CollectiveKind::AllGather, kWeightBytesPerParam * expertParams);
+        row.dp = dpCollectives(comm.dp, comm.edp, denseParams, expertParams, m_base.parallel.gradReduceInFp32);
     }
     return *m_tables.emplace(m_key, std::move(table)).first->second;
 }
@@ -423,8 +418,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         const double weight = row.dense * c.dense.activation + row.moe * c.moe.activation;
         m_activations[r] = weight / chunks * inflightChunks(kind, p, m, v, r);
         double transient = 0;
-        if (recompute == Recompute::Full)
-            transient = std::max(row.hasDense ? c.dense.activationFull : 0.0, row.hasMoe ? c.moe.activationFull : 0.0);
+        transient = std::max(row.hasDense ? c.dense.activationFull : 0.0, row.hasMoe ? c.moe.activationFull : 0.0);
         if (row.head > 0)
             transient = std::max(transient, c.headTransient);
         m_transient[r] = transient;
@@ -432,8 +426,8 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
 
     // Closed-form bubbles (core/PipelineClosedForm.cpp): arXiv:2104.04473 sec. 2.2, arXiv:2401.10241
     // Table 2, arXiv:2412.19437 Table 2.
-    const double f = (t.sumDense0 * c.dense.forward + t.sumMoe0 * c.moe.forward + t.sumHead0 * c.head.forward) / p;
-    const double b
+    double f = (t.sumDense0 * c.dense.forward + t.sumMoe0 * c.moe.forward + t.sumHead0 * c.head.forward) / p;
+    double b
         = (t.sumDense0 * c.dense.backwardInput + t.sumMoe0 * c.moe.backwardInput + t.sumHead0 * c.head.backwardInput)
         / p;
     const double w
@@ -444,7 +438,19 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         const ModelSpec& model = m_base.model;
         const double bytes
             = 2.0 * m_base.seqLen() / l.cp * microBatch * static_cast<double>(model.hidden) / (l.tp > 1 ? l.tp : 1);
-        p2p = comm.p2pLatencySeconds + bytes / comm.p2pBytesPerSecond;
+        p2p = pipelineSendSeconds(bytes, comm.p2pLatencySeconds, comm.p2pBytesPerSecond, m_defaults);
+    }
+    if (!m_base.parallel.p2pOverlap) {
+        // Blocking sends (as core/Engine.cpp): every forward and backward op carries its send.
+        for (int r = 0; r < p; ++r) {
+            m_forward[r] += chunks * p2p;
+            m_backward[r] += chunks * p2p;
+            m_perMb[r] += 2 * chunks * p2p;
+            slowest = std::max(slowest, m_perMb[r]);
+        }
+        f += p2p;
+        b += p2p;
+        p2p = 0;
     }
     double bubble = 0;
     switch (kind) {
@@ -497,7 +503,10 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             }
             sc.peakWithoutOptimizerBytes = std::max(sc.peakWithoutOptimizerBytes, total - row.optimizer[z]);
             // The same overlap rules as the engine (core/DataParallelSync.h).
-            const double exposed = dataParallelSync(z, m, row.dp, m_forward[r], m_backward[r]).exposedSeconds;
+            const bool overlap = m_base.parallel.dpOverlap;
+            const double exposed
+                = dataParallelSync(z, m, row.dp, overlap ? m_forward[r] : 0.0, overlap ? m_backward[r] : 0.0)
+                      .exposedSeconds;
             dpExposed = std::max(dpExposed, exposed);
         }
         sc.fits = (m_optimizerOffload ? sc.peakWithoutOptimizerBytes : sc.peakBytes) <= m_hbm;

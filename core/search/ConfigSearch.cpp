@@ -195,13 +195,14 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         std::size_t fitsInRound = 0, inRound = 0;
         for (std::size_t i = shortlisted >= round ? shortlisted - round : 0; i < shortlisted; ++i, ++inRound)
             fitsInRound += fitsSimulated(indexOf[shortlist[i].point.key()]);
-        if (cancelled() || shortlisted >= shortlist.size() || 2 * fitsInRound >= inRound)
+        if (cancelled() || shortlisted >= shortlist.size() || 2 * fitsInRound >= inRound || r + 1 == kShortlistRounds)
             break;
         const std::size_t next = std::min(shortlist.size(), shortlisted + round);
         for (std::size_t i = shortlisted; i < next; ++i)
             want(shortlist[i].point);
         shortlisted = next;
     }
+    reports.resize(todo.size()); // every index below todo.size() is valid (unsimulated ones stay empty)
     result.stats.simulated = static_cast<long long>(todo.size());
     result.stats.simulationSeconds = secondsSince(simulationStart);
     if (cancelled()) {
@@ -295,6 +296,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
             break;
         best = next;
     }
+    reports.resize(todo.size()); // every index below todo.size() is valid (unsimulated ones stay empty)
     result.stats.simulated = static_cast<long long>(todo.size());
     result.stats.simulationSeconds = secondsSince(simulationStart);
     if (cancelled()) {

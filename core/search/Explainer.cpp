@@ -505,7 +505,9 @@ std::optional<Reason> Explainer::recomputeReason(const SearchPoint& w, const Rep
         return reason;
     }
     SearchPoint lighter = w;
-    lighter.recompute = w.recompute == Recompute::Full ? Recompute::Selective : Recompute::None;
+    // Under fused attention selective recompute rebuilds nothing: the lighter step is none.
+    const bool selectiveHelps = !m_base.training.flashAttention;
+    lighter.recompute = w.recompute == Recompute::Full && selectiveHelps ? Recompute::Selective : Recompute::None;
     const Report* lr = m_reports(lighter);
     reason.text = std::string(toString(w.recompute)) + " recompute";
     reason.brief = reason.text;

@@ -118,7 +118,7 @@ std::optional<std::string> reportValue(const std::string& name, const Scenario& 
         { "oom_gib", [](auto&, auto& r) { return gib(std::max(0.0, r.peakMemoryBytes - r.hbmBytes)); } },
         { "headroom_gib", [](auto&, auto& r) { return gib(r.hbmBytes - r.peakMemoryBytes); } },
         { "params_b", [](auto&, auto& r) { return fixedText(r.paramsTotal / 1e9, 1); } },
-        // 16 bytes per parameter (arXiv:1910.02054 sec. 3.1) spread perfectly over every GPU: no
+        // 18 bytes per parameter (core/ParameterShard.h) spread perfectly over every GPU: no
         // layout can hold less.
         { "min_states_per_gpu_gib",
             [](auto&, auto& r) {
@@ -311,7 +311,7 @@ const std::vector<std::pair<std::string, std::string>>& lessonPlaceholderNames()
         { "peak_<part>_gib",
             "a part of the peak stage's memory: weights, grads, optimizer, activations, other, "
             "states (weights+grads+optimizer), weights_grads, total" },
-        { "min_states_per_gpu_gib", "16 bytes per parameter over all GPUs: the least any layout can hold" },
+        { "min_states_per_gpu_gib", "18 bytes per parameter over all GPUs: the least any layout can hold" },
         { "stage<N>_<part>_gib", "the same for pipeline stage N" },
         { "params_b", "total parameters, billions" },
         { "active_params_b", "parameters a token touches, billions" },

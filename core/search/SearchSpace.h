@@ -80,6 +80,8 @@ public:
     std::vector<ScheduleChoice> schedules(int pp, int microbatches) const;
     std::vector<int> zeroStages(const Layout& l, int ep) const;
     static constexpr Recompute kRecomputeModes[3] = { Recompute::None, Recompute::Selective, Recompute::Full };
+    // The modes worth trying: selective recompute rebuilds nothing under fused attention.
+    bool offersRecompute(Recompute r) const { return r != Recompute::Selective || !m_base.training.flashAttention; }
 
 private:
     const Scenario& m_base;

@@ -41,7 +41,8 @@ TEST(CalibrationEngine, HalvingGemmThroughputRoughlyDoublesCompute)
 {
     const Scenario s = dataParallel();
     const Report datasheet = evaluate(s);
-    const double defaultRate = 0.70 * s.topology.domains[0].gpu.bf16FlopsPerSecond;
+    const GpuSpec& gpu = s.topology.domains[0].gpu;
+    const double defaultRate = gpu.gemmFractionOfPeak * gpu.bf16FlopsPerSecond;
     const Calibration same = gemmAt(defaultRate);
     const Calibration half = gemmAt(defaultRate / 2);
     EvaluateOptions o;
@@ -50,9 +51,10 @@ TEST(CalibrationEngine, HalvingGemmThroughputRoughlyDoublesCompute)
     o.calibration = &half;
     const Report calibratedHalf = evaluate(s, o);
     ASSERT_TRUE(datasheet.valid && calibratedSame.valid && calibratedHalf.valid);
-    // The same rate as the default gives the same answer: the calibration is read, not ignored.
-    EXPECT_NEAR(pipelineCompute(calibratedSame) / pipelineCompute(datasheet), 1.0, 1e-9);
-    const double ratio = pipelineCompute(calibratedHalf) / pipelineCompute(datasheet);
+    // A measured rate replaces the default curve (waves, depth), which sits a few percent under
+    // the flat large-GEMM rate: the same nominal rate lands close, and half the rate roughly doubles.
+    EXPECT_NEAR(pipelineCompute(calibratedSame) / pipelineCompute(datasheet), 1.0, 0.15);
+    const double ratio = pipelineCompute(calibratedHalf) / pipelineCompute(calibratedSame);
     EXPECT_GT(ratio, 1.6);
     EXPECT_LT(ratio, 2.0);
     EXPECT_LT(calibratedHalf.mfu, datasheet.mfu);

@@ -67,7 +67,7 @@ TEST(Validation, EveryRuleNamesFieldAndFix)
             "kv_heads=4 is not divisible by tp=8: use tp=4" },
         { "ffn vs tp", [](Scenario& s) { s.model.ffnHidden = 28676; }, "parallel.tp",
             "ffn_hidden=28676 is not divisible by tp=8" },
-        { "layers vs stages", [](Scenario& s) { s.model.layers = 3; }, "parallel.pp", "fewer than the 4 model stages" },
+        { "layers vs stages", [](Scenario& s) { s.model.layers = 1; }, "parallel.pp", "fewer than the 4 model stages" },
         { "global batch vs micro*dp", [](Scenario& s) { s.training.globalBatch = 63; }, "training.global_batch",
             "not divisible by micro_batch*dp=2: use global_batch=64" },
         { "global batch below micro*dp",

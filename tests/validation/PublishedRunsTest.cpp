@@ -1,132 +1,120 @@
-// The engine against published training runs (../shared/data/published_runs_train.json): the step
-// time it predicts for each run's own configuration, with no per-run factor. The data and its
-// caveats are described in ../shared/data/README.md.
+// The engine against published training runs (data/published_runs_train.json, a copy of
+// ../shared/data/published_runs_train.json): every record is modelled or listed with its reason,
+// and the errors stay within the bounds of issue 8. The data and its caveats: data/README.md.
 #include "core/Engine.h"
-#include "core/PresetLibrary.h"
+#include "core/validation/ValidationSuite.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 using namespace parallax::core;
 using nlohmann::json;
 
 namespace {
-struct RunComparison {
-    std::string id;
-    double measured = 0;
-    double predicted = 0;
-    bool fits = false;
-    double ratio() const { return predicted / measured; }
-};
 
-std::string gpuPresetFor(const std::string& gpu)
+json readJson(const std::string& path)
 {
-    if (gpu.find("H100") != std::string::npos)
-        return "h100-sxm";
-    if (gpu.find("A100") != std::string::npos && gpu.find("80") != std::string::npos)
-        return "a100-sxm-80gb";
-    return {};
+    std::ifstream in(path);
+    if (!in)
+        return json();
+    return json::parse(in);
 }
 
-int intOr(const json& j, const char* key, int fallback)
+const json& publishedRuns()
 {
-    return j.contains(key) && j[key].is_number() ? j[key].get<int>() : fallback;
+    static const json runs = readJson(std::string(PARALLAX_SOURCE_DIR) + "/data/published_runs_train.json");
+    return runs;
 }
 
-// Builds the run's scenario from its record; returns false when the record lacks what the engine
-// needs (MoE rows, proxies, missing dimensions, non-H100/A100 hardware).
-bool scenarioFromRecord(const json& r, Scenario& s)
+const ValidationSummary& summary()
 {
-    const json& m = r["model"];
-    const json& hw = r["hardware"];
-    const json& p = r["parallel"];
-    const json& me = r["measured"];
-    if (!m["moe"].is_null() || !me.contains("iteration_time_s") || !me["iteration_time_s"].is_number())
-        return false;
-    if (r["run_kind"].get<std::string>().rfind("benchmark", 0) != 0)
-        return false;
-    for (const char* k : { "layers", "hidden", "ffn_hidden", "heads", "vocab", "seq_len" }) {
-        if (!m.contains(k) || !m[k].is_number())
-            return false;
-    }
-    const std::string gpu = gpuPresetFor(hw.value("gpu", ""));
-    if (gpu.empty() || !p["tp"].is_number() || !p["pp"].is_number() || !p["global_batch"].is_number())
-        return false;
-    const std::string name = m.value("name", "");
-    if (name.find("proxy") != std::string::npos)
-        return false;
-
-    s.name = r["id"].get<std::string>();
-    s.model.name = name;
-    s.model.layers = m["layers"].get<int>();
-    s.model.hidden = m["hidden"].get<long long>();
-    s.model.ffnHidden = m["ffn_hidden"].get<long long>();
-    s.model.heads = m["heads"].get<int>();
-    s.model.kvHeads = intOr(m, "kv_heads", s.model.heads);
-    s.model.vocab = m["vocab"].get<long long>();
-    s.model.seqLen = m["seq_len"].get<int>();
-    const std::string arch = m.value("arch", "");
-    s.model.activation = arch.find("SwiGLU") != std::string::npos ? Activation::SwiGlu : Activation::Gelu;
-    const int gpus = hw["gpu_count"].get<int>();
-    const int perNode = intOr(hw, "gpus_per_node", 8);
-    if (gpus % perNode != 0)
-        return false;
-    s.topology = Topology::regular(
-        *PresetLibrary::instance().gpu(gpu), gpus / perNode, perNode, gpu == "h100-sxm" ? 400 : 200);
-    s.parallel.tp = p["tp"].get<int>();
-    s.parallel.sp = p.value("sp", false) == true && s.parallel.tp > 1;
-    s.parallel.pp = p["pp"].get<int>();
-    s.parallel.cp = intOr(p, "cp", 1);
-    s.parallel.dp = gpus / (s.parallel.tp * s.parallel.pp * s.parallel.cp);
-    s.parallel.vpp = intOr(p, "vpp", 1);
-    // A numeric ZeRO stage where the record states one, else the distributed optimizer (ZeRO-1-like)
-    // of every Megatron-Core / NeMo recipe here.
-    s.parallel.zero = p.contains("zero_stage") && p["zero_stage"].is_number() ? p["zero_stage"].get<int>() : 1;
-    s.parallel.schedule = s.parallel.vpp > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB;
-    s.training.microBatch = intOr(p, "micro_batch", 1);
-    s.training.globalBatch = p["global_batch"].get<int>();
-    const std::string recompute = p.value("recompute", "");
-    s.training.recompute = recompute.find("full") != std::string::npos ? Recompute::Full : Recompute::Selective;
-    s.training.dtype = p.value("precision", "").find("fp8") != std::string::npos ? DType::Fp8 : DType::Bf16;
-    return true;
+    static const ValidationSummary s = runValidation(publishedRuns());
+    return s;
 }
+
 } // namespace
 
-TEST(PublishedRuns, StepTimeWithinStatedBand)
+TEST(PublishedRuns, ErrorsWithinTheStatedBounds)
 {
-    std::ifstream in(std::string(PARALLAX_SHARED_DIR) + "/data/published_runs_train.json");
-    if (!in)
-        GTEST_SKIP() << "shared/data not found beside the repository";
-    const json runs = json::parse(in);
-    std::vector<RunComparison> rows;
-    for (const json& r : runs) {
-        Scenario s;
-        if (!scenarioFromRecord(r, s))
-            continue;
-        const Report rep = evaluate(s);
-        if (!rep.valid)
-            continue;
-        rows.push_back({ s.name, r["measured"]["iteration_time_s"].get<double>(), rep.stepTimeSeconds, rep.fits });
+    ASSERT_TRUE(publishedRuns().is_array()) << "data/published_runs_train.json is missing or not an array";
+    const ValidationSummary& s = summary();
+    std::printf("%s", validationTable(s).c_str());
+    // Issue 8: mean absolute step-time error <= 5% on A100 rows and <= 10% over all rows with a step
+    // time, no row (step time or TFLOP/s) worse than 25%, peak memory <= 10% where printed.
+    EXPECT_LE(s.a100StepTime.meanAbs, 0.05);
+    EXPECT_LE(s.stepTime.meanAbs, 0.10);
+    EXPECT_LE(s.stepTime.maxAbs, 0.25) << s.stepTime.worstId;
+    EXPECT_LE(s.throughput.maxAbs, 0.25) << s.throughput.worstId;
+    EXPECT_LE(s.memory.meanAbs, 0.10);
+    EXPECT_TRUE(s.withinBounds());
+    // Regression guard, tighter than the goals: measured on 2026-11-30 at 4.2% (A100), 3.8% (all),
+    // 17.5% (worst step time), 19.2% (worst TFLOP/s row), 3.6% (memory mean), 13.9% (worst memory).
+    EXPECT_LE(s.a100StepTime.meanAbs, 0.047);
+    EXPECT_LE(s.stepTime.meanAbs, 0.043);
+    EXPECT_LE(s.memory.meanAbs, 0.042);
+    EXPECT_LE(s.memory.maxAbs, 0.16) << s.memory.worstId;
+}
+
+// Nothing is dropped silently: each record is either compared or listed with the reason.
+TEST(PublishedRuns, EveryRecordIsComparedOrExplained)
+{
+    const ValidationSummary& s = summary();
+    EXPECT_EQ(s.rows.size() + s.skipped.size(), publishedRuns().size());
+    EXPECT_GE(s.rows.size(), 220u); // a converter regression would silently shrink the comparison
+    EXPECT_GE(s.memory.count, 80);
+    for (const auto& k : s.skipped)
+        EXPECT_FALSE(k.reason.empty()) << k.id;
+    // Every source of the file takes part.
+    for (const char* source :
+        { "arXiv:2104.04473", "arXiv:2401.10241", "arXiv:2211.05100", "dgxc-benchmarking", "Megatron-LM README" })
+        EXPECT_TRUE(s.perSource.count(source)) << source;
+}
+
+// The repository's copy is the shared data set (when ../shared sits beside the checkout).
+TEST(PublishedRuns, RepositoryCopyMatchesTheSharedData)
+{
+    const json shared = readJson(std::string(PARALLAX_SHARED_DIR) + "/data/published_runs_train.json");
+    if (shared.is_null())
+        GTEST_SKIP() << "../shared/data not beside the repository";
+    EXPECT_EQ(shared, publishedRuns());
+}
+
+// Per-pass times against the profile of arXiv:2401.10241 Table 6 (the bubble-reference records):
+// the forward, input-gradient and weight-gradient passes of one micro-batch on a middle stage.
+TEST(PublishedRuns, ZeroBubblePassTimesMatchTheProfile)
+{
+    const json& runs = publishedRuns();
+    std::map<std::string, json> byId;
+    for (const json& r : runs)
+        byId[r.value("id", "")] = r;
+    const std::pair<const char*, const char*> cases[] = {
+        { "zerobubble_bubble_ref_1.5B_p8_m24", "zerobubble_1.5B_p8_m24_ZB-1p" },
+        { "zerobubble_bubble_ref_6.2B_p8_m24", "zerobubble_6.2B_p8_m24_ZB-1p" },
+        { "zerobubble_bubble_ref_14.6B_p16_m48", "zerobubble_14.6B_p16_m48_ZB-1p" },
+        { "zerobubble_bubble_ref_28.3B_p32_m96", "zerobubble_28.3B_p32_m96_ZB-1p" },
+    };
+    for (const auto& [ref, run] : cases) {
+        ASSERT_TRUE(byId.count(ref) && byId.count(run)) << ref;
+        const json& profile = byId[ref]["measured"]["profiled_ms"];
+        const PublishedRunConversion c = convertPublishedRun(byId[run]);
+        ASSERT_TRUE(c.run) << c.reason;
+        const Report rep = evaluate(c.run->scenario);
+        ASSERT_TRUE(rep.valid);
+        double f = 0, b = 0, w = 0;
+        for (const TimedOp& op : rep.schedule.ops) {
+            if (op.rank != 1 || op.microbatch != 0)
+                continue;
+            const double ms = 1e3 * (op.end - op.start);
+            (op.kind == OpKind::Forward ? f : op.kind == OpKind::BackwardInput ? b : w) = ms;
+        }
+        std::printf("%-40s F %.2f/%.2f  B %.2f/%.2f  W %.2f/%.2f ms (engine/profile)\n", run, f,
+            profile["T_F"].get<double>(), b, profile["T_B"].get<double>(), w, profile["T_W"].get<double>());
+        EXPECT_NEAR(f / profile["T_F"].get<double>(), 1.0, 0.10) << run;
+        EXPECT_NEAR(b / profile["T_B"].get<double>(), 1.0, 0.10) << run;
+        EXPECT_NEAR(w / profile["T_W"].get<double>(), 1.0, 0.10) << run;
     }
-    ASSERT_GE(rows.size(), 30u);
-    std::vector<double> logErrors;
-    for (const auto& row : rows) {
-        std::printf("%-58s measured %8.3f s  predicted %8.3f s  ratio %5.2f%s\n", row.id.c_str(), row.measured,
-            row.predicted, row.ratio(), row.fits ? "" : "  (engine: does not fit)");
-        logErrors.push_back(std::fabs(std::log(row.ratio())));
-    }
-    std::sort(logErrors.begin(), logErrors.end());
-    const double median = std::exp(logErrors[logErrors.size() / 2]) - 1;
-    const double p90 = std::exp(logErrors[logErrors.size() * 9 / 10]) - 1;
-    std::printf("%zu runs: median error %.1f%%, 90th percentile %.1f%%\n", rows.size(), 100 * median, 100 * p90);
-    // Measured on 2026-11-30: median 6.0%, 90th percentile 14.8% over 112 runs. The outliers are
-    // Narayanan's ZeRO-3 rows (DeepSpeed at 384-2240 A100s), 2-5x slower than the hierarchical
-    // bandwidth bound the engine uses, and the 1.7B/3.6B rows where fixed per-step overheads dominate.
-    EXPECT_LT(median, 0.10);
-    EXPECT_LT(p90, 0.20);
 }

@@ -40,11 +40,11 @@ Report evaluated(const Scenario& base, const SearchPoint& p)
     return evaluate(applyPoint(base, p), o);
 }
 
-// 70B on 64 H100: without activation recompute the winner's layout runs out of memory; the
-// reason says so with the engine's own overshoot.
+// 70B on 16 H100 at 8K tokens: without activation recompute the winner's layout runs out of
+// memory; the reason says so with the engine's own overshoot.
 TEST(ReasonSelection, OutOfMemoryNamesTheStageAndTheOvershoot)
 {
-    const Scenario s = searchScenario("llama3-70b", 8, 8, 256, 4096);
+    const Scenario s = searchScenario("llama3-70b", 2, 8, 64, 8192);
     const SearchResult r = searchConfigurations(s);
     ASSERT_FALSE(r.candidates.empty());
     ASSERT_NE(r.candidates.front().point.recompute, Recompute::None);

@@ -1,0 +1,137 @@
+#include "core/validation/SourceConventions.h"
+
+namespace parallax::core {
+
+namespace {
+
+std::string field(const nlohmann::json& j, const char* key)
+{
+    return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+bool startsWith(const std::string& s, const char* prefix)
+{
+    return s.rfind(prefix, 0) == 0;
+}
+
+// Megatron-LM before FlashAttention and before --overlap-grad-reduce (2021-2023 code bases).
+SourceConventions legacyMegatron(std::string label)
+{
+    SourceConventions c;
+    c.label = std::move(label);
+    c.gptStyle = true;
+    c.tiedEmbeddings = true; // Megatron GPT shares input and output embeddings unless told otherwise
+    c.dropout = true; // --hidden-dropout / --attention-dropout default 0.1
+    c.sequenceParallelDefault = false;
+    c.defaultZero = 0;
+    c.zeroNote = "plain data parallelism";
+    c.flashAttention = false;
+    c.dpOverlap = false;
+    c.p2pOverlap = false;
+    c.kernelNote = "attention as batched GEMMs with fused scale-mask-softmax (no FlashAttention); gradients "
+                   "all-reduced after the backward; blocking pipeline sends (Megatron-LM of the time)";
+    return c;
+}
+
+} // namespace
+
+SourceConventions sourceConventions(const nlohmann::json& record)
+{
+    const nlohmann::json source = record.value("source", nlohmann::json::object());
+    const std::string arxiv = field(source, "arxiv");
+    const std::string title = field(source, "title");
+
+    if (arxiv == "2104.04473") {
+        SourceConventions c = legacyMegatron("arXiv:2104.04473");
+        c.nicGbps = 200;
+        c.networkNote = "network: Selene, 8 x 200 Gb/s HDR InfiniBand per DGX A100 (as printed)";
+        c.defaultRecompute = Recompute::Full;
+        c.recomputeNote = "eq. 3 assumes full recompute";
+        c.defaultVirtualStages = 2;
+        c.flopConvention = FlopConvention::NarayananEq3;
+        return c;
+    }
+    if (arxiv == "2401.10241") {
+        SourceConventions c = legacyMegatron("arXiv:2401.10241");
+        c.nicGbps = 200;
+        c.networkNote = "network: RoCE, not quantified; 8 x 200 Gb/s per 8-GPU node assumed";
+        c.defaultVocab = 50304;
+        c.vocabNote = "GPT-2 BPE, 50257 padded to a multiple of 128 by Megatron-LM";
+        c.defaultRecompute = Recompute::None;
+        c.recomputeNote = "not stated; the printed memory implies none";
+        // Megatron's report_memory prints MB of 2^20 bytes; the paper's GB are those / 1024.
+        c.memoryUnitBytes = 1024.0 * 1024.0 * 1024.0;
+        return c;
+    }
+    if (arxiv == "2211.05100") {
+        SourceConventions c = legacyMegatron("arXiv:2211.05100");
+        c.nicGbps = 100;
+        c.nicsPerNode = 4;
+        c.networkNote = "network: Jean Zay, 4 x 100 Gb/s Omni-Path links per 8-GPU node (as printed)";
+        c.dropout = false; // BLOOM trained without dropout (arXiv:2211.05100 sec. 3.5)
+        c.defaultZero = 1;
+        c.zeroNote = "DeepSpeed BF16 optimizer shards like ZeRO-1";
+        c.defaultRecompute = Recompute::Full;
+        c.recomputeNote = "DeepSpeed activation checkpointing";
+        c.kernelNote = "attention as batched GEMMs with fused softmax (no FlashAttention); the DeepSpeed pipeline "
+                       "engine sends blocking and reduces gradients after the flush";
+        c.flopConvention = FlopConvention::BigScience;
+        return c;
+    }
+    SourceConventions c; // Megatron-Core / NeMo of 2024-2025
+    c.label = startsWith(title, "NVIDIA DGX Cloud") ? "dgxc-benchmarking"
+        : startsWith(title, "NVIDIA/Megatron-LM")   ? "Megatron-LM README"
+        : !arxiv.empty()                            ? "arXiv:" + arxiv
+                                                    : title.substr(0, 40);
+    c.networkNote = "network: 8 x 400 Gb/s InfiniBand per 8-GPU node (DGX H100 reference architecture)";
+    const std::string model = record.value("model", nlohmann::json::object()).value("name", "");
+    c.gptStyle = model.find("GPT") != std::string::npos;
+    c.tiedEmbeddings = false;
+    c.dropout = false;
+    c.defaultZero = 1;
+    c.zeroNote = "Megatron-Core distributed optimizer";
+    c.defaultRecompute = Recompute::None;
+    c.recomputeNote = "recipe default, not printed";
+    c.flashAttention = true;
+    c.tpCommOverlap = c.label == "dgxc-benchmarking";
+    c.dpOverlap = true;
+    c.kernelNote = "Transformer Engine fused attention; --overlap-grad-reduce and --overlap-param-gather"
+        + std::string(c.tpCommOverlap ? "; TP communication overlap (NeMo performance recipes)" : "");
+    c.flopConvention = FlopConvention::MegatronCore;
+    if (c.label == "Megatron-LM README")
+        c.defaultVirtualStages = 2; // "interleaved likely": the smallest interleaving
+    return c;
+}
+
+double sourceFlopsPerStep(FlopConvention convention, const Scenario& s, const nlohmann::json& record)
+{
+    const ModelSpec& m = s.model;
+    const double B = s.training.globalBatch;
+    const double seq = s.seqLen();
+    const double L = m.layers;
+    const double h = static_cast<double>(m.hidden);
+    const double V = static_cast<double>(m.vocab);
+    switch (convention) {
+    case FlopConvention::NarayananEq3:
+        // arXiv:2104.04473 eq. 3: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)).
+        return 96.0 * B * seq * L * h * h * (1.0 + seq / (6.0 * h) + V / (16.0 * L * h));
+    case FlopConvention::BigScience: {
+        // bigscience math/README.md: params x 4 x 2 x tokens (with activation checkpointing).
+        const double params = record.value("model", nlohmann::json::object()).value("params_b", 0.0) * 1e9;
+        return 8.0 * params * seq * B;
+    }
+    case FlopConvention::MegatronCore:
+    default: {
+        // Megatron-Core training.py num_floating_point_operations (r0.8): 12 B s L h^2 [(1 + g/a + s/h)
+        // + (F/h) k (3/2 if gated) + V/(2 L h)].
+        const double g = m.kvHeads > 0 ? m.kvHeads : m.heads;
+        const double experts = m.isMoe() ? m.moe->topK : 1.0;
+        const double ffn = m.isMoe() ? static_cast<double>(m.moe->expertFfnHidden) : static_cast<double>(m.ffnHidden);
+        const double gated = m.activation == Activation::SwiGlu ? 1.5 : 1.0;
+        return 12.0 * B * seq * L * h * h
+            * ((1.0 + g / m.heads + seq / h) + ffn / h * experts * gated + V / (2.0 * L * h));
+    }
+    }
+}
+
+} // namespace parallax::core

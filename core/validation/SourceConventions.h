@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/Scenario.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace parallax::core {
+
+// How a source counts the FLOPs behind its printed TFLOP/s (data/README.md, "FLOPs").
+enum class FlopConvention {
+    MegatronCore, // Megatron-Core num_floating_point_operations (model FLOPs, GQA/SwiGLU aware)
+    NarayananEq3, // arXiv:2104.04473 eq. 3 (includes the recompute forward)
+    BigScience, // 8 x params x tokens (hardware FLOPs with full recompute)
+};
+
+// What the publications do not print but their frameworks did by default. The same values hold for
+// every row of a source; none is fitted per row.
+struct SourceConventions {
+    std::string label;
+    double nicGbps = 400;
+    int nicsPerNode = 8;
+    std::string networkNote;
+    bool gptStyle = false; // biases and learned absolute positions (GPT-2/3 lineage)
+    bool tiedEmbeddings = false;
+    bool dropout = false;
+    std::int64_t defaultVocab = 0;
+    std::string vocabNote;
+    bool sequenceParallelDefault = true;
+    int defaultZero = 1;
+    std::string zeroNote;
+    Recompute defaultRecompute = Recompute::None;
+    std::string recomputeNote;
+    bool flashAttention = true;
+    bool tpCommOverlap = false;
+    bool dpOverlap = true;
+    bool p2pOverlap = true;
+    std::string kernelNote;
+    int defaultVirtualStages = 1;
+    FlopConvention flopConvention = FlopConvention::MegatronCore;
+    double memoryUnitBytes = 1e9; // what the source's "GB" means
+};
+
+SourceConventions sourceConventions(const nlohmann::json& record);
+
+// FLOPs per iteration as the source counts them, for comparing its printed TFLOP/s per GPU.
+double sourceFlopsPerStep(FlopConvention convention, const Scenario& s, const nlohmann::json& record);
+
+} // namespace parallax::core

@@ -1,0 +1,108 @@
+#include "core/validation/ValidationSuite.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace parallax::core {
+
+namespace {
+
+std::string format(const char* fmt, double a, double b = 0, double c = 0)
+{
+    char buf[128];
+    std::snprintf(buf, sizeof buf, fmt, a, b, c);
+    return buf;
+}
+
+std::string statsLine(const std::string& label, const ErrorStats& s)
+{
+    if (s.count == 0)
+        return label + ": no rows\n";
+    return label + ": " + std::to_string(s.count) + (s.count == 1 ? " row" : " rows") + ", mean "
+        + format("%.1f%%, median %.1f%%, worst %.1f%%", 100 * s.meanAbs, 100 * s.medianAbs, 100 * s.maxAbs) + " ("
+        + s.worstId + ")\n";
+}
+
+nlohmann::json statsJson(const ErrorStats& s)
+{
+    return { { "rows", s.count }, { "mean_abs_error", s.meanAbs }, { "median_abs_error", s.medianAbs },
+        { "max_abs_error", s.maxAbs }, { "worst", s.worstId } };
+}
+
+const char* unitOf(PublishedMetric m)
+{
+    return m == PublishedMetric::StepTime ? "s" : "TFLOP/s";
+}
+
+} // namespace
+
+std::string validationTable(const ValidationSummary& s)
+{
+    std::ostringstream out;
+    char line[256];
+    std::snprintf(line, sizeof line, "%-52s %-9s %10s %10s %8s %9s %9s %8s\n", "run", "metric", "predicted",
+        "published", "error", "mem pred", "mem pub", "mem err");
+    out << line;
+    for (const ValidationRow& r : s.rows) {
+        std::string mem = "", memPub = "", memErr = "";
+        if (r.run.peakMemoryBytes) {
+            mem = format("%.1f GiB", r.predictedPeakMemoryBytes / (1024.0 * 1024 * 1024));
+            memPub = format("%.1f GiB", *r.run.peakMemoryBytes / (1024.0 * 1024 * 1024));
+            memErr = format("%+.1f%%", 100 * r.memoryError);
+        }
+        std::snprintf(line, sizeof line, "%-52s %-9s %10.3f %10.3f %+7.1f%% %9s %9s %8s%s\n", r.run.id.c_str(),
+            unitOf(r.run.metric), r.predicted, r.run.published, 100 * r.error, mem.c_str(), memPub.c_str(),
+            memErr.c_str(), r.fits ? "" : "  (engine: does not fit)");
+        out << line;
+    }
+    out << "\nper source (absolute error of step time or TFLOP/s):\n";
+    for (const auto& [source, stats] : s.perSource)
+        out << "  " << statsLine(source, stats);
+    out << "\n" << statsLine("step time, all rows", s.stepTime);
+    out << statsLine("step time, A100 rows", s.a100StepTime);
+    out << statsLine("TFLOP/s rows", s.throughput);
+    out << statsLine("peak memory", s.memory);
+    out << "\nnot modelled (" << s.skipped.size() << "):\n";
+    for (const auto& k : s.skipped)
+        out << "  " << k.id << ": " << k.reason << "\n";
+    out << "\nbounds: A100 step-time mean <= " << format("%.0f%%", 100 * s.bounds.a100StepMean)
+        << ", all step-time mean <= " << format("%.0f%%", 100 * s.bounds.allStepMean)
+        << ", every row <= " << format("%.0f%%", 100 * s.bounds.worstRow)
+        << ", peak-memory mean <= " << format("%.0f%%", 100 * s.bounds.memoryMean) << ": "
+        << (s.withinBounds() ? "met" : "NOT met") << "\n";
+    for (const auto& f : s.failures)
+        out << "  " << f << "\n";
+    return out.str();
+}
+
+nlohmann::json validationJson(const ValidationSummary& s)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const ValidationRow& r : s.rows) {
+        nlohmann::json j { { "id", r.run.id }, { "source", r.run.source }, { "gpu", r.run.gpu },
+            { "metric", r.run.metric == PublishedMetric::StepTime ? "step_time_s" : "tflops_per_gpu" },
+            { "predicted", r.predicted }, { "published", r.run.published }, { "error", r.error }, { "fits", r.fits },
+            { "predicted_step_time_s", r.predictedStepSeconds }, { "assumptions", r.run.assumptions } };
+        if (r.run.peakMemoryBytes) {
+            j["peak_memory_bytes_published"] = *r.run.peakMemoryBytes;
+            j["peak_memory_bytes_predicted"] = r.predictedPeakMemoryBytes;
+            j["memory_error"] = r.memoryError;
+        }
+        rows.push_back(j);
+    }
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const auto& k : s.skipped)
+        skipped.push_back({ { "id", k.id }, { "reason", k.reason } });
+    nlohmann::json sources = nlohmann::json::object();
+    for (const auto& [source, stats] : s.perSource)
+        sources[source] = statsJson(stats);
+    return { { "rows", rows }, { "not_modelled", skipped }, { "per_source", sources },
+        { "step_time", statsJson(s.stepTime) }, { "a100_step_time", statsJson(s.a100StepTime) },
+        { "tflops", statsJson(s.throughput) }, { "peak_memory", statsJson(s.memory) },
+        { "bounds",
+            { { "a100_step_mean", s.bounds.a100StepMean }, { "all_step_mean", s.bounds.allStepMean },
+                { "worst_row", s.bounds.worstRow }, { "memory_mean", s.bounds.memoryMean } } },
+        { "within_bounds", s.withinBounds() }, { "failures", s.failures } };
+}
+
+} // namespace parallax::core

@@ -1,0 +1,128 @@
+#include "core/validation/ValidationSuite.h"
+
+#include "core/Engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace parallax::core {
+
+namespace {
+
+ErrorStats statsOf(const std::vector<std::pair<double, std::string>>& errors)
+{
+    ErrorStats s;
+    s.count = static_cast<int>(errors.size());
+    if (errors.empty())
+        return s;
+    std::vector<double> abs;
+    for (const auto& [e, id] : errors) {
+        abs.push_back(std::fabs(e));
+        s.meanAbs += std::fabs(e);
+        if (std::fabs(e) > s.maxAbs) {
+            s.maxAbs = std::fabs(e);
+            s.worstId = id;
+        }
+    }
+    s.meanAbs /= static_cast<double>(abs.size());
+    std::sort(abs.begin(), abs.end());
+    const std::size_t n = abs.size();
+    s.medianAbs = n % 2 ? abs[n / 2] : 0.5 * (abs[n / 2 - 1] + abs[n / 2]);
+    return s;
+}
+
+ValidationRow evaluateRun(PublishedRun run)
+{
+    ValidationRow row;
+    const Report rep = evaluate(run.scenario, EvaluateOptions { nullptr, true, false, true });
+    row.valid = rep.valid;
+    if (!rep.valid) {
+        row.invalidReason = rep.errors.empty() ? "invalid" : rep.errors.front().field + ": " + rep.errors.front().text;
+        row.run = std::move(run);
+        return row;
+    }
+    row.fits = rep.fits;
+    row.predictedStepSeconds = rep.stepTimeSeconds;
+    if (run.metric == PublishedMetric::StepTime)
+        row.predicted = rep.stepTimeSeconds;
+    else
+        row.predicted = run.sourceFlopsPerStep / rep.stepTimeSeconds / rep.gpus / 1e12;
+    row.error = row.predicted / run.published - 1.0;
+    for (const StageMemory& st : rep.stages)
+        row.predictedPeakMemoryBytes = std::max(row.predictedPeakMemoryBytes, st.totalBytes() - st.runtimeBytes);
+    if (run.peakMemoryBytes)
+        row.memoryError = row.predictedPeakMemoryBytes / *run.peakMemoryBytes - 1.0;
+    row.run = std::move(run);
+    return row;
+}
+
+std::string percent(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
+    return buf;
+}
+
+} // namespace
+
+ValidationSummary runValidation(const nlohmann::json& records)
+{
+    ValidationSummary out;
+    if (!records.is_array())
+        return out;
+    for (const auto& record : records) {
+        PublishedRunConversion c = convertPublishedRun(record);
+        if (!c.run) {
+            out.skipped.push_back(std::move(c));
+            continue;
+        }
+        ValidationRow row = evaluateRun(std::move(*c.run));
+        if (!row.valid) {
+            PublishedRunConversion s;
+            s.id = row.run.id;
+            s.reason = "the engine rejects the configuration: " + row.invalidReason;
+            out.skipped.push_back(std::move(s));
+            continue;
+        }
+        out.rows.push_back(std::move(row));
+    }
+
+    std::map<std::string, std::vector<std::pair<double, std::string>>> bySource;
+    std::vector<std::pair<double, std::string>> step, a100, throughput, memory;
+    for (const ValidationRow& r : out.rows) {
+        bySource[r.run.source].emplace_back(r.error, r.run.id);
+        if (r.run.metric == PublishedMetric::StepTime) {
+            step.emplace_back(r.error, r.run.id);
+            if (r.run.gpu.rfind("a100", 0) == 0)
+                a100.emplace_back(r.error, r.run.id);
+        } else {
+            throughput.emplace_back(r.error, r.run.id);
+        }
+        if (r.run.peakMemoryBytes)
+            memory.emplace_back(r.memoryError, r.run.id);
+    }
+    for (const auto& [source, errors] : bySource)
+        out.perSource[source] = statsOf(errors);
+    out.stepTime = statsOf(step);
+    out.a100StepTime = statsOf(a100);
+    out.throughput = statsOf(throughput);
+    out.memory = statsOf(memory);
+
+    const ValidationBounds& b = out.bounds;
+    if (out.a100StepTime.meanAbs > b.a100StepMean)
+        out.failures.push_back(
+            "A100 step-time mean error " + percent(out.a100StepTime.meanAbs) + " > " + percent(b.a100StepMean));
+    if (out.stepTime.meanAbs > b.allStepMean)
+        out.failures.push_back(
+            "step-time mean error " + percent(out.stepTime.meanAbs) + " > " + percent(b.allStepMean));
+    for (const ErrorStats* s : { &out.stepTime, &out.throughput }) {
+        if (s->maxAbs > b.worstRow)
+            out.failures.push_back(
+                "row " + s->worstId + " is off by " + percent(s->maxAbs) + " > " + percent(b.worstRow));
+    }
+    if (out.memory.meanAbs > b.memoryMean)
+        out.failures.push_back("peak-memory mean error " + percent(out.memory.meanAbs) + " > " + percent(b.memoryMean));
+    return out;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "core/validation/PublishedRun.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace parallax::core {
+
+// One run evaluated by the engine against what was published.
+struct ValidationRow {
+    PublishedRun run;
+    bool valid = false; // the engine accepted the configuration
+    std::string invalidReason;
+    bool fits = false;
+    double predictedStepSeconds = 0;
+    double predicted = 0; // in the run's metric (seconds or TFLOP/s per GPU)
+    double error = 0; // predicted / published - 1
+    double predictedPeakMemoryBytes = 0; // allocator view: total minus CUDA context, NCCL and fragmentation
+    double memoryError = 0; // when the run printed its peak memory
+};
+
+struct ErrorStats {
+    int count = 0;
+    double meanAbs = 0;
+    double medianAbs = 0;
+    double maxAbs = 0;
+    std::string worstId;
+};
+
+// The bounds of issue 8, stated once.
+struct ValidationBounds {
+    double a100StepMean = 0.05;
+    double allStepMean = 0.10;
+    double worstRow = 0.25;
+    double memoryMean = 0.10;
+};
+
+struct ValidationSummary {
+    std::vector<ValidationRow> rows;
+    std::vector<PublishedRunConversion> skipped; // with their reasons
+    std::map<std::string, ErrorStats> perSource; // time or throughput error by source label
+    ErrorStats stepTime; // every row with a step time
+    ErrorStats a100StepTime;
+    ErrorStats throughput; // rows compared by TFLOP/s
+    ErrorStats memory;
+    ValidationBounds bounds;
+    std::vector<std::string> failures; // bounds exceeded, in words
+    bool withinBounds() const { return failures.empty(); }
+};
+
+// Evaluates every record of a published-runs file (a JSON array; data/README.md schema).
+ValidationSummary runValidation(const nlohmann::json& records);
+
+std::string validationTable(const ValidationSummary& summary);
+nlohmann::json validationJson(const ValidationSummary& summary);
+
+} // namespace parallax::core

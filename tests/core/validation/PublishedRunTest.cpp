@@ -1,0 +1,212 @@
+// Turning published-run records (data/README.md schema) into scenarios: what is printed is used,
+// what is not gets the source framework's default and says so, and what cannot be modelled is
+// skipped with the reason.
+#include "core/validation/PublishedRun.h"
+#include "core/validation/SourceConventions.h"
+#include "core/validation/ValidationSuite.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace parallax::core;
+using nlohmann::json;
+
+namespace {
+
+// A Megatron-LM (arXiv:2104.04473) Table 1 style record: the micro-batch is not printed.
+json narayananRecord()
+{
+    return json::parse(R"json({
+      "id": "test_gpt_1.7B", "source": { "arxiv": "2104.04473", "title": "Narayanan et al." },
+      "system": "Megatron-LM PTD-P", "run_kind": "benchmark",
+      "model": { "name": "GPT 1.7B", "layers": 24, "hidden": 2304, "ffn_hidden": 9216, "heads": 24,
+                 "kv_heads": 24, "vocab": 51200, "seq_len": 2048, "arch": "GPT-3-style (GeLU)", "moe": null },
+      "hardware": { "gpu": "NVIDIA A100 SXM 80GB", "gpu_memory_gb": 80, "gpus_per_node": 8, "gpu_count": 32 },
+      "parallel": { "tp": 1, "sp": false, "pp": 1, "vpp": null, "dp": 32, "cp": 1, "zero_stage": 0,
+                    "recompute": "full", "micro_batch": null, "global_batch": 512,
+                    "schedule": "interleaved 1F1B", "precision": "mixed (fp16)" },
+      "measured": { "iteration_time_s": 3.53, "tflops_per_gpu": 137 },
+      "fields_derived": [], "notes": ""
+    })json");
+}
+
+bool mentions(const std::vector<std::string>& list, const std::string& text)
+{
+    return std::any_of(
+        list.begin(), list.end(), [&](const std::string& s) { return s.find(text) != std::string::npos; });
+}
+
+} // namespace
+
+TEST(PublishedRun, PrintedFieldsBecomeTheScenario)
+{
+    const PublishedRunConversion c = convertPublishedRun(narayananRecord());
+    ASSERT_TRUE(c.run) << c.reason;
+    const PublishedRun& r = *c.run;
+    EXPECT_EQ(r.source, "arXiv:2104.04473");
+    EXPECT_EQ(r.gpu, "a100-sxm-80gb");
+    EXPECT_EQ(r.scenario.topology.gpuCount(), 32);
+    EXPECT_EQ(r.scenario.model.layers, 24);
+    EXPECT_EQ(r.scenario.model.hidden, 2304);
+    EXPECT_EQ(r.scenario.parallel.dp, 32);
+    EXPECT_EQ(r.scenario.training.globalBatch, 512);
+    EXPECT_EQ(r.scenario.training.recompute, Recompute::Full);
+    EXPECT_EQ(r.metric, PublishedMetric::StepTime);
+    EXPECT_DOUBLE_EQ(r.published, 3.53);
+    // Megatron-LM of 2021: no fused attention, gradients reduced after the backward, in 16 bits.
+    EXPECT_FALSE(r.scenario.training.flashAttention);
+    EXPECT_FALSE(r.scenario.parallel.dpOverlap);
+    EXPECT_FALSE(r.scenario.parallel.gradReduceInFp32);
+    // The micro-batch is not printed: a default, and the run says which.
+    EXPECT_EQ(r.scenario.training.microBatch, 1);
+    EXPECT_TRUE(mentions(r.assumptions, "training.micro_batch = 1")) << r.assumptions.size();
+}
+
+TEST(PublishedRun, UnmodellableRecordsSayWhy)
+{
+    json noTp = narayananRecord();
+    noTp["parallel"]["tp"] = nullptr;
+    EXPECT_NE(convertPublishedRun(noTp).reason.find("parallel.tp not stated"), std::string::npos);
+
+    json upperBound = narayananRecord();
+    upperBound["measured"] = { { "tflops_per_gpu_up_to", 147 } };
+    EXPECT_NE(convertPublishedRun(upperBound).reason.find("upper bound"), std::string::npos);
+
+    json bubble = narayananRecord();
+    bubble["run_kind"] = "pipeline_bubble_reference";
+    EXPECT_NE(convertPublishedRun(bubble).reason.find("bubble"), std::string::npos);
+
+    json gpu = narayananRecord();
+    gpu["hardware"]["gpu"] = "NVIDIA V100 32GB";
+    EXPECT_NE(convertPublishedRun(gpu).reason.find("no GPU preset"), std::string::npos);
+
+    json noVocab = narayananRecord();
+    noVocab["model"]["vocab"] = nullptr; // Megatron-LM 2021 has no stated default here
+    EXPECT_NE(convertPublishedRun(noVocab).reason.find("model.vocab"), std::string::npos);
+}
+
+// Zero Bubble's vocabulary is not printed: Megatron-LM's padded GPT-2 BPE, stated as assumed.
+TEST(PublishedRun, FrameworkDefaultsAreStated)
+{
+    json r = narayananRecord();
+    r["source"]["arxiv"] = "2401.10241";
+    r["model"]["vocab"] = nullptr;
+    r["parallel"]["schedule"] = "Zero Bubble auto-searched, activation memory limit 2p*M_B";
+    r["parallel"]["pp"] = 8;
+    r["hardware"]["gpu_count"] = 8;
+    const PublishedRunConversion c = convertPublishedRun(r);
+    ASSERT_TRUE(c.run) << c.reason;
+    EXPECT_EQ(c.run->scenario.model.vocab, 50304);
+    EXPECT_TRUE(mentions(c.run->assumptions, "model.vocab = 50304"));
+    EXPECT_EQ(c.run->scenario.parallel.schedule, ScheduleKind::ZbH2);
+    EXPECT_FALSE(c.run->scenario.parallel.p2pOverlap);
+}
+
+// arXiv:2104.04473 eq. 3 is the convention of Narayanan's TFLOP/s; the data file states its value
+// for the 1.7B row (V = 51200, s = 2048, B = 512): 1.5466830067924994e16 FLOPs per iteration.
+TEST(PublishedRun, NarayananEquation3)
+{
+    const PublishedRunConversion c = convertPublishedRun(narayananRecord());
+    ASSERT_TRUE(c.run);
+    EXPECT_NEAR(sourceFlopsPerStep(FlopConvention::NarayananEq3, c.run->scenario, narayananRecord()),
+        1.5466830067924994e16, 1e3);
+}
+
+// Megatron-Core's num_floating_point_operations reduces to Korthikanti eq. 7 for a GPT block (MHA,
+// 4h GeLU MLP): 72 B s L h^2 (1 + s/(6h) + V/(12 h L)) (arXiv:2205.05198).
+TEST(PublishedRun, MegatronCoreFlopsReduceToKorthikantiEq7)
+{
+    const PublishedRunConversion c = convertPublishedRun(narayananRecord());
+    ASSERT_TRUE(c.run);
+    const Scenario& s = c.run->scenario;
+    const double B = 512, seq = 2048, L = 24, h = 2304, V = 51200;
+    const double eq7 = 72 * B * seq * L * h * h * (1 + seq / (6 * h) + V / (12 * h * L));
+    EXPECT_NEAR(sourceFlopsPerStep(FlopConvention::MegatronCore, s, narayananRecord()) / eq7, 1.0, 1e-12);
+    // BigScience counts 8 x params x tokens.
+    json bloom = narayananRecord();
+    bloom["model"]["params_b"] = 176;
+    EXPECT_DOUBLE_EQ(sourceFlopsPerStep(FlopConvention::BigScience, s, bloom), 8.0 * 176e9 * seq * B);
+}
+
+// A TFLOP/s-only row is compared in the source's convention; an array with one such row gives
+// statistics for it and none for step time.
+TEST(PublishedRun, ThroughputRowsUseTheSourceConvention)
+{
+    json r = narayananRecord();
+    r["measured"] = { { "tflops_per_gpu", 137 } };
+    const ValidationSummary s = runValidation(json::array({ r }));
+    ASSERT_EQ(s.rows.size(), 1u);
+    EXPECT_EQ(s.rows[0].run.metric, PublishedMetric::TflopsPerGpu);
+    const double expected = 1.5466830067924994e16 / s.rows[0].predictedStepSeconds / 32 / 1e12;
+    EXPECT_NEAR(s.rows[0].predicted, expected, 1e-9 * expected);
+    EXPECT_EQ(s.throughput.count, 1);
+    EXPECT_EQ(s.stepTime.count, 0);
+}
+
+// Bounds are checked and named: a run predicted 40% off fails the suite.
+TEST(PublishedRun, BoundsNameTheWorstRow)
+{
+    json r = narayananRecord();
+    const ValidationSummary ok = runValidation(json::array({ r }));
+    ASSERT_EQ(ok.rows.size(), 1u);
+    r["measured"]["iteration_time_s"] = ok.rows[0].predictedStepSeconds / 0.6; // engine 40% fast
+    const ValidationSummary bad = runValidation(json::array({ r }));
+    EXPECT_FALSE(bad.withinBounds());
+    ASSERT_FALSE(bad.failures.empty());
+    EXPECT_NE(bad.failures.back().find("test_gpt_1.7B"), std::string::npos);
+    EXPECT_NE(validationTable(bad).find("NOT met"), std::string::npos);
+    EXPECT_FALSE(validationJson(bad)["within_bounds"].get<bool>());
+}
+
+// Hardware the file may name beyond A100/H100: the 40 GB A100 keeps its own HBM; a GB200 NVL72
+// rack is one NVLink domain of 72 GPUs, not eight 4-GPU trays.
+TEST(PublishedRun, HardwareVariants)
+{
+    json a100 = narayananRecord();
+    a100["hardware"]["gpu"] = "NVIDIA A100 SXM4 40GB";
+    a100["hardware"]["gpu_memory_gb"] = 40;
+    const PublishedRunConversion small = convertPublishedRun(a100);
+    ASSERT_TRUE(small.run) << small.reason;
+    EXPECT_DOUBLE_EQ(small.run->scenario.topology.domains[0].gpu.hbmBytes, 40.0 * 1024 * 1024 * 1024);
+
+    json gb200 = narayananRecord();
+    gb200["source"] = { { "arxiv", nullptr }, { "title", "NVIDIA DGX Cloud Benchmarking performance recipes" } };
+    gb200["hardware"]
+        = { { "gpu", "NVIDIA GB200" }, { "gpu_memory_gb", 186 }, { "gpus_per_node", 4 }, { "gpu_count", 144 } };
+    gb200["parallel"]["tp"] = 4;
+    const PublishedRunConversion rack = convertPublishedRun(gb200);
+    ASSERT_TRUE(rack.run) << rack.reason;
+    EXPECT_EQ(rack.run->scenario.topology.domains.size(), 2u);
+    EXPECT_EQ(rack.run->scenario.topology.domains[0].gpuCount, 72);
+    EXPECT_TRUE(mentions(rack.run->assumptions, "NVLink domain = 72"));
+}
+
+// An MoE record (data/README.md: moe = { n_routed_experts, n_shared_experts, top_k,
+// expert_ffn_hidden }) becomes an MoE scenario the engine evaluates.
+TEST(PublishedRun, MixtureOfExpertsRecord)
+{
+    json r = narayananRecord();
+    r["source"] = { { "arxiv", nullptr }, { "title", "NVIDIA DGX Cloud Benchmarking performance recipes" } };
+    r["model"] = {
+        { "name", "Mixtral 8x7B" }, { "layers", 32 }, { "hidden", 4096 }, { "ffn_hidden", 14336 }, { "heads", 32 },
+        { "kv_heads", 8 }, { "vocab", 32000 }, { "seq_len", 4096 }, { "arch", "MoE, SwiGLU, GQA" },
+        { "moe",
+            { { "n_routed_experts", 8 }, { "n_shared_experts", 0 }, { "top_k", 2 }, { "expert_ffn_hidden", 14336 } } }
+    };
+    r["hardware"] = { { "gpu", "NVIDIA H100 80GB HBM3 SXM" }, { "gpu_memory_gb", 80 }, { "gpus_per_node", 8 },
+        { "gpu_count", 64 } };
+    r["parallel"] = { { "tp", 1 }, { "pp", 4 }, { "vpp", 8 }, { "cp", 1 }, { "ep", 8 }, { "micro_batch", 1 },
+        { "global_batch", 256 }, { "schedule", "interleaved 1F1B" }, { "precision", "bf16" } };
+    const PublishedRunConversion c = convertPublishedRun(r);
+    ASSERT_TRUE(c.run) << c.reason;
+    const ModelSpec& m = c.run->scenario.model;
+    ASSERT_TRUE(m.isMoe());
+    EXPECT_EQ(m.moe->experts, 8);
+    EXPECT_EQ(m.moe->topK, 2);
+    EXPECT_EQ(m.activation, Activation::SwiGlu);
+    EXPECT_EQ(c.run->scenario.parallel.ep, 8);
+    const ValidationSummary s = runValidation(json::array({ r }));
+    ASSERT_EQ(s.rows.size(), 1u) << (s.skipped.empty() ? "" : s.skipped[0].reason);
+    EXPECT_GT(s.rows[0].predictedStepSeconds, 0);
+}

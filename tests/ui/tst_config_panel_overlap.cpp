@@ -1,0 +1,103 @@
+// The "Kernels and overlap" switches of the configuration panel: a toggle is one undoable edit of
+// the scenario, and a loaded file sets the boxes (without pushing an edit of its own).
+#include "TestSupport.h"
+
+#include "ui/ConfigPanel.h"
+
+#include <QCheckBox>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QUndoStack>
+
+using namespace parallax;
+using namespace parallax::ui;
+
+class ConfigPanelOverlapTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { test::initApplication(); }
+
+    void fusedAttentionToggleIsUndoable()
+    {
+        test::Window w;
+        w.load(test::presetScenario());
+        QVERIFY(w.doc()->scenario().training.flashAttention);
+        auto* box
+            = qobject_cast<QCheckBox*>(w.window.configPanel()->fieldEditor(QStringLiteral("training.flash_attention")));
+        QVERIFY(box);
+        QVERIFY(box->text().startsWith(QStringLiteral("Fused attention")));
+        QVERIFY(box->isVisible());
+        QVERIFY(box->isChecked());
+        QVERIFY(box->toolTip().contains(QStringLiteral("s×s")));
+
+        box->click();
+        QVERIFY(!w.doc()->scenario().training.flashAttention);
+        QCOMPARE(w.doc()->undoStack()->count(), 1);
+        QVERIFY(w.doc()->isModified());
+        QVERIFY(w.doc()->waitForEvaluation());
+
+        w.doc()->undoStack()->undo();
+        QVERIFY(w.doc()->scenario().training.flashAttention);
+        QVERIFY(box->isChecked()); // the panel follows the document
+        QVERIFY(!w.doc()->isModified());
+        QVERIFY(w.doc()->waitForEvaluation());
+
+        w.doc()->undoStack()->redo();
+        QVERIFY(!w.doc()->scenario().training.flashAttention);
+        QVERIFY(!box->isChecked());
+        QVERIFY(w.doc()->waitForEvaluation());
+    }
+
+    void loadedFileSetsTheBoxes()
+    {
+        // The default preset, saved with tp_comm_overlap on and dp_overlap off.
+        QJsonDocument json = QJsonDocument::fromJson(test::serialized(test::presetScenario()).toUtf8());
+        QVERIFY(json.isObject());
+        QJsonObject root = json.object();
+        QJsonObject parallel = root.value(QStringLiteral("parallel")).toObject();
+        parallel.insert(QStringLiteral("tp_comm_overlap"), true);
+        parallel.insert(QStringLiteral("dp_overlap"), false);
+        root.insert(QStringLiteral("parallel"), parallel);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("overlap.parallax.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(root).toJson());
+        file.close();
+
+        test::Window w;
+        ConfigPanel* panel = w.window.configPanel();
+        auto* tpOverlap = qobject_cast<QCheckBox*>(panel->fieldEditor(QStringLiteral("parallel.tp_comm_overlap")));
+        auto* dpOverlap = qobject_cast<QCheckBox*>(panel->fieldEditor(QStringLiteral("parallel.dp_overlap")));
+        auto* p2pOverlap = qobject_cast<QCheckBox*>(panel->fieldEditor(QStringLiteral("parallel.p2p_overlap")));
+        auto* fp32 = qobject_cast<QCheckBox*>(panel->fieldEditor(QStringLiteral("parallel.grad_reduce_fp32")));
+        QVERIFY(tpOverlap && dpOverlap && p2pOverlap && fp32);
+        QVERIFY(!tpOverlap->isChecked()); // defaults before the file
+        QVERIFY(dpOverlap->isChecked());
+
+        QVERIFY2(w.window.openFile(path), qPrintable(w.errors.join(QLatin1Char('\n'))));
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(w.doc()->scenario().parallel.tpCommOverlap);
+        QVERIFY(tpOverlap->isChecked());
+        QVERIFY(!dpOverlap->isChecked());
+        QVERIFY(p2pOverlap->isChecked());
+        QVERIFY(fp32->isChecked());
+        QCOMPARE(w.doc()->undoStack()->count(), 0); // refreshing the boxes pushed no edit
+        QVERIFY(!w.doc()->isModified());
+
+        // Unchecking writes the scenario back; undo checks the box again.
+        tpOverlap->click();
+        QVERIFY(!w.doc()->scenario().parallel.tpCommOverlap);
+        QCOMPARE(w.doc()->undoStack()->count(), 1);
+        w.doc()->undoStack()->undo();
+        QVERIFY(w.doc()->scenario().parallel.tpCommOverlap);
+        QVERIFY(tpOverlap->isChecked());
+        QVERIFY(w.doc()->waitForEvaluation());
+    }
+};
+
+QTEST_MAIN(ConfigPanelOverlapTest)
+#include "tst_config_panel_overlap.moc"
