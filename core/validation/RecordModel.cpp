@@ -1,0 +1,90 @@
+#include "core/validation/RecordReading.h"
+
+#include <algorithm>
+
+namespace parallax::core::record {
+
+namespace {
+
+// MoE block (data/README.md: n_routed_experts, n_shared_experts, top_k, expert_ffn_hidden, ...).
+std::string readMoe(const json& moe, ModelSpec& model, std::vector<std::string>& assumed)
+{
+    MoeSpec spec;
+    spec.experts = static_cast<int>(number(moe, "n_routed_experts").value_or(0));
+    spec.topK = static_cast<int>(number(moe, "top_k").value_or(0));
+    spec.sharedExperts = static_cast<int>(number(moe, "n_shared_experts").value_or(0));
+    spec.expertFfnHidden = static_cast<std::int64_t>(number(moe, "expert_ffn_hidden").value_or(0));
+    for (const char* k : { "first_dense_layers", "first_k_dense_replace", "n_dense_layers", "dense_layers" })
+        spec.firstDenseLayers = std::max(spec.firstDenseLayers, static_cast<int>(number(moe, k).value_or(0)));
+    if (spec.experts <= 0 || spec.topK <= 0)
+        return "model.moe lacks n_routed_experts or top_k";
+    if (spec.expertFfnHidden <= 0) {
+        spec.expertFfnHidden = model.ffnHidden;
+        assumed.emplace_back("model.moe.expert_ffn_hidden = ffn_hidden");
+    }
+    model.moe = spec;
+    return {};
+}
+
+// Multi-head latent attention (DeepSeek-V3 records carry an "mla" object).
+void readMla(const json& mla, ModelSpec& model)
+{
+    MlaSpec spec;
+    spec.qLoraRank = static_cast<int>(number(mla, "q_lora_rank").value_or(0));
+    spec.kvLoraRank = static_cast<int>(number(mla, "kv_lora_rank").value_or(0));
+    spec.qkNopeHeadDim = static_cast<int>(number(mla, "qk_nope_head_dim").value_or(0));
+    spec.qkRopeHeadDim = static_cast<int>(number(mla, "qk_rope_head_dim").value_or(0));
+    spec.vHeadDim = static_cast<int>(number(mla, "v_head_dim").value_or(0));
+    if (spec.kvLoraRank > 0)
+        model.mla = spec;
+}
+
+} // namespace
+
+std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& model, std::vector<std::string>& assumed)
+{
+    for (const char* k : { "layers", "hidden", "heads", "seq_len" }) {
+        if (!number(m, k))
+            return std::string("model.") + k + " not stated";
+    }
+    model.name = text(m, "name");
+    model.layers = static_cast<int>(*number(m, "layers"));
+    model.hidden = static_cast<std::int64_t>(*number(m, "hidden"));
+    model.heads = static_cast<int>(*number(m, "heads"));
+    model.seqLen = static_cast<int>(*number(m, "seq_len"));
+    if (auto kv = number(m, "kv_heads")) {
+        model.kvHeads = static_cast<int>(*kv);
+    } else {
+        model.kvHeads = model.heads;
+        assumed.emplace_back("model.kv_heads = heads (multi-head attention, the framework default)");
+    }
+    if (auto ffn = number(m, "ffn_hidden")) {
+        model.ffnHidden = static_cast<std::int64_t>(*ffn);
+    } else {
+        model.ffnHidden = 4 * model.hidden;
+        assumed.emplace_back("model.ffn_hidden = 4 h (the framework default)");
+    }
+    if (auto vocab = number(m, "vocab")) {
+        model.vocab = static_cast<std::int64_t>(*vocab);
+    } else if (conv.defaultVocab > 0) {
+        model.vocab = conv.defaultVocab;
+        assumed.push_back("model.vocab = " + std::to_string(conv.defaultVocab) + " (" + conv.vocabNote + ")");
+    } else {
+        return "model.vocab not stated and the source's framework has no default";
+    }
+    const std::string arch = text(m, "arch");
+    model.activation = contains(arch, "SwiGLU") ? Activation::SwiGlu : Activation::Gelu;
+    model.biases = conv.gptStyle;
+    model.learnedPositionEmbeddings = conv.gptStyle && !contains(arch, "ALiBi");
+    model.tiedEmbeddings = !contains(arch, "untied") && (conv.tiedEmbeddings || contains(arch, "tied"));
+    model.dropout = conv.dropout;
+    if (m.contains("moe") && m["moe"].is_object()) {
+        if (std::string why = readMoe(m["moe"], model, assumed); !why.empty())
+            return why;
+    }
+    if (m.contains("mla") && m["mla"].is_object())
+        readMla(m["mla"], model);
+    return {};
+}
+
+} // namespace parallax::core::record
