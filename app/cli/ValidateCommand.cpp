@@ -57,7 +57,7 @@ int runValidate(const std::vector<std::string>& argv)
     if (args.has("scenario")) {
         // One run as a scenario file, to open in the app or pass to evaluate.
         for (const auto& record : records) {
-            if (record.value("id", "") != args.value("scenario"))
+            if (!record.is_object() || !record.contains("id") || record["id"] != args.value("scenario"))
                 continue;
             const core::PublishedRunConversion c = core::convertPublishedRun(record);
             if (!c.run) {

@@ -55,8 +55,8 @@ void readFrameworkKnobs(const json& p, const SourceConventions& conv, Scenario& 
 
 // Interleaving not printed: the source framework's default (SourceConventions::defaultVirtualStages),
 // where the layers and the micro-batches divide.
-void defaultInterleaving(const std::string& schedule, const SourceConventions& conv, Scenario& s,
-    std::vector<std::string>& assumed)
+void defaultInterleaving(
+    const std::string& schedule, const SourceConventions& conv, Scenario& s, std::vector<std::string>& assumed)
 {
     ParallelConfig& par = s.parallel;
     const int v = conv.defaultVirtualStages;
@@ -84,6 +84,10 @@ std::string readLayout(const json& p, const SourceConventions& conv, Scenario& s
     par.cp = static_cast<int>(number(p, "cp").value_or(1));
     par.ep = static_cast<int>(number(p, "ep").value_or(1));
     par.etp = static_cast<int>(number(p, "etp").value_or(1));
+    for (const char* k : { "tp", "pp", "cp", "ep", "etp", "vpp", "micro_batch", "global_batch" }) {
+        if (auto v = number(p, k); v && (*v < 1 || *v > 1e7))
+            return std::string("parallel.") + k + " = " + std::to_string(*v) + " is not a degree or batch size";
+    }
     const int gpus = s.topology.gpuCount();
     const int modelParallel = par.tp * par.pp * par.cp;
     if (modelParallel <= 0 || gpus % modelParallel != 0)

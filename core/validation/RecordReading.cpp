@@ -1,5 +1,6 @@
 #include "core/validation/RecordReading.h"
 
+#include "core/Limits.h"
 #include "core/PresetLibrary.h"
 
 #include <algorithm>
@@ -86,6 +87,9 @@ std::string readHardware(
         perNode = 8;
         assumed.emplace_back("hardware.gpus_per_node = 8 (DGX/HGX node)");
     }
+    if (*count > kMaxGpus)
+        return "hardware.gpu_count " + std::to_string(static_cast<long long>(*count)) + " exceeds the supported "
+            + std::to_string(kMaxGpus);
     const int gpus = static_cast<int>(*count);
     if (gpus % perNode != 0 && gpus > perNode)
         return "gpu_count is not a multiple of gpus_per_node";

@@ -23,7 +23,8 @@ bool contains(const std::string& haystack, const char* needle); // case-insensit
 std::string readHardware(
     const json& hw, const SourceConventions& conv, Scenario& s, std::string& gpu, std::vector<std::string>& assumed);
 // model -> scenario model.
-std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& model, std::vector<std::string>& assumed);
+std::string readModel(
+    const json& m, const SourceConventions& conv, ModelSpec& model, std::vector<std::string>& assumed);
 // parallel -> parallel degrees, schedule and training knobs (needs the topology and model read).
 std::string readLayout(const json& p, const SourceConventions& conv, Scenario& s, std::vector<std::string>& assumed);
 

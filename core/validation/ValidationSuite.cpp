@@ -71,12 +71,22 @@ ValidationSummary runValidation(const nlohmann::json& records)
     if (!records.is_array())
         return out;
     for (const auto& record : records) {
-        PublishedRunConversion c = convertPublishedRun(record);
+        PublishedRunConversion c;
+        ValidationRow row;
+        try {
+            c = convertPublishedRun(record);
+            if (c.run)
+                row = evaluateRun(std::move(*c.run));
+        } catch (const std::exception& e) { // a field of an unexpected type: the record is malformed
+            c.run.reset();
+            const bool named = record.is_object() && record.contains("id") && record["id"].is_string();
+            c.id = named ? record["id"].get<std::string>() : std::string("?");
+            c.reason = std::string("malformed record: ") + e.what();
+        }
         if (!c.run) {
             out.skipped.push_back(std::move(c));
             continue;
         }
-        ValidationRow row = evaluateRun(std::move(*c.run));
         if (!row.valid) {
             PublishedRunConversion s;
             s.id = row.run.id;

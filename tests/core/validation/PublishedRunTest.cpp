@@ -210,3 +210,25 @@ TEST(PublishedRun, MixtureOfExpertsRecord)
     ASSERT_EQ(s.rows.size(), 1u) << (s.skipped.empty() ? "" : s.skipped[0].reason);
     EXPECT_GT(s.rows[0].predictedStepSeconds, 0);
 }
+
+// Bad records never stop the suite: impossible sizes are listed with the field, a field of the
+// wrong type is ignored like a missing one, and the rest is still compared.
+TEST(PublishedRun, MalformedRecordsAreListed)
+{
+    json zeroBatch = narayananRecord();
+    zeroBatch["id"] = "zero_micro_batch";
+    zeroBatch["parallel"]["micro_batch"] = 0;
+    json wrongType = narayananRecord();
+    wrongType["id"] = "numeric_name";
+    wrongType["model"]["name"] = 5;
+    wrongType["parallel"]["recompute"] = 7;
+    json huge = narayananRecord();
+    huge["id"] = "huge";
+    huge["hardware"]["gpu_count"] = 1e9;
+    const ValidationSummary s = runValidation(json::array({ zeroBatch, wrongType, huge, narayananRecord(), 42 }));
+    EXPECT_EQ(s.rows.size(), 2u);
+    ASSERT_EQ(s.skipped.size(), 3u);
+    EXPECT_NE(s.skipped[0].reason.find("parallel.micro_batch"), std::string::npos) << s.skipped[0].reason;
+    EXPECT_NE(s.skipped[1].reason.find("exceeds the supported"), std::string::npos) << s.skipped[1].reason;
+    EXPECT_NE(s.skipped[2].reason.find("record lacks"), std::string::npos) << s.skipped[2].reason;
+}
