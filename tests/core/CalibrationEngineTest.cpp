@@ -25,7 +25,11 @@ Calibration gemmAt(double flopsPerSecond)
 {
     Calibration c;
     c.path = "test-calibration.json";
-    c.gemm.push_back({ 8192, 8192, 8192, DType::Bf16, flopsPerSecond, 0.01 });
+    Calibration::GemmPoint g;
+    g.m = g.n = g.k = 8192;
+    g.flopsPerSecond = flopsPerSecond;
+    g.spread = 0.01;
+    c.gemm.push_back(g);
     return c;
 }
 
@@ -82,7 +86,11 @@ TEST(CalibrationEngine, CollectiveBusBandwidthScalesTpCommunication)
     const Scenario s = singleStage();
     const Report datasheet = evaluate(s);
     Calibration c;
-    c.collectives.push_back({ CollectiveKind::AllReduce, 8, 64e6, 225e9 }); // half of NVLink 4's 450 GB/s
+    Calibration::CollectivePoint allReduce;
+    allReduce.ranks = 8;
+    allReduce.bytes = 64e6;
+    allReduce.busBytesPerSecond = 225e9; // half of NVLink 4's 450 GB/s
+    c.collectives.push_back(allReduce);
     EvaluateOptions o;
     o.calibration = &c;
     const Report slow = evaluate(s, o);
