@@ -29,6 +29,26 @@ int closedFormInflightChunks(const ScheduleShape& s, int rank)
     return m;
 }
 
+double closedFormBubbleSeconds(ScheduleKind kind, int p, int v, const ClosedFormTimes& t)
+{
+    switch (kind) {
+    case ScheduleKind::GPipe:
+    case ScheduleKind::OneFOneB:
+        return (p - 1) * (t.slowest / t.chunks + 2 * t.p2p); // arXiv:2104.04473 sec. 2.2.1
+    case ScheduleKind::Interleaved1F1B:
+        return (p - 1) * (t.slowest + 2 * t.p2p) / std::max(1, v); // sec. 2.2.2
+    case ScheduleKind::ZbH1:
+        return (p - 1) * std::max(0.0, t.f + t.b - t.w + 2 * t.p2p); // arXiv:2401.10241 Table 2
+    case ScheduleKind::ZbH2:
+    case ScheduleKind::ZbV:
+        return (p - 1) * std::max(0.0, t.f + t.b - 2 * t.w + 2 * t.p2p);
+    case ScheduleKind::DualPipe:
+    case ScheduleKind::DualPipeV:
+        return (p / 2.0 - 1) * std::max(0.0, t.fb + (t.b + t.w) - 3 * t.w); // arXiv:2412.19437 Table 2
+    }
+    return 0;
+}
+
 SimulationResult closedFormSchedule(const SimulationInput& in)
 {
     SimulationResult r;
@@ -58,29 +78,9 @@ SimulationResult closedFormSchedule(const SimulationInput& in)
     double p2p = 0;
     if (!in.p2pSeconds.empty() && p > 1)
         p2p = in.p2pSeconds[0][1];
-    double bubble = 0;
-    switch (s.kind) {
-    case ScheduleKind::GPipe:
-    case ScheduleKind::OneFOneB:
-        bubble = (p - 1) * (slowest / chunks + 2 * p2p); // arXiv:2104.04473 sec. 2.2.1
-        break;
-    case ScheduleKind::Interleaved1F1B:
-        bubble = (p - 1) * (slowest + 2 * p2p) / std::max(1, s.virtualStages); // sec. 2.2.2
-        break;
-    case ScheduleKind::ZbH1:
-        bubble = (p - 1) * std::max(0.0, f + b - w + 2 * p2p); // arXiv:2401.10241 Table 2
-        break;
-    case ScheduleKind::ZbH2:
-    case ScheduleKind::ZbV:
-        bubble = (p - 1) * std::max(0.0, f + b - 2 * w + 2 * p2p);
-        break;
-    case ScheduleKind::DualPipe:
-    case ScheduleKind::DualPipeV: {
-        const double fb = dur(0, 0).forwardBackward >= 0 ? dur(0, 0).forwardBackward : f + b + w;
-        bubble = (p / 2.0 - 1) * std::max(0.0, fb + (b + w) - 3 * w); // arXiv:2412.19437 Table 2
-        break;
-    }
-    }
+    ClosedFormTimes t { slowest, static_cast<double>(chunks), f, b, w, 0, p2p };
+    t.fb = dur(0, 0).forwardBackward >= 0 ? dur(0, 0).forwardBackward : f + b + w;
+    const double bubble = closedFormBubbleSeconds(s.kind, p, s.virtualStages, t);
     r.makespan = m * slowest + bubble;
     r.bubbleFractionPerRank.resize(p);
     r.busySecondsPerRank.resize(p);

@@ -45,15 +45,7 @@ void ClosedFormPass::run(
                 for (const ScheduleChoice& s : m_space.schedules(l.pp, m)) {
                     FamilySlot* schedSlot = &out.families[{ FamilyDim::Schedule, scheduleValue(s.kind, s.vpp) }];
                     FamilySlot* fixed[] = { tpSlot, cpSlot, ppSlot, epSlot, mbSlot, schedSlot };
-                    SearchPoint p;
-                    p.tp = l.tp;
-                    p.cp = l.cp;
-                    p.pp = l.pp;
-                    p.dp = l.dp;
-                    p.ep = ep;
-                    p.vpp = s.vpp;
-                    p.schedule = s.kind;
-                    p.microBatch = mb;
+                    SearchPoint p = pointAt(l, ep, s, mb);
                     // Prune ZeRO stages whose weights + grads + optimizer alone exceed HBM.
                     zeros.clear();
                     for (int z : allZeros) {

@@ -452,35 +452,17 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         b += p2p;
         p2p = 0;
     }
-    double bubble = 0;
-    switch (kind) {
-    case ScheduleKind::GPipe:
-    case ScheduleKind::OneFOneB:
-        bubble = (p - 1) * (slowest / chunks + 2 * p2p);
-        break;
-    case ScheduleKind::Interleaved1F1B:
-        bubble = (p - 1) * (slowest + 2 * p2p) / std::max(1, v);
-        break;
-    case ScheduleKind::ZbH1:
-        bubble = (p - 1) * std::max(0.0, f + b - w + 2 * p2p);
-        break;
-    case ScheduleKind::ZbH2:
-    case ScheduleKind::ZbV:
-        bubble = (p - 1) * std::max(0.0, f + b - 2 * w + 2 * p2p);
-        break;
-    case ScheduleKind::DualPipe:
-    case ScheduleKind::DualPipeV: {
+    ClosedFormTimes times { slowest, chunks, f, b, w, 0, p2p };
+    if (kind == ScheduleKind::DualPipe || kind == ScheduleKind::DualPipeV) {
         const double computeF
             = t.dense00 * c.dense.computeForward + t.moe00 * c.moe.computeForward + t.head00 * c.head.computeForward;
         const double computeB
             = t.dense00 * c.dense.computeBackward + t.moe00 * c.moe.computeBackward + t.head00 * c.head.computeBackward;
         const double commFB = t.dense00 * c.dense.comm + t.moe00 * c.moe.comm;
-        const double fb
+        times.fb
             = computeF + computeB + exposedAfterOverlap(commFB, (computeF + computeB) * m_defaults.dualPipeCommHidden);
-        bubble = (p / 2.0 - 1) * std::max(0.0, fb + (b + w) - 3 * w);
-        break;
     }
-    }
+    const double bubble = closedFormBubbleSeconds(kind, p, v, times);
     const double makespan = m * slowest + bubble;
 
     out.resize(zeros.size());

@@ -75,6 +75,11 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         return result;
     }
     auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+    auto stopCancelled = [&] {
+        result.cancelled = true;
+        result.stats.totalSeconds = secondsSince(start);
+        return result;
+    };
     auto progress = [&](double fraction, const char* phase) {
         if (options.progress)
             options.progress({ fraction, result.stats.scored, phase });
@@ -136,11 +141,8 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         result.leanest = merged.overall.leanest();
         result.leanestPeakBytes = merged.overall.hasScored ? merged.overall.lean.peak : merged.overall.pruned.peak;
     }
-    if (cancelled()) {
-        result.cancelled = true;
-        result.stats.totalSeconds = secondsSince(start);
-        return result;
-    }
+    if (cancelled())
+        return stopCancelled();
 
     // Phase 2: the shortlist, every family's contenders and the base configuration, simulated.
     const auto simulationStart = Clock::now();
@@ -165,6 +167,14 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     if (result.leanest)
         want(*result.leanest);
     std::vector<std::optional<Report>> reports;
+    // After each simulation phase: every index below todo.size() is valid (unsimulated ones stay
+    // empty) and the stats are current; true when the search was cancelled meanwhile.
+    auto closeSimulationPass = [&] {
+        reports.resize(todo.size());
+        result.stats.simulated = static_cast<long long>(todo.size());
+        result.stats.simulationSeconds = secondsSince(simulationStart);
+        return cancelled();
+    };
     EvaluateOptions simulate;
     simulate.calibration = options.calibration;
     simulate.simulateSchedule = true;
@@ -202,14 +212,8 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
             want(shortlist[i].point);
         shortlisted = next;
     }
-    reports.resize(todo.size()); // every index below todo.size() is valid (unsimulated ones stay empty)
-    result.stats.simulated = static_cast<long long>(todo.size());
-    result.stats.simulationSeconds = secondsSince(simulationStart);
-    if (cancelled()) {
-        result.cancelled = true;
-        result.stats.totalSeconds = secondsSince(start);
-        return result;
-    }
+    if (closeSimulationPass())
+        return stopCancelled();
     // Each family's representative: its best member that fits under the simulation, else its best
     // closed-form member, else its leanest.
     std::map<FamilyKey, SearchPoint> representatives;
@@ -296,14 +300,8 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
             break;
         best = next;
     }
-    reports.resize(todo.size()); // every index below todo.size() is valid (unsimulated ones stay empty)
-    result.stats.simulated = static_cast<long long>(todo.size());
-    result.stats.simulationSeconds = secondsSince(simulationStart);
-    if (cancelled()) {
-        result.cancelled = true;
-        result.stats.totalSeconds = secondsSince(start);
-        return result;
-    }
+    if (closeSimulationPass())
+        return stopCancelled();
 
     // Rank what fits under the simulation.
     std::vector<std::size_t> fitting;

@@ -55,6 +55,13 @@ struct ScheduleChoice {
     int vpp = 1;
 };
 
+// The point of one layout, expert degree, schedule and micro-batch, with the given knobs.
+inline SearchPoint pointAt(const Layout& l, int ep, const ScheduleChoice& s, int microBatch,
+    Recompute recompute = Recompute::None, int zero = 0)
+{
+    return { l.tp, l.cp, l.pp, s.vpp, l.dp, ep, zero, microBatch, s.kind, recompute };
+}
+
 // Bounds of the enumeration. Defaults cover every schedule the engine simulates.
 struct SearchLimits {
     int maxMicroBatch = 16;

@@ -76,17 +76,7 @@ TEST_P(ClosedFormScorerTest, MatchesEngineClosedForm)
         const LayoutComm comm = scorer.layoutComm(l, ep);
         scorer.score(l, ep, comm, mb, s, rc, zeros, scores);
         for (std::size_t i = 0; i < zeros.size(); ++i) {
-            SearchPoint p;
-            p.tp = l.tp;
-            p.cp = l.cp;
-            p.pp = l.pp;
-            p.dp = l.dp;
-            p.ep = ep;
-            p.vpp = s.vpp;
-            p.schedule = s.kind;
-            p.microBatch = mb;
-            p.recompute = rc;
-            p.zero = zeros[i];
+            const SearchPoint p = pointAt(l, ep, s, mb, rc, zeros[i]);
             const Scenario sc = applyPoint(base, p);
             EvaluateOptions o;
             o.calibration = cal;

@@ -40,8 +40,9 @@ TEST(ConfigSearch, SingleGpuOptimumByHand)
         SearchPoint p = w;
         p.microBatch = mb;
         const Report rep = simulated(s, p);
-        if (rep.fits)
+        if (rep.fits) {
             EXPECT_GE(rep.stepTimeSeconds, best * (1 - 1e-9)) << "micro-batch " << mb;
+        }
     }
 }
 
@@ -79,7 +80,7 @@ TEST(ConfigSearch, ShortlistHoldsTheSimulatedOptimum)
                         if (!space.offersRecompute(rc))
                             continue;
                         for (int z : space.zeroStages(l, ep)) {
-                            const SearchPoint p { l.tp, l.cp, l.pp, sc.vpp, l.dp, ep, z, mb, sc.kind, rc };
+                            const SearchPoint p = pointAt(l, ep, sc, mb, rc, z);
                             const Report rep = simulated(s, p);
                             ASSERT_TRUE(rep.valid) << describe(p);
                             ++count;
@@ -234,7 +235,7 @@ TEST(ConfigSearch, EveryEnumeratedConfigurationIsValid)
                 continue;
             const int mb = mbs.back();
             for (const ScheduleChoice& sc : space.schedules(l.pp, s.training.globalBatch / (mb * l.dp))) {
-                const SearchPoint p { l.tp, l.cp, l.pp, sc.vpp, l.dp, ep, 1, mb, sc.kind, Recompute::Full };
+                const SearchPoint p = pointAt(l, ep, sc, mb, Recompute::Full, 1);
                 EvaluateOptions eo;
                 eo.simulateSchedule = false;
                 const Report rep = evaluate(applyPoint(s, p), eo);
