@@ -1,5 +1,7 @@
 #include "core/validation/ValidationSuite.h"
 
+#include "core/search/NumberText.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -7,19 +9,12 @@ namespace parallax::core {
 
 namespace {
 
-std::string format(const char* fmt, double a, double b = 0, double c = 0)
-{
-    char buf[128];
-    std::snprintf(buf, sizeof buf, fmt, a, b, c);
-    return buf;
-}
-
 std::string statsLine(const std::string& label, const ErrorStats& s)
 {
     if (s.count == 0)
         return label + ": no rows\n";
     return label + ": " + std::to_string(s.count) + (s.count == 1 ? " row" : " rows") + ", mean "
-        + format("%.1f%%, median %.1f%%, worst %.1f%%", 100 * s.meanAbs, 100 * s.medianAbs, 100 * s.maxAbs) + " ("
+        + percentText(s.meanAbs) + ", median " + percentText(s.medianAbs) + ", worst " + percentText(s.maxAbs) + " ("
         + s.worstId + ")\n";
 }
 
@@ -46,9 +41,9 @@ std::string validationTable(const ValidationSummary& s)
     for (const ValidationRow& r : s.rows) {
         std::string mem = "", memPub = "", memErr = "";
         if (r.run.peakMemoryBytes) {
-            mem = format("%.1f GiB", r.predictedPeakMemoryBytes / (1024.0 * 1024 * 1024));
-            memPub = format("%.1f GiB", *r.run.peakMemoryBytes / (1024.0 * 1024 * 1024));
-            memErr = format("%+.1f%%", 100 * r.memoryError);
+            mem = gibText(r.predictedPeakMemoryBytes);
+            memPub = gibText(*r.run.peakMemoryBytes);
+            memErr = (r.memoryError >= 0 ? "+" : "") + percentText(r.memoryError);
         }
         std::snprintf(line, sizeof line, "%-52s %-9s %10.3f %10.3f %+7.1f%% %9s %9s %8s%s\n", r.run.id.c_str(),
             unitOf(r.run.metric), r.predicted, r.run.published, 100 * r.error, mem.c_str(), memPub.c_str(),
@@ -65,10 +60,10 @@ std::string validationTable(const ValidationSummary& s)
     out << "\nnot modelled (" << s.skipped.size() << "):\n";
     for (const auto& k : s.skipped)
         out << "  " << k.id << ": " << k.reason << "\n";
-    out << "\nbounds: A100 step-time mean <= " << format("%.0f%%", 100 * s.bounds.a100StepMean)
-        << ", all step-time mean <= " << format("%.0f%%", 100 * s.bounds.allStepMean)
-        << ", every row <= " << format("%.0f%%", 100 * s.bounds.worstRow)
-        << ", peak-memory mean <= " << format("%.0f%%", 100 * s.bounds.memoryMean) << ": "
+    out << "\nbounds: A100 step-time mean <= " << percentText(s.bounds.a100StepMean, 0)
+        << ", all step-time mean <= " << percentText(s.bounds.allStepMean, 0)
+        << ", every row <= " << percentText(s.bounds.worstRow, 0)
+        << ", peak-memory mean <= " << percentText(s.bounds.memoryMean, 0) << ": "
         << (s.withinBounds() ? "met" : "NOT met") << "\n";
     for (const auto& f : s.failures)
         out << "  " << f << "\n";

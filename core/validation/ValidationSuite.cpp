@@ -1,6 +1,7 @@
 #include "core/validation/ValidationSuite.h"
 
 #include "core/Engine.h"
+#include "core/search/NumberText.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,13 +55,6 @@ ValidationRow evaluateRun(PublishedRun run)
         row.memoryError = row.predictedPeakMemoryBytes / *run.peakMemoryBytes - 1.0;
     row.run = std::move(run);
     return row;
-}
-
-std::string percent(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
-    return buf;
 }
 
 } // namespace
@@ -121,17 +115,18 @@ ValidationSummary runValidation(const nlohmann::json& records)
     const ValidationBounds& b = out.bounds;
     if (out.a100StepTime.meanAbs > b.a100StepMean)
         out.failures.push_back(
-            "A100 step-time mean error " + percent(out.a100StepTime.meanAbs) + " > " + percent(b.a100StepMean));
+            "A100 step-time mean error " + percentText(out.a100StepTime.meanAbs) + " > " + percentText(b.a100StepMean));
     if (out.stepTime.meanAbs > b.allStepMean)
         out.failures.push_back(
-            "step-time mean error " + percent(out.stepTime.meanAbs) + " > " + percent(b.allStepMean));
+            "step-time mean error " + percentText(out.stepTime.meanAbs) + " > " + percentText(b.allStepMean));
     for (const ErrorStats* s : { &out.stepTime, &out.throughput }) {
         if (s->maxAbs > b.worstRow)
             out.failures.push_back(
-                "row " + s->worstId + " is off by " + percent(s->maxAbs) + " > " + percent(b.worstRow));
+                "row " + s->worstId + " is off by " + percentText(s->maxAbs) + " > " + percentText(b.worstRow));
     }
     if (out.memory.meanAbs > b.memoryMean)
-        out.failures.push_back("peak-memory mean error " + percent(out.memory.meanAbs) + " > " + percent(b.memoryMean));
+        out.failures.push_back(
+            "peak-memory mean error " + percentText(out.memory.meanAbs) + " > " + percentText(b.memoryMean));
     return out;
 }
 
