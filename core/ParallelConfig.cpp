@@ -61,6 +61,22 @@ const char* toString(DType d)
 {
     return nameOf(kDTypes, d);
 }
+std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const TrainingConfig& t)
+{
+    std::vector<std::string> out;
+    if (!t.flashAttention)
+        out.emplace_back("unfused attention");
+    if (p.tpCommOverlap && p.tp > 1)
+        out.emplace_back("TP comm overlap");
+    if (!p.dpOverlap)
+        out.emplace_back("DP sync not overlapped");
+    if (!p.p2pOverlap && p.pp > 1)
+        out.emplace_back("blocking p2p");
+    if (!p.gradReduceInFp32)
+        out.emplace_back("16-bit gradient reduce");
+    return out;
+}
+
 bool parseSchedule(const std::string& s, ScheduleKind& out)
 {
     if (s == "interleaved" || s == "interleaved1f1b") {

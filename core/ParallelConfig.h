@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace parallax::core {
 
@@ -64,6 +65,10 @@ const char* toString(DType d);
 bool parseSchedule(const std::string& s, ScheduleKind& out);
 bool parseRecompute(const std::string& s, Recompute& out);
 bool parseDType(const std::string& s, DType& out);
+// The framework switches that differ from their defaults, for configuration lines:
+// "unfused attention", "TP comm overlap", "DP sync not overlapped", "blocking p2p",
+// "16-bit gradient reduce"; empty when all are at their defaults.
+std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const TrainingConfig& t);
 bool scheduleSplitsBackward(ScheduleKind k); // zero-bubble family and DualPipe: B and W ops
 bool scheduleUsesChunks(ScheduleKind k); // interleaved / V / DualPipe family carry 2+ chunks
 

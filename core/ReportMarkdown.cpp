@@ -136,6 +136,8 @@ std::string describeConfiguration(const Scenario& s)
         + (s.training.recompute == Recompute::None ? std::string("no recompute")
                                                    : std::string(toString(s.training.recompute)) + " recompute");
     text += dot + std::string(toString(s.training.dtype));
+    for (const std::string& knob : nonDefaultSwitches(p, s.training))
+        text += dot + knob;
     return text;
 }
 

@@ -167,7 +167,8 @@ int runExport(const std::vector<std::string>& argv)
                          "or --markdown OUT.md");
     for (const Output& out : outputs)
         checkOutput(out);
-    const double scale = args.number("scale", 1, 0.25, 8);
+    [[maybe_unused]] const double scale
+        = args.number("scale", 1, 0.25, 8); // read (and range-checked) even without the renderer
     core::Dim dim = core::Dim::Tp;
     if (args.has("rankmap-dim") && !parseDim(args.value("rankmap-dim"), dim))
         throw UsageError("--rankmap-dim: unknown dimension \"" + args.value("rankmap-dim")

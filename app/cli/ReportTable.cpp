@@ -33,6 +33,8 @@ std::string configLine(const Scenario& s)
     line += "  micro-batch " + std::to_string(s.training.microBatch) + ", global "
         + std::to_string(s.training.globalBatch) + ", recompute " + toString(s.training.recompute) + ", "
         + toString(s.training.dtype);
+    for (const std::string& knob : core::nonDefaultSwitches(p, s.training))
+        line += ", " + knob;
     return line;
 }
 } // namespace

@@ -3,6 +3,7 @@
 #include "core/CostModel.h"
 #include "core/Engine.h"
 #include "core/PresetLibrary.h"
+#include "core/ReportMarkdown.h"
 
 #include "TestScenarios.h"
 
@@ -90,4 +91,19 @@ TEST(FrameworkKnobs, BlockingSendsLengthenThePipeline)
     const Report blocking = run(s);
     EXPECT_GT(blocking.step.pipelineSeconds, overlapped.step.pipelineSeconds);
     EXPECT_GT(blocking.comm.ppSeconds, 0);
+}
+
+// Exports and reports say when a scenario runs with non-default framework switches.
+TEST(FrameworkKnobs, ConfigurationLineNamesNonDefaultSwitches)
+{
+    Scenario s = makeScenario("llama3-70b", "h100-sxm", 8, 8, degrees(8, 8, 1), batch(1, 64, 4096));
+    const std::string plain = describeConfiguration(s);
+    EXPECT_EQ(plain.find("overlap"), std::string::npos) << plain;
+    s.training.flashAttention = false;
+    s.parallel.tpCommOverlap = true;
+    s.parallel.p2pOverlap = false;
+    const std::string knobs = describeConfiguration(s);
+    EXPECT_NE(knobs.find("unfused attention"), std::string::npos) << knobs;
+    EXPECT_NE(knobs.find("TP comm overlap"), std::string::npos) << knobs;
+    EXPECT_NE(knobs.find("blocking p2p"), std::string::npos) << knobs;
 }
