@@ -2,6 +2,7 @@
 
 #include "core/Units.h"
 
+#include "core/search/NumberText.h"
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -57,16 +58,6 @@ std::string formatSeconds(double s)
     if (a >= 1e-3)
         return fixed(s * 1e3, a >= 0.1 ? 0 : (a >= 0.01 ? 1 : 2)) + " ms";
     return fixed(s * 1e6, a >= 1e-4 ? 0 : (a >= 1e-5 ? 1 : 2)) + " µs";
-}
-
-std::string formatGiB(double bytes, int decimals)
-{
-    return fixed(bytes / kGiB, decimals) + " GiB";
-}
-
-std::string formatPercent(double fraction, int decimals)
-{
-    return fixed(fraction * 100.0, decimals) + "%";
 }
 
 std::string describeModel(const Scenario& s, const Report& r)
@@ -155,10 +146,9 @@ std::string reportToMarkdown(const Scenario& s, const Report& r, const MarkdownO
         out << "| Step time | Tokens/s | TFLOP/s per GPU | MFU | HFU | Pipeline bubble | Peak memory | Fits |\n";
         out << "|---:|---:|---:|---:|---:|---:|---:|:---:|\n";
         out << "| " << formatSeconds(r.stepTimeSeconds) << " | " << fixed(r.tokensPerSecond, 0) << " | "
-            << fixed(r.tflopsPerGpu, 1) << " | " << formatPercent(r.mfu) << " | " << formatPercent(r.hfu) << " | "
-            << formatPercent(r.bubbleFraction) << " | " << formatGiB(r.peakMemoryBytes) << " of "
-            << formatGiB(r.hbmBytes, 0) << " (stage " << r.peakMemoryStage << ") | " << (r.fits ? "yes" : "**no**")
-            << " |\n\n";
+            << fixed(r.tflopsPerGpu, 1) << " | " << percentText(r.mfu) << " | " << percentText(r.hfu) << " | "
+            << percentText(r.bubbleFraction) << " | " << gibText(r.peakMemoryBytes) << " of " << gibText(r.hbmBytes, 0)
+            << " (stage " << r.peakMemoryStage << ") | " << (r.fits ? "yes" : "**no**") << " |\n\n";
         out << "Step time = pipeline " << formatSeconds(r.step.pipelineSeconds) << " (of which bubble "
             << formatSeconds(r.step.bubbleSeconds) << ") + exposed data-parallel sync "
             << formatSeconds(r.step.dpExposedSeconds) << " + optimizer " << formatSeconds(r.step.optimizerSeconds)
@@ -180,13 +170,13 @@ std::string reportToMarkdown(const Scenario& s, const Report& r, const MarkdownO
         out << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
         for (const StageMemory& st : r.stages) {
             const bool over = r.hbmBytes > 0 && st.totalBytes() > r.hbmBytes;
-            out << "| " << st.stage << " | " << st.layers << " | " << formatGiB(st.weightsBytes) << " | "
-                << formatGiB(st.gradsBytes) << " | " << formatGiB(st.optimizerBytes) << " | "
-                << formatGiB(st.activationsBytes) << " | " << formatGiB(st.otherBytes) << " | " << (over ? "**" : "")
-                << formatGiB(st.totalBytes()) << (over ? "**" : "") << " | " << fixed(st.inflightMicrobatches, 1)
+            out << "| " << st.stage << " | " << st.layers << " | " << gibText(st.weightsBytes) << " | "
+                << gibText(st.gradsBytes) << " | " << gibText(st.optimizerBytes) << " | "
+                << gibText(st.activationsBytes) << " | " << gibText(st.otherBytes) << " | " << (over ? "**" : "")
+                << gibText(st.totalBytes()) << (over ? "**" : "") << " | " << fixed(st.inflightMicrobatches, 1)
                 << " |\n";
         }
-        out << "\nHBM per GPU: " << formatGiB(r.hbmBytes, 0) << ".\n\n";
+        out << "\nHBM per GPU: " << gibText(r.hbmBytes, 0) << ".\n\n";
     }
 
     const bool pictures

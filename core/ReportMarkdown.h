@@ -15,10 +15,8 @@ std::string describeModel(
 std::string describeCluster(const Scenario& scenario); // "64 x H100 SXM: 8 NVLink domains of 8, IB 400 Gb/s per NIC"
 std::string describeConfiguration(const Scenario& scenario); // "TP 8 (SP) · PP 8 · VPP 2 · DP 1 · ZeRO-1 · ..."
 
-// Number formats of the report: "4.56 s" / "812 ms" / "45.6 µs", "71.3 GiB", "12.5%".
+// Report times: "4.56 s" / "812 ms" / "45.6 µs" (GiB and percentages: core/search/NumberText.h).
 std::string formatSeconds(double seconds);
-std::string formatGiB(double bytes, int decimals = 1);
-std::string formatPercent(double fraction, int decimals = 1);
 
 struct MarkdownOptions {
     std::string title; // defaults to the scenario's name

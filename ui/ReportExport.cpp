@@ -8,6 +8,7 @@
 #include "ui/render/ReportPictures.h"
 #include "ui/render/TitleBlock.h"
 
+#include "core/search/NumberText.h"
 #include <QDir>
 #include <QFileInfo>
 
@@ -133,8 +134,8 @@ ExportOutcome exportReport(const ExportRequest& request, const ExportSources& so
         for (const ComparedSchedule& c : sources.comparison) {
             if (c.report.valid)
                 md.reasons.push_back(c.label.toStdString() + ": step " + core::formatSeconds(c.report.stepTimeSeconds)
-                    + ", bubble " + core::formatPercent(c.report.bubbleFraction) + ", peak memory "
-                    + core::formatGiB(c.report.peakMemoryBytes) + (c.report.fits ? "" : " (does not fit)"));
+                    + ", bubble " + core::percentText(c.report.bubbleFraction) + ", peak memory "
+                    + core::gibText(c.report.peakMemoryBytes) + (c.report.fits ? "" : " (does not fit)"));
         }
         std::string error;
         if (const QString why = render::checkWritable(path); !why.isEmpty())

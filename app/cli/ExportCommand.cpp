@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #ifdef PARALLAX_HAS_RENDER
+#include "core/search/NumberText.h"
 #include "ui/render/Exporter.h"
 #include "ui/render/GuiSession.h"
 #include "ui/render/ReportPictures.h"
@@ -308,8 +309,8 @@ int runExport(const std::vector<std::string>& argv)
             md.reasonsHeading = "Schedules compared";
         for (const Evaluated& e : compared)
             md.reasons.push_back(scheduleLabel(e.scenario) + ": step " + core::formatSeconds(e.report.stepTimeSeconds)
-                + ", bubble " + core::formatPercent(e.report.bubbleFraction) + ", peak memory "
-                + core::formatGiB(e.report.peakMemoryBytes) + (e.report.fits ? "" : " (does not fit)"));
+                + ", bubble " + core::percentText(e.report.bubbleFraction) + ", peak memory "
+                + core::gibText(e.report.peakMemoryBytes) + (e.report.fits ? "" : " (does not fit)"));
         std::string error;
         if (!core::writeFileAtomically(out.path, core::reportToMarkdown(scenario, report, md), error)) {
             std::cerr << "parallax-cli export: " << error << "\n";
@@ -352,7 +353,7 @@ int writeSchedulePicture(const std::string& path, double scale, const core::Simu
         for (int c : result.peakInflightChunks)
             peak = std::max(peak, c);
         t.figures.push_back({ QStringLiteral("makespan"), QString::number(result.makespan, 'g', 6) });
-        t.figures.push_back({ QStringLiteral("bubble"), q(core::formatPercent(result.bubbleFraction)) });
+        t.figures.push_back({ QStringLiteral("bubble"), q(core::percentText(result.bubbleFraction)) });
         t.figures.push_back({ QStringLiteral("peak in flight"), QString::number(peak) });
         title = t;
     }

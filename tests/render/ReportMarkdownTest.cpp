@@ -1,6 +1,7 @@
 #include "core/ReportMarkdown.h"
 #include "core/Engine.h"
 #include "core/ScenarioIo.h"
+#include "core/search/NumberText.h"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +23,7 @@ TEST(ReportMarkdown, HasHeadlineMemoryTableReasonsAndPictures)
     EXPECT_EQ(md.rfind("# Llama 3 70B on 64 H100\n", 0), 0u);
     EXPECT_NE(md.find("| Step time |"), std::string::npos);
     EXPECT_NE(md.find(core::formatSeconds(r.stepTimeSeconds)), std::string::npos);
-    EXPECT_NE(md.find(core::formatPercent(r.bubbleFraction)), std::string::npos);
+    EXPECT_NE(md.find(core::percentText(r.bubbleFraction)), std::string::npos);
     EXPECT_NE(md.find("## Why\n\n- fits with 29 GiB to spare\n- TP stays on NVLink\n"), std::string::npos);
     EXPECT_NE(md.find("![Pipeline schedule](images/gantt.png)"), std::string::npos);
     EXPECT_NE(md.find("![Memory per stage](images/memory.svg)"), std::string::npos);
@@ -51,5 +52,5 @@ TEST(ReportMarkdown, DescribesTheScenarioInOneLineEach)
     EXPECT_NE(core::describeModel(*s, r).find("sequence 8192"), std::string::npos);
     EXPECT_EQ(core::formatSeconds(0.0123), "12.3 ms");
     EXPECT_EQ(core::formatSeconds(4.561), "4.56 s");
-    EXPECT_EQ(core::formatPercent(0.1234), "12.3%");
+    EXPECT_EQ(core::percentText(0.1234), "12.3%");
 }

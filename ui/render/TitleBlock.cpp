@@ -3,6 +3,7 @@
 #include "core/ReportMarkdown.h"
 #include "ui/render/RenderStyle.h"
 
+#include "core/search/NumberText.h"
 #include <QFontMetricsF>
 #include <QPainter>
 #include <algorithm>
@@ -30,10 +31,10 @@ TitleBlock TitleBlock::forReport(const core::Scenario& s, const core::Report& r,
             << QStringLiteral("Configuration: ") + q(core::describeConfiguration(s));
     if (r.valid) {
         b.figures.push_back({ QStringLiteral("step time"), q(core::formatSeconds(r.stepTimeSeconds)) });
-        b.figures.push_back({ QStringLiteral("bubble"), q(core::formatPercent(r.bubbleFraction)) });
-        b.figures.push_back({ QStringLiteral("MFU"), q(core::formatPercent(r.mfu)) });
+        b.figures.push_back({ QStringLiteral("bubble"), q(core::percentText(r.bubbleFraction)) });
+        b.figures.push_back({ QStringLiteral("MFU"), q(core::percentText(r.mfu)) });
         b.figures.push_back({ r.fits ? QStringLiteral("peak memory") : QStringLiteral("peak memory: over HBM"),
-            q(core::formatGiB(r.peakMemoryBytes)), !r.fits });
+            q(core::gibText(r.peakMemoryBytes)), !r.fits });
     } else {
         b.figures.push_back({ QStringLiteral("configuration"), QStringLiteral("invalid"), true });
     }
