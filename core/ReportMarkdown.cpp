@@ -1,8 +1,8 @@
 #include "core/ReportMarkdown.h"
 
 #include "core/Units.h"
-
 #include "core/search/NumberText.h"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -86,7 +86,7 @@ std::string describeCluster(const Scenario& s)
             && runs.back().second->gpu.name == d.gpu.name)
             ++runs.back().first;
         else
-            runs.push_back({ 1, &d });
+            runs.emplace_back(1, &d);
     }
     if (runs.size() == 1) {
         const NvlinkDomain& d = *runs.front().second;

@@ -3,12 +3,12 @@
 #include "core/ReportMarkdown.h"
 #include "core/ScenarioIo.h"
 #include "core/TraceExport.h"
+#include "core/search/NumberText.h"
 #include "ui/render/GanttModel.h"
 #include "ui/render/MemoryChartRenderer.h"
 #include "ui/render/ReportPictures.h"
 #include "ui/render/TitleBlock.h"
 
-#include "core/search/NumberText.h"
 #include <QDir>
 #include <QFileInfo>
 

@@ -5,6 +5,7 @@
 #include "core/ReportMarkdown.h"
 #include "core/ScenarioIo.h"
 #include "core/TraceExport.h"
+#include "core/search/NumberText.h"
 
 #include <filesystem>
 #include <iostream>
@@ -12,7 +13,6 @@
 #include <unistd.h>
 
 #ifdef PARALLAX_HAS_RENDER
-#include "core/search/NumberText.h"
 #include "ui/render/Exporter.h"
 #include "ui/render/GuiSession.h"
 #include "ui/render/ReportPictures.h"

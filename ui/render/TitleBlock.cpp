@@ -1,9 +1,9 @@
 #include "ui/render/TitleBlock.h"
 
 #include "core/ReportMarkdown.h"
+#include "core/search/NumberText.h"
 #include "ui/render/RenderStyle.h"
 
-#include "core/search/NumberText.h"
 #include <QFontMetricsF>
 #include <QPainter>
 #include <algorithm>
