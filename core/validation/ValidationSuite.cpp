@@ -4,6 +4,7 @@
 #include "core/search/NumberText.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace parallax::core {
@@ -57,6 +58,21 @@ ValidationRow evaluateRun(PublishedRun run)
     return row;
 }
 
+// Families of the training file that the physics does not cover yet: their rows are listed as not modelled,
+// with the reason, instead of being dropped or averaged in (issue 12 brings the physics that covers them).
+std::string familyNotYetModelled(const PublishedRun& run)
+{
+    std::string name = run.scenario.model.name;
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (name.find("grok") != std::string::npos)
+        return "not yet modelled: MoE step time from its parts (router, token permutation, grouped expert GEMMs, "
+               "dispatch/combine all-to-all) is not in the engine yet";
+    if (run.gpu.rfind("gb200", 0) == 0 || run.gpu.rfind("b200", 0) == 0)
+        return "not yet modelled: Blackwell (GB200/B200) kernel rates from published microbenchmarks are not in the "
+               "engine yet";
+    return {};
+}
+
 } // namespace
 
 ValidationSummary runValidation(const nlohmann::json& records)
@@ -69,8 +85,14 @@ ValidationSummary runValidation(const nlohmann::json& records)
         ValidationRow row;
         try {
             c = convertPublishedRun(record);
-            if (c.run)
-                row = evaluateRun(std::move(*c.run));
+            if (c.run) {
+                if (std::string why = familyNotYetModelled(*c.run); !why.empty()) {
+                    c.run.reset();
+                    c.reason = std::move(why);
+                } else {
+                    row = evaluateRun(std::move(*c.run));
+                }
+            }
         } catch (const std::exception& e) { // a field of an unexpected type: the record is malformed
             c.run.reset();
             const bool named = record.is_object() && record.contains("id") && record["id"].is_string();
