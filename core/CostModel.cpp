@@ -3,6 +3,7 @@
 #include "core/Calibration.h"
 #include "core/DataParallelSync.h"
 #include "core/ParameterShard.h"
+#include "core/costs/MoeCosts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -169,7 +170,7 @@ UnfusedAttention unfusedAttentionSeconds(
 }
 
 LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
-    const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults)
+    const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults, bool epCommOverlap)
 {
     LayerTimes t;
     const double tokens = c.seqLen / c.cp * c.microBatch; // rows of the GEMMs on this GPU
@@ -181,17 +182,12 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     // tokens); their tile and depth efficiencies differ.
     double gemmForward = 0, gemmBackwardInput = 0, gemmBackwardWeight = 0;
     for (const LinearShape& l : shape.linears) {
-        const double rows = l.routedExpert ? routedTokensPerGpu(shape, c) : tokens;
-        const double shard = l.routedExpert ? c.etp : (l.tensorParallel ? c.tp : 1.0);
+        const double rows = tokens;
+        const double shard = l.tensorParallel ? c.tp : 1.0;
         const double k = l.rowParallel ? l.inFeatures / shard : l.inFeatures;
         const double n = l.rowParallel ? l.outFeatures : l.outFeatures / shard;
-        if (l.routedExpert) {
-            // Grouped GEMM over the local experts, each receiving its share of the routed tokens.
-            gemmForward += rates.gemmSeconds(rows, n, k);
-            gemmBackwardInput += rates.gemmSeconds(rows, k, n);
-            gemmBackwardWeight += rates.gemmSeconds(k, n, rows);
-            continue;
-        }
+        if (l.routedExpert)
+            continue; // grouped expert GEMMs: moeLayerTimes
         gemmForward += rates.gemmSeconds(rows, n, k);
         gemmBackwardInput += rates.gemmSeconds(rows, k, n);
         gemmBackwardWeight += rates.gemmSeconds(k, n, rows);
@@ -244,13 +240,19 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         t.cpBackward = exposedAfterOverlap(2.0 * comm, 2.5 * attention * (c.cp - 1) / c.cp);
     }
 
-    // Expert parallelism: dispatch and combine all-to-alls of the routed tokens, forward and backward;
-    // the busiest GPU sets the pace (load imbalance).
-    if (shape.moe && groups.ep.size > 1) {
-        const double bytes = 2.0 * localTokens(c) * shape.topK * h * c.expertLoadImbalance;
-        const double a2a = groups.ep.seconds(CollectiveKind::AllToAll, bytes);
-        t.epForward = 2.0 * a2a;
-        t.epBackward = 2.0 * a2a;
+    // MoE layers: router kernels, token permutation, grouped expert GEMMs and the dispatch/combine
+    // all-to-alls (core/costs/MoeCosts).
+    if (shape.moe) {
+        const MoeLayerTimes moe = moeLayerTimes(shape, c, rates, groups.ep, h, epCommOverlap);
+        t.forwardCompute += moe.forwardCompute();
+        t.backwardInputCompute += moe.backwardInputCompute();
+        t.backwardWeightCompute += moe.expertBackwardWeight;
+        if (c.recompute == Recompute::Full)
+            t.recomputeCompute += moe.forwardCompute();
+        t.epForward = moe.allToAllForward;
+        t.epBackward = moe.allToAllBackward;
+        if (c.recompute == Recompute::Full)
+            t.epBackward += moe.allToAllForward;
     }
     return t;
 }

@@ -125,8 +125,10 @@ struct LayerCommGroups {
     CommGroup ep;
 };
 
+// epCommOverlap: the MoE all-to-alls run behind other compute (--overlap-moe-expert-parallel-comm).
 LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
-    const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults);
+    const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults,
+    bool epCommOverlap = false);
 
 // The attention core without a fused kernel (batched GEMMs and memory-bound softmax/dropout).
 struct UnfusedAttention {

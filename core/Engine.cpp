@@ -11,6 +11,7 @@
 #include "core/StageLayout.h"
 #include "core/Units.h"
 #include "core/Validation.h"
+#include "core/costs/StepOverheads.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,12 +47,12 @@ struct LayerCosts {
 };
 
 LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, const ComputeRates& rates,
-    const LayerCommGroups& groups, const EfficiencyDefaults& defaults)
+    const LayerCommGroups& groups, const EfficiencyDefaults& defaults, bool epCommOverlap)
 {
     LayerCosts lc;
     auto fill = [&](int layer, LayerTimes& t, double& act, double& full, double& wp) {
         const LayerShape shape = layerShape(m, layer);
-        t = layerTimes(m, shape, ctx, rates, groups, defaults);
+        t = layerTimes(m, shape, ctx, rates, groups, defaults, epCommOverlap);
         act = layerActivationBytes(m, shape, ctx);
         full = layerActivationBytesWithoutRecompute(m, shape, ctx);
         wp = layerWPendingBytes(m, shape, ctx);
@@ -127,7 +128,8 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     ctx.expertLoadImbalance = model.isMoe() ? defaults.expertLoadImbalance : 1.0;
     ctx.flashAttention = train.flashAttention;
     ctx.tpCommOverlap = par.tpCommOverlap && par.tp > 1;
-    const LayerCosts costs = computeLayerCosts(model, ctx, rates, { comm.tp, comm.cp, comm.ep }, defaults);
+    const LayerCosts costs
+        = computeLayerCosts(model, ctx, rates, { comm.tp, comm.cp, comm.ep }, defaults, par.epCommOverlap);
     const HeadTimes head = lmHeadTimes(model, ctx, rates, comm.tp);
 
     // Pipeline shape and layer placement.
@@ -260,9 +262,15 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
             = dpSyncSeconds(mem, r, comm.dp, comm.edp, par.dpOverlap ? fwd : 0.0, par.dpOverlap ? bwd : 0.0);
         dpExposed = std::max(dpExposed, dp.exposedSeconds);
         dpTotal = std::max(dpTotal, dp.totalSeconds);
-        // Adam reads and writes fp32 master, momentum, variance and the gradient, and writes the bf16
-        // copy: ~28 bytes of HBM traffic per parameter of the local shard (memory-bound).
-        optimizer = std::max(optimizer, rates.memorySeconds(28.0 * st.optimizerBytes / kOptimizerBytesPerParam));
+        // Optimizer step and the fixed per-step work around it (core/costs/StepOverheads).
+        StepOverheadInputs fixed;
+        fixed.optimizerShardParams = st.optimizerBytes / kOptimizerBytesPerParam;
+        fixed.gradBufferBytes = st.gradsBytes;
+        fixed.microbatches = report.microbatches;
+        fixed.tokensPerMicrobatch = ctx.seqLen / ctx.cp * ctx.microBatch;
+        fixed.tp = comm.tp;
+        fixed.dp = comm.dp;
+        optimizer = std::max(optimizer, stepOverheads(fixed, rates).total());
     }
 
     report.step.pipelineSeconds = report.schedule.makespan;

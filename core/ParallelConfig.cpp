@@ -74,6 +74,8 @@ std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const Train
         out.emplace_back("blocking p2p");
     if (!p.gradReduceInFp32)
         out.emplace_back("16-bit gradient reduce");
+    if (p.epCommOverlap && p.ep > 1)
+        out.emplace_back("EP comm overlap");
     return out;
 }
 

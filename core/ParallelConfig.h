@@ -36,6 +36,9 @@ struct ParallelConfig {
     // --accumulate-allreduce-grads-in-fp32: Megatron forces it for bf16 training; fp16 runs of its
     // time reduced 16-bit gradients.
     bool gradReduceInFp32 = true;
+    // --overlap-moe-expert-parallel-comm: the MoE dispatch/combine all-to-alls of one micro-batch run
+    // behind another's compute. Off (the default), they sit on the critical path.
+    bool epCommOverlap = false;
 
     int worldSize() const { return tp * cp * pp * dp; }
 };

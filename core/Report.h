@@ -43,7 +43,7 @@ struct StepBreakdown {
     double pipelineSeconds = 0; // makespan of the simulated schedule
     double bubbleSeconds = 0;
     double dpExposedSeconds = 0;
-    double optimizerSeconds = 0;
+    double optimizerSeconds = 0; // optimizer step + fixed per-step work (grad norm, clip, zero grad, batch, loss)
     double stepSeconds = 0;
 };
 

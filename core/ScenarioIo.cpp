@@ -236,6 +236,7 @@ void readParallel(JsonReader& p, ParallelConfig& c)
                 + "\"; use gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, zb-v, dualpipe or dualpipev");
     c.order = p.string("order", c.order);
     c.tpCommOverlap = p.boolean("tp_comm_overlap", false);
+    c.epCommOverlap = p.boolean("ep_comm_overlap", false);
     c.dpOverlap = p.boolean("dp_overlap", true);
     c.p2pOverlap = p.boolean("p2p_overlap", true);
     c.gradReduceInFp32 = p.boolean("grad_reduce_fp32", true);
@@ -497,6 +498,8 @@ json scenarioToJson(const Scenario& s)
         j["parallel"]["etp"] = p.etp;
     if (p.tpCommOverlap)
         j["parallel"]["tp_comm_overlap"] = true;
+    if (p.epCommOverlap)
+        j["parallel"]["ep_comm_overlap"] = true;
     if (!p.dpOverlap)
         j["parallel"]["dp_overlap"] = false;
     if (!p.p2pOverlap)

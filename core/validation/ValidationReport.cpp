@@ -3,6 +3,7 @@
 #include "core/search/NumberText.h"
 
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 namespace parallax::core {
@@ -53,6 +54,22 @@ std::string validationTable(const ValidationSummary& s)
     out << "\nper source (absolute error of step time or TFLOP/s):\n";
     for (const auto& [source, stats] : s.perSource)
         out << "  " << statsLine(source, stats);
+    out << "\nper family (GPU x dense/MoE; absolute error of step time or TFLOP/s):\n";
+    std::set<std::string> families;
+    for (const auto& [family, stats] : s.perFamily)
+        families.insert(family);
+    for (const auto& [family, count] : s.familiesNotCompared)
+        families.insert(family);
+    for (const std::string& family : families) {
+        const auto compared = s.perFamily.find(family);
+        const auto skipped = s.familiesNotCompared.find(family);
+        std::string line = compared != s.perFamily.end() ? statsLine(family, compared->second) : family + ": no rows compared\n";
+        if (skipped != s.familiesNotCompared.end()) {
+            line.pop_back();
+            line += " [" + std::to_string(skipped->second) + " not modelled]\n";
+        }
+        out << "  " << line;
+    }
     out << "\n" << statsLine("step time, all rows", s.stepTime);
     out << statsLine("step time, A100 rows", s.a100StepTime);
     out << statsLine("TFLOP/s rows", s.throughput);
@@ -91,7 +108,15 @@ nlohmann::json validationJson(const ValidationSummary& s)
     nlohmann::json sources = nlohmann::json::object();
     for (const auto& [source, stats] : s.perSource)
         sources[source] = statsJson(stats);
-    return { { "rows", rows }, { "not_modelled", skipped }, { "per_source", sources },
+    nlohmann::json families = nlohmann::json::object();
+    for (const auto& [family, stats] : s.perFamily)
+        families[family] = statsJson(stats);
+    for (const auto& [family, count] : s.familiesNotCompared) {
+        if (!families.contains(family))
+            families[family] = statsJson(ErrorStats {});
+        families[family]["not_modelled"] = count;
+    }
+    return { { "rows", rows }, { "not_modelled", skipped }, { "per_source", sources }, { "per_family", families },
         { "step_time", statsJson(s.stepTime) }, { "a100_step_time", statsJson(s.a100StepTime) },
         { "tflops", statsJson(s.throughput) }, { "peak_memory", statsJson(s.memory) },
         { "bounds",

@@ -75,6 +75,11 @@ std::string familyNotYetModelled(const PublishedRun& run)
 
 } // namespace
 
+std::string validationFamily(const PublishedRun& run)
+{
+    return run.gpu + " x " + (run.scenario.model.isMoe() ? "MoE" : "dense");
+}
+
 ValidationSummary runValidation(const nlohmann::json& records)
 {
     ValidationSummary out;
@@ -87,6 +92,7 @@ ValidationSummary runValidation(const nlohmann::json& records)
             c = convertPublishedRun(record);
             if (c.run) {
                 if (std::string why = familyNotYetModelled(*c.run); !why.empty()) {
+                    ++out.familiesNotCompared[validationFamily(*c.run)];
                     c.run.reset();
                     c.reason = std::move(why);
                 } else {
@@ -107,16 +113,18 @@ ValidationSummary runValidation(const nlohmann::json& records)
             PublishedRunConversion s;
             s.id = row.run.id;
             s.reason = "the engine rejects the configuration: " + row.invalidReason;
+            ++out.familiesNotCompared[validationFamily(row.run)];
             out.skipped.push_back(std::move(s));
             continue;
         }
         out.rows.push_back(std::move(row));
     }
 
-    std::map<std::string, std::vector<std::pair<double, std::string>>> bySource;
+    std::map<std::string, std::vector<std::pair<double, std::string>>> bySource, byFamily;
     std::vector<std::pair<double, std::string>> step, a100, throughput, memory;
     for (const ValidationRow& r : out.rows) {
         bySource[r.run.source].emplace_back(r.error, r.run.id);
+        byFamily[validationFamily(r.run)].emplace_back(r.error, r.run.id);
         if (r.run.metric == PublishedMetric::StepTime) {
             step.emplace_back(r.error, r.run.id);
             if (r.run.gpu.rfind("a100", 0) == 0)
@@ -129,6 +137,8 @@ ValidationSummary runValidation(const nlohmann::json& records)
     }
     for (const auto& [source, errors] : bySource)
         out.perSource[source] = statsOf(errors);
+    for (const auto& [family, errors] : byFamily)
+        out.perFamily[family] = statsOf(errors);
     out.stepTime = statsOf(step);
     out.a100StepTime = statsOf(a100);
     out.throughput = statsOf(throughput);

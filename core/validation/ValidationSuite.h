@@ -42,6 +42,10 @@ struct ValidationSummary {
     std::vector<ValidationRow> rows;
     std::vector<PublishedRunConversion> skipped; // with their reasons
     std::map<std::string, ErrorStats> perSource; // time or throughput error by source label
+    // Time or throughput error by family, "GPU x dense|MoE" (e.g. "h100-sxm x MoE"); a family whose
+    // rows are all skipped appears in familiesNotCompared only, so an uncovered family stays visible.
+    std::map<std::string, ErrorStats> perFamily;
+    std::map<std::string, int> familiesNotCompared; // family -> records listed as not modelled
     ErrorStats stepTime; // every row with a step time
     ErrorStats a100StepTime;
     ErrorStats throughput; // rows compared by TFLOP/s
@@ -50,6 +54,9 @@ struct ValidationSummary {
     std::vector<std::string> failures; // bounds exceeded, in words
     bool withinBounds() const { return failures.empty(); }
 };
+
+// The family a run belongs to: its GPU preset and whether the model is dense or MoE.
+std::string validationFamily(const PublishedRun& run);
 
 // Evaluates every record of a published-runs file (a JSON array; data/README.md schema).
 ValidationSummary runValidation(const nlohmann::json& records);

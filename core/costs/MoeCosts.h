@@ -1,0 +1,45 @@
+#pragma once
+
+#include "core/ActivationMemory.h"
+#include "core/CostModel.h"
+
+namespace parallax::core {
+
+// Achieved all-to-all bandwidth of MoE dispatch and combine, as shares of the per-direction link
+// bandwidth the collective model is given (datasheet NVLink, NIC line rate).
+struct AllToAllEfficiency {
+    // DeepEP normal kernels, intranode EP8 on H800: 153 GB/s dispatch, 158 GB/s combine of the 200 GB/s
+    // per-direction NVLink (deepseek-ai/DeepEP README, "Normal kernels with NVLink and RDMA forwarding").
+    double nvlinkFraction = 0.77;
+    // The same table across nodes: 43 GB/s (EP16) to 46 GB/s (EP64) of a 400 Gb/s = 50 GB/s CX7 NIC.
+    double scaleOutFraction = 0.86;
+};
+
+// One MoE layer's expert path on the busiest GPU, per micro-batch, in seconds. The router GEMM and
+// the shared experts stay with the dense linears of the layer (LayerShape).
+struct MoeLayerTimes {
+    double routerForward = 0; // softmax, top-k and auxiliary-loss kernels over the router logits
+    double routerBackward = 0;
+    double permuteForward = 0; // token permutation before dispatch and un-permutation after combine
+    double permuteBackward = 0;
+    double expertForward = 0; // grouped GEMMs over the local experts
+    double expertBackwardInput = 0;
+    double expertBackwardWeight = 0;
+    double allToAllForward = 0; // dispatch + combine
+    double allToAllBackward = 0;
+    double forwardCompute() const { return routerForward + permuteForward + expertForward; }
+    double backwardInputCompute() const { return routerBackward + permuteBackward + expertBackwardInput; }
+};
+
+// Experts held by one GPU of an expert-parallel group of `ep` ranks.
+double localExperts(const LayerShape& shape, int ep);
+// Token copies the busiest GPU's each local expert receives per micro-batch: tokens x top_k / experts
+// summed over the EP group, times the load imbalance (Megatron-Core alltoall token dispatcher).
+double tokensPerLocalExpert(const LayerShape& shape, const ActivationContext& c, int ep);
+// Bytes one memory-bound permutation pass moves: it reads and writes every routed 16-bit token copy.
+double permutePassBytes(const LayerShape& shape, const ActivationContext& c, double hidden);
+
+MoeLayerTimes moeLayerTimes(const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates,
+    const CommGroup& ep, double hidden, bool allToAllOverlap, const AllToAllEfficiency& efficiency = {});
+
+} // namespace parallax::core

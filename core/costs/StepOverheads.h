@@ -1,0 +1,34 @@
+#pragma once
+
+#include "core/CostModel.h"
+
+namespace parallax::core {
+
+// The fixed work of one training step that runs on the critical path besides the pipeline and the
+// data-parallel collectives, per GPU (Megatron-Core training loop). Small against the compute of a
+// large run, visible on small runs and short steps.
+struct StepOverheadTimes {
+    double optimizerSeconds = 0; // Adam over the local optimizer shard
+    double gradNormSeconds = 0; // L2 norm of the local gradient shard + its all-reduce
+    double clipSeconds = 0; // scaling the gradients by the clip coefficient
+    double zeroGradSeconds = 0; // clearing the gradient buffer for the next step
+    double dataSeconds = 0; // per micro-batch broadcast of the batch inside the TP group
+    double loggingSeconds = 0; // loss reduction over data parallelism for the step's log line
+    double total() const
+    {
+        return optimizerSeconds + gradNormSeconds + clipSeconds + zeroGradSeconds + dataSeconds + loggingSeconds;
+    }
+};
+
+struct StepOverheadInputs {
+    double optimizerShardParams = 0; // parameters whose Adam state this GPU holds
+    double gradBufferBytes = 0; // this GPU's gradient buffer
+    int microbatches = 1;
+    double tokensPerMicrobatch = 0; // s x b
+    CommGroup tp; // the batch is broadcast from TP rank 0
+    CommGroup dp; // loss and grad-norm reductions
+};
+
+StepOverheadTimes stepOverheads(const StepOverheadInputs& in, const ComputeRates& rates);
+
+} // namespace parallax::core
