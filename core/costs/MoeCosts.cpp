@@ -3,6 +3,7 @@
 #include "core/DataParallelSync.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace parallax::core {
 
@@ -16,6 +17,18 @@ constexpr double kRouterPasses = 3.0;
 // metadata, grouped GEMM, un-permute; twice as many in the backward), at the engine's launch gap.
 constexpr int kMoeForwardKernels = 12;
 constexpr int kMoeBackwardKernels = 24;
+// Grouped GEMM kernels tile each expert's rows separately (128-row CTA tiles in CUTLASS / Transformer
+// Engine grouped GEMM), so an expert's last tile is only partly filled ("tile quantization", NVIDIA
+// "Matrix Multiplication Background" guide).
+constexpr double kGroupedTileRows = 128.0;
+
+double groupedGemmSeconds(const ComputeRates& rates, double m, double n, double k, double experts)
+{
+    if (m <= 0)
+        return 0;
+    const double rowFill = m / (std::ceil(m / kGroupedTileRows) * kGroupedTileRows);
+    return rates.gemmSeconds(m, n, k, experts) / rowFill;
+}
 } // namespace
 
 double localExperts(const LayerShape& shape, int ep)
@@ -61,8 +74,8 @@ MoeLayerTimes moeLayerTimes(const LayerShape& shape, const ActivationContext& c,
             continue;
         const double k = l.rowParallel ? l.inFeatures / c.etp : l.inFeatures;
         const double n = l.rowParallel ? l.outFeatures : l.outFeatures / c.etp;
-        t.expertForward += rates.gemmSeconds(m, n, k, experts);
-        t.expertBackwardInput += rates.gemmSeconds(m, k, n, experts);
+        t.expertForward += groupedGemmSeconds(rates, m, n, k, experts);
+        t.expertBackwardInput += groupedGemmSeconds(rates, m, k, n, experts);
         t.expertBackwardWeight += rates.gemmSeconds(k, n, m, experts);
     }
 

@@ -27,8 +27,7 @@ StepOverheadTimes stepOverheads(const StepOverheadInputs& in, const ComputeRates
     t.zeroGradSeconds = rates.memorySeconds(in.gradBufferBytes);
     if (in.tp.size > 1) {
         // A pipelined ring broadcast costs what an all-gather of the same output does.
-        const double perTensor
-            = in.tp.seconds(CollectiveKind::AllGather, kBatchBytesPerToken * in.tokensPerMicrobatch);
+        const double perTensor = in.tp.seconds(CollectiveKind::AllGather, kBatchBytesPerToken * in.tokensPerMicrobatch);
         t.dataSeconds = in.microbatches * kBatchTensors * perTensor;
     }
     // average_losses_across_data_parallel_group: one small all-reduce per step.

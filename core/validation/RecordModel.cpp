@@ -74,6 +74,12 @@ std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& m
     }
     const std::string arch = text(m, "arch");
     model.activation = contains(arch, "SwiGLU") ? Activation::SwiGlu : Activation::Gelu;
+    // A record that names no activation but a published architecture with a gated FFN: Grok-1's FFN is
+    // gated GELU, gelu(x W) * (x V) then W_1 (xai-org/grok-1 model.py), three matrices like SwiGLU.
+    if (!contains(arch, "GELU") && !contains(arch, "ReLU") && contains(model.name, "grok-1")) {
+        model.activation = Activation::SwiGlu;
+        assumed.emplace_back("model.activation = gated GELU (Grok-1's published FFN; costs as SwiGLU)");
+    }
     model.biases = conv.gptStyle;
     model.learnedPositionEmbeddings = conv.gptStyle && !contains(arch, "ALiBi");
     model.tiedEmbeddings = !contains(arch, "untied") && (conv.tiedEmbeddings || contains(arch, "tied"));

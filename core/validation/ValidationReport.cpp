@@ -63,7 +63,8 @@ std::string validationTable(const ValidationSummary& s)
     for (const std::string& family : families) {
         const auto compared = s.perFamily.find(family);
         const auto skipped = s.familiesNotCompared.find(family);
-        std::string line = compared != s.perFamily.end() ? statsLine(family, compared->second) : family + ": no rows compared\n";
+        std::string line
+            = compared != s.perFamily.end() ? statsLine(family, compared->second) : family + ": no rows compared\n";
         if (skipped != s.familiesNotCompared.end()) {
             line.pop_back();
             line += " [" + std::to_string(skipped->second) + " not modelled]\n";
@@ -80,7 +81,8 @@ std::string validationTable(const ValidationSummary& s)
     out << "\nbounds: A100 step-time mean <= " << percentText(s.bounds.a100StepMean, 0)
         << ", all step-time mean <= " << percentText(s.bounds.allStepMean, 0)
         << ", every row <= " << percentText(s.bounds.worstRow, 0)
-        << ", peak-memory mean <= " << percentText(s.bounds.memoryMean, 0) << ": "
+        << ", peak-memory mean <= " << percentText(s.bounds.memoryMean, 0)
+        << ", every family's mean <= " << percentText(s.bounds.familyMean, 0) << ": "
         << (s.withinBounds() ? "met" : "NOT met") << "\n";
     for (const auto& f : s.failures)
         out << "  " << f << "\n";
@@ -121,7 +123,8 @@ nlohmann::json validationJson(const ValidationSummary& s)
         { "tflops", statsJson(s.throughput) }, { "peak_memory", statsJson(s.memory) },
         { "bounds",
             { { "a100_step_mean", s.bounds.a100StepMean }, { "all_step_mean", s.bounds.allStepMean },
-                { "worst_row", s.bounds.worstRow }, { "memory_mean", s.bounds.memoryMean } } },
+                { "worst_row", s.bounds.worstRow }, { "memory_mean", s.bounds.memoryMean },
+                { "family_mean", s.bounds.familyMean } } },
         { "within_bounds", s.withinBounds() }, { "failures", s.failures } };
 }
 

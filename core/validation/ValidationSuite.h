@@ -36,6 +36,7 @@ struct ValidationBounds {
     double allStepMean = 0.10;
     double worstRow = 0.25;
     double memoryMean = 0.10;
+    double familyMean = 0.10; // every compared family (issue 12: Grok-1 MoE on H100, Llama 3.1 405B on GB200)
 };
 
 struct ValidationSummary {

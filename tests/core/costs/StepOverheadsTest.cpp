@@ -1,0 +1,35 @@
+// Fixed per-step work (core/costs/StepOverheads): each part is the memory-bound pass or small
+// collective it cites, so a change of its byte count or a dropped part fails here.
+#include "core/costs/StepOverheads.h"
+#include "core/PresetLibrary.h"
+
+#include <gtest/gtest.h>
+
+using namespace parallax::core;
+
+TEST(StepOverheads, EachPartFromItsBytes)
+{
+    const ComputeRates rates(*PresetLibrary::instance().gpu("h100-sxm"), DType::Bf16, nullptr, EfficiencyDefaults {});
+    StepOverheadInputs in;
+    in.optimizerShardParams = 1e9;
+    in.gradBufferBytes = 8e9;
+    in.microbatches = 16;
+    in.tokensPerMicrobatch = 8192;
+    in.tp.size = in.tp.inner = 8;
+    in.tp.intra = { 450e9, 2e-6 };
+    in.dp.size = in.dp.outer = 4;
+    in.dp.inter = { 50e9, 5e-6 };
+    const StepOverheadTimes t = stepOverheads(in, rates);
+    EXPECT_DOUBLE_EQ(t.optimizerSeconds, rates.memorySeconds(28e9));
+    EXPECT_GT(t.gradNormSeconds, rates.memorySeconds(4e9)); // the pass plus the scalar all-reduces
+    EXPECT_LT(t.gradNormSeconds, rates.memorySeconds(4e9) + 1e-3);
+    EXPECT_DOUBLE_EQ(t.clipSeconds, rates.memorySeconds(8e9));
+    EXPECT_DOUBLE_EQ(t.zeroGradSeconds, rates.memorySeconds(8e9));
+    EXPECT_GT(t.dataSeconds, 16 * 4 * 7 * 2e-6); // latency-bound broadcasts, every micro-batch
+    EXPECT_GT(t.loggingSeconds, 0.0);
+    EXPECT_DOUBLE_EQ(t.total(),
+        t.optimizerSeconds + t.gradNormSeconds + t.clipSeconds + t.zeroGradSeconds + t.dataSeconds + t.loggingSeconds);
+    // Without TP there is no batch broadcast.
+    in.tp = CommGroup {};
+    EXPECT_DOUBLE_EQ(stepOverheads(in, rates).dataSeconds, 0.0);
+}
