@@ -59,10 +59,14 @@ ValidationRow evaluateRun(PublishedRun run)
 }
 
 // Families of the training file that the physics does not cover yet: their rows are listed as not modelled,
-// with the reason, instead of being dropped or averaged in. Issue 12 brought the MoE (Grok-1 on H100) and
-// Blackwell (GB200) physics; no family is skipped now.
-std::string familyNotYetModelled(const PublishedRun&)
+// with the reason, instead of being dropped or averaged in. Issue 12 brought the MoE physics that covers the
+// Grok-1 rows; the GB200 rows stay out until the remaining gap has a measured cause.
+std::string familyNotYetModelled(const PublishedRun& run)
 {
+    if (run.gpu.rfind("gb200", 0) == 0 || run.gpu.rfind("b200", 0) == 0)
+        return "not yet modelled: with GEMM rates from the published MAMF microbenchmark (0.59 of the GB200 "
+               "peak) the engine is still 14-16% fast on these rows; the rest of the gap has no cited Blackwell "
+               "measurement yet (docs/validation.md, known misses)";
     return {};
 }
 
