@@ -76,7 +76,6 @@ TEST(PublishedRuns, FamiliesWithinTheirBounds)
     else
         EXPECT_EQ(s.familiesNotCompared.at("gb200 x dense"), 6);
 }
-}
 
 // Nothing is dropped silently: each record is either compared or listed with the reason.
 TEST(PublishedRuns, EveryRecordIsComparedOrExplained)
