@@ -1,0 +1,56 @@
+// Issue 12: validate groups its errors by family (GPU x dense/MoE) and lists families whose records are
+// all skipped; a Grok-1 record that names no activation gets the published gated FFN.
+#include "core/validation/PublishedRun.h"
+#include "core/validation/ValidationSuite.h"
+
+#include <gtest/gtest.h>
+
+using namespace parallax::core;
+using nlohmann::json;
+
+namespace {
+
+json grokRecord(const std::string& arch)
+{
+    json r = json::parse(R"json({
+      "id": "test_grok", "source": { "arxiv": null, "title": "NVIDIA DGX Cloud Benchmarking performance recipes" },
+      "system": "NeMo", "run_kind": "benchmark",
+      "model": { "name": "Grok-1 314B (proxy, 2 layers)", "layers": 2, "hidden": 6144, "ffn_hidden": 32768,
+                 "heads": 48, "kv_heads": 8, "vocab": 128256, "seq_len": 4096, "arch": "",
+                 "moe": { "n_routed_experts": 8, "top_k": 2, "n_shared_experts": 0, "expert_ffn_hidden": 32768 } },
+      "hardware": { "gpu": "NVIDIA H100 80GB HBM3 SXM", "gpu_memory_gb": 80, "gpus_per_node": 8, "gpu_count": 8 },
+      "parallel": { "tp": 4, "sp": true, "pp": 1, "vpp": null, "dp": 2, "cp": 1, "ep": 2,
+                    "recompute": "not stated", "micro_batch": 1, "global_batch": 64,
+                    "schedule": "none", "precision": "bf16" },
+      "measured": { "iteration_time_s": 1.5 },
+      "fields_derived": [], "notes": ""
+    })json");
+    r["model"]["arch"] = arch;
+    return r;
+}
+
+} // namespace
+
+TEST(ValidationFamily, GrokRecordGetsTheGatedFfn)
+{
+    const PublishedRunConversion gated = convertPublishedRun(grokRecord("MoE decoder"));
+    ASSERT_TRUE(gated.run) << gated.reason;
+    EXPECT_EQ(gated.run->scenario.model.activation, Activation::SwiGlu);
+    // An architecture that names its activation keeps it.
+    const PublishedRunConversion named = convertPublishedRun(grokRecord("MoE decoder, GELU"));
+    ASSERT_TRUE(named.run) << named.reason;
+    EXPECT_EQ(named.run->scenario.model.activation, Activation::Gelu);
+}
+
+TEST(ValidationFamily, ErrorsGroupedByGpuAndDenseOrMoe)
+{
+    const PublishedRunConversion c = convertPublishedRun(grokRecord("MoE decoder"));
+    ASSERT_TRUE(c.run) << c.reason;
+    EXPECT_EQ(validationFamily(*c.run), "h100-sxm x MoE");
+    const ValidationSummary s = runValidation(json::array({ grokRecord("MoE decoder") }));
+    ASSERT_EQ(s.rows.size(), 1u);
+    ASSERT_TRUE(s.perFamily.count("h100-sxm x MoE"));
+    EXPECT_EQ(s.perFamily.at("h100-sxm x MoE").count, 1);
+    EXPECT_NE(validationTable(s).find("per family"), std::string::npos);
+    EXPECT_TRUE(validationJson(s)["per_family"].contains("h100-sxm x MoE"));
+}
