@@ -374,9 +374,13 @@ namespace parallax::core {
 
 std::optional<Calibration> readCalibration(const std::string& jsonText, std::string& error)
 {
-    std::optional<nlohmann::json> root = parallax::core::io::parseJsonBounded(jsonText, error);
-    if (!root)
+    std::string field;
+    std::optional<nlohmann::json> root = parallax::core::io::parseJsonBounded(jsonText, error, &field);
+    if (!root) {
+        if (!field.empty())
+            error = field + ": " + error;
         return std::nullopt;
+    }
     try {
         Calibration c = readRoot(*root);
         error.clear();

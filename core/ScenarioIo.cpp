@@ -360,10 +360,12 @@ std::optional<ModelSpec> parseModelSpec(const json& j, const std::string& path, 
 std::optional<Scenario> parseScenario(const std::string& jsonText, LoadError& error)
 {
     std::string parseError;
-    std::optional<json> doc = io::parseJsonBounded(jsonText, parseError);
+    std::string field;
+    std::optional<json> doc = io::parseJsonBounded(jsonText, parseError, &field);
     if (!doc) {
         // A truncated file ends with "unexpected end of input".
-        error = { "", parseError + "; check the file is complete" };
+        const bool truncated = parseError.find("end of input") != std::string::npos;
+        error = { field, parseError + (truncated ? "; check the file is complete" : "") };
         return std::nullopt;
     }
     try {

@@ -1,5 +1,7 @@
 #include "core/io/AtomicFile.h"
 
+#include "core/io/BoundedRead.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -137,6 +139,12 @@ bool writeFileAtomically(const std::string& filePath, const std::string& content
         ::close(dirFd);
     }
     return true;
+}
+
+bool copyFileAtomically(const std::string& fromPath, const std::string& toPath, std::string& error)
+{
+    std::string content;
+    return readFileBounded(fromPath, content, error) && writeFileAtomically(toPath, content, error);
 }
 
 } // namespace parallax::core::io

@@ -12,4 +12,8 @@ namespace parallax::core::io {
 // Temporaries left by a crashed earlier save of the same file (their process is gone) are removed.
 bool writeFileAtomically(const std::string& filePath, const std::string& content, std::string& error);
 
+// Copies a file (read with the input cap of BoundedRead.h) over `toPath` atomically: when the
+// source cannot be read or the write fails, `toPath` keeps its old content.
+bool copyFileAtomically(const std::string& fromPath, const std::string& toPath, std::string& error);
+
 } // namespace parallax::core::io

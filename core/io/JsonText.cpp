@@ -1,6 +1,7 @@
 #include "core/io/JsonText.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace parallax::core::io {
 
@@ -43,6 +44,11 @@ std::string jsonExceptionText(const nlohmann::json::exception& e)
         if (close != std::string::npos)
             what = what.substr(close + 2);
     }
+    // nlohmann quotes the bytes it read last: keep the message printable and valid UTF-8.
+    for (char& c : what) {
+        if (static_cast<unsigned char>(c) >= 0x80 || (static_cast<unsigned char>(c) < 0x20 && c != '\n'))
+            c = '?';
+    }
     switch (e.id) {
     case 406:
         return "a number is outside the range of a double (about 1.8e308): " + what;
@@ -53,18 +59,91 @@ std::string jsonExceptionText(const nlohmann::json::exception& e)
     }
 }
 
-std::optional<nlohmann::json> parseJsonBounded(std::string_view text, std::string& error)
+namespace {
+
+// The JSON path of the value the parser is in, kept from nlohmann's parse events so that an
+// exception thrown inside a value (a number past double range, bad UTF-8) can name its field.
+class PathTracker {
+public:
+    bool onEvent(int depth, nlohmann::json::parse_event_t event, const nlohmann::json& parsed)
+    {
+        (void)depth;
+        using E = nlohmann::json::parse_event_t;
+        switch (event) {
+        case E::object_start:
+            m_stack.push_back({ false, std::string(), 0 });
+            break;
+        case E::array_start:
+            m_stack.push_back({ true, std::string(), 0 });
+            break;
+        case E::key:
+            if (!m_stack.empty())
+                m_stack.back().key = parsed.is_string() ? parsed.get<std::string>() : std::string();
+            break;
+        case E::object_end:
+        case E::array_end:
+            if (!m_stack.empty())
+                m_stack.pop_back();
+            advance();
+            break;
+        case E::value:
+            advance();
+            break;
+        }
+        return true;
+    }
+
+    std::string path() const
+    {
+        std::string out;
+        for (const Level& l : m_stack) {
+            if (l.array)
+                out += "[" + std::to_string(l.index) + "]";
+            else if (!l.key.empty())
+                out += (out.empty() ? "" : ".") + l.key;
+        }
+        return out;
+    }
+
+private:
+    struct Level {
+        bool array;
+        std::string key;
+        std::size_t index;
+    };
+    void advance()
+    {
+        if (!m_stack.empty() && m_stack.back().array)
+            ++m_stack.back().index;
+    }
+    std::vector<Level> m_stack;
+};
+
+} // namespace
+
+std::optional<nlohmann::json> parseJsonBounded(std::string_view text, std::string& error, std::string* field)
 {
+    if (field)
+        field->clear();
     if (std::string deep = checkJsonNesting(text); !deep.empty()) {
         error = "not accepted: " + deep;
         return std::nullopt;
     }
+    PathTracker tracker;
+    const nlohmann::json::parser_callback_t callback
+        = [&tracker](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+              return tracker.onEvent(depth, event, parsed);
+          };
     try {
-        return nlohmann::json::parse(text.begin(), text.end());
+        return nlohmann::json::parse(text.begin(), text.end(), callback);
     } catch (const nlohmann::json::parse_error& e) {
-        error = "not valid JSON (" + jsonExceptionText(e) + ")";
+        // A syntax error is the file's, not a field's: the path only says where it happened.
+        const std::string where = tracker.path();
+        error = "not valid JSON" + (where.empty() ? std::string() : " in " + where) + " (" + jsonExceptionText(e) + ")";
     } catch (const nlohmann::json::exception& e) {
-        error = "not readable JSON (" + jsonExceptionText(e) + ")";
+        error = jsonExceptionText(e);
+        if (field)
+            *field = tracker.path();
     } catch (const std::bad_alloc&) {
         error = "not readable JSON: out of memory while parsing";
     }

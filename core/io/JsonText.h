@@ -22,9 +22,11 @@ std::string checkJsonNesting(std::string_view text, int maxDepth = kMaxJsonDepth
 // a number out of double range, invalid UTF-8, a type mismatch.
 std::string jsonExceptionText(const nlohmann::json::exception& e);
 
-// checkJsonNesting, then nlohmann::json::parse with every exception caught. On failure `error`
-// says what is wrong and where ("not valid JSON at line 3, column 7: ..."); nothing is thrown.
-std::optional<nlohmann::json> parseJsonBounded(std::string_view text, std::string& error);
+// checkJsonNesting, then nlohmann::json::parse with every exception caught; nothing is thrown. On
+// failure `error` says what is wrong and where: a syntax error (or bad UTF-8) with its line, column
+// and JSON path in the text; a well-formed value out of range (1e400) with `field` (when given) set
+// to its JSON path ("parallel.tp", "gemm[2].m"), so that the caller can report it as that field's.
+std::optional<nlohmann::json> parseJsonBounded(std::string_view text, std::string& error, std::string* field = nullptr);
 
 // Dumps JSON that may hold user strings with invalid UTF-8 (nlohmann's type_error.316) by
 // replacing such bytes with U+FFFD; never throws.
