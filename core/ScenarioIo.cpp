@@ -520,8 +520,9 @@ json scenarioToJson(const Scenario& s)
 
 std::string serializeScenario(const Scenario& s)
 {
-    // The read caps (size, nesting) bound what unknown keys can add to this dump.
-    return io::dumpJsonSafely(scenarioToJson(s), 2) + "\n";
+    // The known keys nest at most 5 levels (cluster.topology.fabrics[i].domains); deeper values are
+    // unknown keys of a newer file, written on one line so that the file stays about the size it was read at.
+    return io::dumpJsonPrettyBounded(scenarioToJson(s), 2, 5) + "\n";
 }
 
 bool writeFileAtomically(const std::string& filePath, const std::string& content, std::string& error)

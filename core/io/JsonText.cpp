@@ -150,6 +150,54 @@ std::optional<nlohmann::json> parseJsonBounded(std::string_view text, std::strin
     return std::nullopt;
 }
 
+namespace {
+
+// Replaces each container deeper than `prettyDepth` by a placeholder string, keeping its compact
+// text in `compact` (the placeholder's number is its index there).
+void compactDeep(nlohmann::json& j, int depth, int prettyDepth, std::vector<std::string>& compact)
+{
+    if (!j.is_structured())
+        return;
+    if (depth > prettyDepth && !j.empty()) {
+        compact.push_back(dumpJsonSafely(j));
+        j = "\u0001parallax-compact-" + std::to_string(compact.size() - 1) + "\u0001";
+        return;
+    }
+    for (auto& child : j)
+        compactDeep(child, depth + 1, prettyDepth, compact);
+}
+
+} // namespace
+
+std::string dumpJsonPrettyBounded(const nlohmann::json& j, int indent, int prettyDepth)
+{
+    nlohmann::json copy = j;
+    std::vector<std::string> compact;
+    compactDeep(copy, 0, prettyDepth, compact);
+    std::string text = dumpJsonSafely(copy, indent);
+    if (compact.empty())
+        return text;
+    std::string out;
+    out.reserve(text.size());
+    const std::string open = "\"\\u0001parallax-compact-";
+    const std::string close = "\\u0001\"";
+    std::size_t from = 0;
+    for (std::size_t at = text.find(open); at != std::string::npos; at = text.find(open, from)) {
+        const std::size_t digits = at + open.size();
+        const std::size_t end = text.find(close, digits);
+        if (end == std::string::npos)
+            break;
+        const std::string number = text.substr(digits, end - digits);
+        const bool ours = !number.empty() && number.size() < 10
+            && number.find_first_not_of("0123456789") == std::string::npos && std::stoul(number) < compact.size();
+        out.append(text, from, at - from);
+        out += ours ? compact[std::stoul(number)] : text.substr(at, end + close.size() - at);
+        from = end + close.size();
+    }
+    out.append(text, from, std::string::npos);
+    return out;
+}
+
 std::string dumpJsonSafely(const nlohmann::json& j, int indent)
 {
     return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -28,6 +28,12 @@ std::string jsonExceptionText(const nlohmann::json::exception& e);
 // to its JSON path ("parallel.tp", "gemm[2].m"), so that the caller can report it as that field's.
 std::optional<nlohmann::json> parseJsonBounded(std::string_view text, std::string& error, std::string* field = nullptr);
 
+// Pretty-prints like dump(indent), but writes containers nested deeper than `prettyDepth` on one
+// line. Pretty-printing indents each line by its depth, so a deep value (an unknown key of a newer
+// file, kept on save) would otherwise grow the output to about depth x size: gigabytes for a
+// 16 MiB input. Invalid UTF-8 is replaced as in dumpJsonSafely.
+std::string dumpJsonPrettyBounded(const nlohmann::json& j, int indent, int prettyDepth);
+
 // Dumps JSON that may hold user strings with invalid UTF-8 (nlohmann's type_error.316) by
 // replacing such bytes with U+FFFD; never throws.
 std::string dumpJsonSafely(const nlohmann::json& j, int indent = -1);
