@@ -1,5 +1,6 @@
 #include "core/Calibration.h"
 #include "core/CalibrationFormat.h"
+#include "core/io/BoundedRead.h"
 
 #include <nlohmann/json.hpp>
 
@@ -41,9 +42,14 @@ void putRate(OrderedJson& j, const std::string& prefix, double median, const Cal
     }
 }
 
+// Byte counts as JSON integers; clamped to what the reader accepts (2^53) so that no value the
+// engine holds can turn into a file its own reader rejects (llround of 1e72 is undefined).
 long long asInteger(double v)
 {
-    return static_cast<long long>(std::llround(v));
+    constexpr double kMaxExact = 9007199254740992.0; // 2^53
+    if (!(v > 0))
+        return 0;
+    return static_cast<long long>(std::llround(std::min(v, kMaxExact)));
 }
 
 } // namespace
@@ -116,14 +122,10 @@ std::optional<double> Calibration::collectiveBusBytesPerSecond(CollectiveKind ki
 
 std::optional<Calibration> loadCalibrationFile(const std::string& path, std::string& error)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = path + ": cannot open the file";
+    std::string text;
+    if (!io::readFileBounded(path, text, error))
         return std::nullopt;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto c = readCalibration(text.str(), error);
+    auto c = readCalibration(text, error);
     if (!c) {
         error = path + ": " + error;
         return std::nullopt;

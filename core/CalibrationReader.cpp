@@ -1,10 +1,12 @@
 #include "core/Calibration.h"
 #include "core/CalibrationFormat.h"
 #include "core/JsonReader.h"
+#include "core/io/JsonText.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -96,17 +98,31 @@ public:
         return d;
     }
 
-    long long integer(const std::string& key, long long min)
+    // Every count of the format fits an int; the cap is checked before any narrowing cast.
+    long long integer(const std::string& key, long long min, long long max = INT_MAX)
     {
         const nlohmann::json& v = at(key);
+        const std::string range = "must be an integer from " + std::to_string(min) + " to " + std::to_string(max);
         if (!v.is_number_integer())
-            fail(key,
-                "must be an integer >= " + std::to_string(min) + ", got "
-                    + (v.is_number() ? show(v.get<double>()) : parallax::core::jsonTypeName(v)));
+            fail(key, range + ", got " + (v.is_number() ? show(v.get<double>()) : parallax::core::jsonTypeName(v)));
+        if (v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(max))
+            fail(key, range + ", got " + std::to_string(v.get<unsigned long long>()));
         const long long i = v.get<long long>();
-        if (i < min)
-            fail(key, "must be an integer >= " + std::to_string(min) + ", got " + std::to_string(i));
+        if (i < min || i > max)
+            fail(key, range + ", got " + std::to_string(i));
         return i;
+    }
+
+    // A byte count, written back as a JSON integer: positive and exactly representable (2^53).
+    std::optional<double> optionalBytes(const std::string& key)
+    {
+        if (!has(key))
+            return std::nullopt;
+        const double d = positive(key);
+        constexpr double kMaxExactBytes = 9007199254740992.0; // 2^53
+        if (d > kMaxExactBytes || std::floor(d) != d)
+            fail(key, "must be a whole number of bytes from 1 to 2^53, got " + show(d));
+        return d;
     }
 
     std::string string(const std::string& key)
@@ -186,7 +202,7 @@ void readGpu(StrictObject gpu, Calibration& c)
         c.computeCapability = gpu.string("compute_capability");
     if (gpu.has("sm_count"))
         c.smCount = static_cast<int>(gpu.integer("sm_count", 1));
-    c.gpuMemoryBytes = gpu.optionalPositive("memory_bytes").value_or(0);
+    c.gpuMemoryBytes = gpu.optionalBytes("memory_bytes").value_or(0);
     c.smClockMHz = gpu.optionalPositive("sm_clock_mhz").value_or(0);
     c.memoryClockMHz = gpu.optionalPositive("memory_clock_mhz").value_or(0);
     if (gpu.has("driver"))
@@ -236,7 +252,7 @@ Calibration::CollectivePoint readCollectivePoint(StrictObject o)
         o.fail("kind", "must be one of " + choices(kKindNames) + ", got \"" + kind + "\"");
     p.kind = k->value;
     p.ranks = static_cast<int>(o.integer("ranks", 2));
-    p.bytes = static_cast<double>(o.integer("bytes", 1));
+    p.bytes = static_cast<double>(o.integer("bytes", 1, 1LL << 53));
     const auto rate = o.rate("bus_gb_per_s", kGbPerS);
     if (!rate)
         o.fail("bus_gb_per_s_median", "is missing");
@@ -302,7 +318,7 @@ Calibration readRoot(const nlohmann::json& root)
 
     if (top.has("hbm")) {
         StrictObject h = top.object("hbm");
-        c.hbmBufferBytes = h.optionalPositive("buffer_bytes").value_or(0);
+        c.hbmBufferBytes = h.optionalBytes("buffer_bytes").value_or(0);
         readScalarRate(h, "stream_gb_per_s", c.hbmBytesPerSecond, c.hbmPercentiles);
         readScalarRate(h, "device_copy_gb_per_s", c.deviceCopyBytesPerSecond, c.deviceCopyPercentiles);
         h.finish();
@@ -310,7 +326,7 @@ Calibration readRoot(const nlohmann::json& root)
 
     if (top.has("copies")) {
         StrictObject cp = top.object("copies");
-        c.copyBufferBytes = cp.optionalPositive("buffer_bytes").value_or(0);
+        c.copyBufferBytes = cp.optionalBytes("buffer_bytes").value_or(0);
         readScalarRate(cp, "host_to_device_gb_per_s", c.hostToDeviceBytesPerSecond, c.hostToDevicePercentiles);
         readScalarRate(cp, "device_to_host_gb_per_s", c.deviceToHostBytesPerSecond, c.deviceToHostPercentiles);
         readScalarRate(cp, "peer_gb_per_s", c.peerBytesPerSecond, c.peerPercentiles);
@@ -358,21 +374,25 @@ namespace parallax::core {
 
 std::optional<Calibration> readCalibration(const std::string& jsonText, std::string& error)
 {
-    nlohmann::json root;
-    try {
-        root = nlohmann::json::parse(jsonText);
-    } catch (const nlohmann::json::parse_error& e) {
-        error = std::string("not valid JSON: ") + e.what();
+    std::string field;
+    std::optional<nlohmann::json> root = parallax::core::io::parseJsonBounded(jsonText, error, &field);
+    if (!root) {
+        if (!field.empty())
+            error = field + ": " + error;
         return std::nullopt;
     }
     try {
-        Calibration c = readRoot(root);
+        Calibration c = readRoot(*root);
         error.clear();
         return c;
     } catch (const ReadError& e) {
         error = e.path.empty() ? e.message : e.path + ": " + e.message;
-        return std::nullopt;
+    } catch (const nlohmann::json::exception& e) {
+        error = parallax::core::io::jsonExceptionText(e);
+    } catch (const std::exception& e) {
+        error = std::string("cannot read the calibration: ") + e.what();
     }
+    return std::nullopt;
 }
 
 } // namespace parallax::core

@@ -4,12 +4,11 @@
 #include "core/Limits.h"
 #include "core/PresetLibrary.h"
 #include "core/Units.h"
+#include "core/io/AtomicFile.h"
+#include "core/io/BoundedRead.h"
+#include "core/io/JsonText.h"
 
-#include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
-#include <unistd.h>
 
 namespace parallax::core {
 
@@ -129,8 +128,9 @@ void readRegularCluster(JsonReader& c, Scenario& s, json& extra)
 {
     s.regularCluster = true;
     const GpuSpec gpu = resolveGpu(c, "gpu", s.gpuPreset);
-    s.nodes = static_cast<int>(c.integer("nodes", 1, kMaxGpus));
-    s.gpusPerNode = static_cast<int>(c.integer("gpus_per_node", 1, kMaxGpus));
+    // Each factor may exceed the GPU cap on its own: the product's check below gives the advice.
+    s.nodes = static_cast<int>(c.integer("nodes", 1, 1LL << 30));
+    s.gpusPerNode = static_cast<int>(c.integer("gpus_per_node", 1, 1LL << 30));
     const long long total = static_cast<long long>(s.nodes) * s.gpusPerNode;
     if (total > kMaxGpus)
         c.fail("nodes",
@@ -279,6 +279,8 @@ Scenario readScenario(const json& doc)
         }
         s.model = *m;
     } else {
+        if (!model.is_object())
+            r.fail("model", "must be a model preset name (a string) or a model object, got " + jsonTypeName(model));
         JsonReader mr(model, "model");
         s.model = readModel(mr);
         mr.collectUnknown(s.extra["model"]);
@@ -358,34 +360,36 @@ std::optional<ModelSpec> parseModelSpec(const json& j, const std::string& path, 
 
 std::optional<Scenario> parseScenario(const std::string& jsonText, LoadError& error)
 {
-    json doc;
-    try {
-        doc = json::parse(jsonText);
-    } catch (const json::parse_error& e) {
-        // nlohmann reports the byte offset; a truncated file ends with "unexpected end of input".
-        error = { "", std::string("not valid JSON (") + e.what() + "); check the file is complete" };
+    std::string parseError;
+    std::string field;
+    std::optional<json> doc = io::parseJsonBounded(jsonText, parseError, &field);
+    if (!doc) {
+        // A truncated file ends with "unexpected end of input".
+        const bool truncated = parseError.find("end of input") != std::string::npos;
+        error = { field, parseError + (truncated ? "; check the file is complete" : "") };
         return std::nullopt;
     }
     try {
-        return readScenario(doc);
+        return readScenario(*doc);
     } catch (const JsonFieldError& e) {
         error = { e.path, e.what() };
     } catch (const json::exception& e) {
-        error = { "", e.what() };
+        error = { "", io::jsonExceptionText(e) };
+    } catch (const std::exception& e) {
+        error = { "", std::string("cannot read the scenario: ") + e.what() };
     }
     return std::nullopt;
 }
 
 std::optional<Scenario> loadScenarioFile(const std::string& filePath, LoadError& error)
 {
-    std::ifstream in(filePath, std::ios::binary);
-    if (!in) {
-        error = { "", "cannot open \"" + filePath + "\" for reading" };
+    std::string text;
+    std::string readError;
+    if (!io::readFileBounded(filePath, text, readError)) {
+        error = { "", readError };
         return std::nullopt;
     }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    auto s = parseScenario(buffer.str(), error);
+    auto s = parseScenario(text, error);
     if (!s)
         error.message = filePath + ": " + (error.path.empty() ? "" : error.path + ": ") + error.message,
         error.path = "";
@@ -519,36 +523,14 @@ json scenarioToJson(const Scenario& s)
 
 std::string serializeScenario(const Scenario& s)
 {
-    return scenarioToJson(s).dump(2) + "\n";
+    // The known keys nest at most 5 levels (cluster.topology.fabrics[i].domains); deeper values are
+    // unknown keys of a newer file, written on one line so that the file stays about the size it was read at.
+    return io::dumpJsonPrettyBounded(scenarioToJson(s), 2, 5) + "\n";
 }
 
 bool writeFileAtomically(const std::string& filePath, const std::string& content, std::string& error)
 {
-    const std::string tmp = filePath + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            error = "cannot write \"" + filePath + "\": the folder does not exist or is not writable";
-            return false;
-        }
-        out << content;
-        out.flush();
-        if (!out) {
-            error = "writing \"" + tmp + "\" failed (disk full?)";
-            std::remove(tmp.c_str());
-            return false;
-        }
-    }
-    if (FILE* f = std::fopen(tmp.c_str(), "rb")) {
-        ::fsync(fileno(f));
-        std::fclose(f);
-    }
-    if (std::rename(tmp.c_str(), filePath.c_str()) != 0) {
-        error = "cannot replace \"" + filePath + "\"";
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
+    return io::writeFileAtomically(filePath, content, error);
 }
 
 bool saveScenarioFile(const Scenario& s, const std::string& filePath, std::string& error)

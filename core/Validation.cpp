@@ -51,17 +51,41 @@ public:
     void error(const std::string& field, const std::string& text) { result.errors.push_back({ field, text }); }
     void note(const std::string& field, const std::string& text) { result.notes.push_back({ field, text }); }
     // "a=64 is not divisible by b=16: choose tp in {1, 2, 4, 8}" style.
+    // `suggestion` (when > 0) replaces the nearest divisor of `what` in the fix: a value that also
+    // satisfies the degree's other rules.
     void divides(const std::string& field, const std::string& degreeName, long long degree, const std::string& whatName,
-        long long what)
+        long long what, int suggestion = 0)
     {
         if (degree <= 0 || what % degree == 0)
             return;
         std::ostringstream fix;
         fix << whatName << "=" << what << " is not divisible by " << degreeName << "=" << degree << ": use "
-            << degreeName << "=" << nearestDivisor(what, static_cast<int>(degree));
+            << degreeName << "=" << (suggestion > 0 ? suggestion : nearestDivisor(what, static_cast<int>(degree)));
         error(field, fix.str());
     }
 };
+
+// The tp closest to the one asked for that passes every tp rule at once: it divides heads, kv_heads
+// (without MLA), ffn_hidden, the sequence per CP rank with SP, and the GPUs per tp group (so that a dp
+// exists). 0 when no tp does (then the cluster itself is the problem).
+int tpSatisfyingAllRules(const Scenario& s, int seq)
+{
+    const ModelSpec& m = s.model;
+    const ParallelConfig& p = s.parallel;
+    const long long gpus = s.topology.gpuCount();
+    int best = 0;
+    for (int t : divisorsOf(m.heads)) {
+        if ((!m.mla && m.kvHeads % t != 0) || m.ffnHidden % t != 0)
+            continue;
+        if (p.sp && t > 1 && (seq / std::max(1, p.cp)) % t != 0)
+            continue;
+        if (gpus > 0 && gpus % (static_cast<long long>(t) * p.cp * p.pp) != 0)
+            continue;
+        if (best == 0 || std::abs(t - p.tp) < std::abs(best - p.tp))
+            best = t;
+    }
+    return best;
+}
 
 bool validOrder(const std::string& order)
 {
@@ -105,12 +129,13 @@ ValidationResult validateScenario(const Scenario& s)
         c.error("parallel.order", "\"" + p.order + "\" must name tp, cp, ep, dp and pp once each, e.g. tp-cp-ep-dp-pp");
 
     // Tensor parallelism splits heads, query groups and the FFN (arXiv:1909.08053 sec. 3).
-    c.divides("parallel.tp", "tp", p.tp, "heads", m.heads);
+    const int tpFix = tpSatisfyingAllRules(s, seq);
+    c.divides("parallel.tp", "tp", p.tp, "heads", m.heads, tpFix);
     if (!m.mla)
-        c.divides("parallel.tp", "tp", p.tp, "kv_heads", m.kvHeads);
-    c.divides("parallel.tp", "tp", p.tp, "ffn_hidden", m.ffnHidden);
+        c.divides("parallel.tp", "tp", p.tp, "kv_heads", m.kvHeads, tpFix);
+    c.divides("parallel.tp", "tp", p.tp, "ffn_hidden", m.ffnHidden, tpFix);
     if (p.sp && p.tp > 1)
-        c.divides("parallel.sp", "tp", p.tp, "seq_len", seq / std::max(1, p.cp));
+        c.divides("parallel.sp", "tp", p.tp, "seq_len", seq / std::max(1, p.cp), tpFix);
     if (p.sp && p.tp == 1)
         c.note("parallel.sp", "sequence parallelism has no effect with tp=1");
 

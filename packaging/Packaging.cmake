@@ -10,7 +10,12 @@ if(PARALLAX_BUILD_UI)
           DESTINATION "${CMAKE_INSTALL_DATADIR}/mime/packages" RENAME io.github.parallax.Parallax.xml)
 endif()
 
+# Debian policy 12.5: the copyright file in /usr/share/doc/<package>; the full license is LICENSE.
+install(FILES "${CMAKE_SOURCE_DIR}/packaging/copyright" DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/parallax")
+install(FILES "${CMAKE_SOURCE_DIR}/LICENSE" DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/parallax")
+
 set(CPACK_PACKAGE_NAME parallax)
+set(CPACK_RESOURCE_FILE_LICENSE "${CMAKE_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGE_VENDOR "Parallax")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Explore parallelism for LLM training (GUI and CLI)")

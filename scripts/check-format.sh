@@ -3,7 +3,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-mapfile -t files < <(git ls-files '*.cpp' '*.h' '*.cu' 2>/dev/null || find core app ui tests benchmarks -name '*.cpp' -o -name '*.h')
+mapfile -t files < <(bash scripts/list-sources.sh '**/*.cpp' '**/*.h' '**/*.cu')
 bad=0
 for f in "${files[@]}"; do
   [[ -f "$f" ]] || continue

@@ -5,6 +5,12 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$repo/build}"
 cd "$repo"
 # The engine's own sources; core/probe/ is CUDA-side code whose headers clang-tidy cannot see here.
-mapfile -t files < <(git ls-files ':(glob)core/*.cpp' ':(glob)core/schedule/*.cpp' ':(glob)core/search/*.cpp' ':(glob)core/validation/*.cpp')
+# list-sources.sh works without .git too (a source tarball).
+mapfile -t files < <(bash scripts/list-sources.sh 'core/*.cpp' 'core/schedule/*.cpp' 'core/search/*.cpp' \
+  'core/validation/*.cpp' 'core/io/*.cpp')
+if [[ ${#files[@]} -eq 0 ]]; then
+  echo "check-tidy: no sources found under core/" >&2
+  exit 1
+fi
 printf '%s\n' "${files[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet 2>/dev/null
 echo "check-tidy: ${#files[@]} files clean"

@@ -2,4 +2,4 @@
 # Formats every tracked C++ file in place with clang-format (.clang-format).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-git ls-files '*.cpp' '*.h' '*.cu' | xargs -r clang-format -i --style=file
+bash scripts/list-sources.sh '**/*.cpp' '**/*.h' '**/*.cu' | xargs -r clang-format -i --style=file

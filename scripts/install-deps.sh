@@ -10,6 +10,7 @@ packages=(
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev qt6-qpa-plugins
   xvfb xauth fonts-dejavu-core
   clang-format clang-tidy
+  clang libclang-rt-14-dev   # libFuzzer + sanitizer runtimes for the fuzz targets (scripts/fuzz.sh)
 )
 
 missing=()

@@ -2,11 +2,12 @@
 # The test command: installs what is missing, builds everything that this machine can build
 # (core, CLI, Qt UI, the CUDA probe when nvcc is found, benchmarks), runs every test (core,
 # validation, CLI goldens, UI under the offscreen platform, renders, probe's non-GPU paths),
-# checks formatting and clang-tidy, then builds and tests once more with every optional part off.
+# checks formatting and clang-tidy, then builds and tests once more under ASan + UBSan (the asan
+# preset), which also replays the fuzz corpora.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${PARALLAX_BUILD_DIR:-$repo/build}"
-minimal="${build}-minimal"
+asan="${build}-asan"
 jobs="$(nproc)"
 
 bash "$repo/scripts/install-deps.sh"
@@ -22,8 +23,13 @@ bash "$repo/scripts/check-tidy.sh" "$build"
 echo "== tests"
 QT_QPA_PLATFORM=offscreen ctest --test-dir "$build" --output-on-failure -j "$jobs"
 
-echo "== minimal build (UI, probe and benchmarks off) in $minimal"
-cmake -S "$repo" -B "$minimal" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPARALLAX_BUILD_UI=OFF -DPARALLAX_BUILD_PROBE=OFF -DPARALLAX_BUILD_BENCHMARKS=OFF
-cmake --build "$minimal" -j "$jobs"
-ctest --test-dir "$minimal" --output-on-failure -j "$jobs"
+echo "== sanitizer build (CMakePresets.json asan: ASan + UBSan, core, CLI, UI; probe and benchmarks off) in $asan"
+# Every test again, UI included, with the first sanitizer report failing the run, then the fuzz
+# corpora (tests/fuzz/corpus: presets, test inputs and every crash input found) through the readers.
+cmake --preset asan -S "$repo" -B "$asan"
+cmake --build "$asan" -j "$jobs"
+export QT_QPA_PLATFORM=offscreen
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export LSAN_OPTIONS="suppressions=$repo/tests/sanitizer/lsan.supp:print_suppressions=0"
+ctest --test-dir "$asan" --output-on-failure -j "$jobs"

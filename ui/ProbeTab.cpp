@@ -6,6 +6,8 @@
 #include "ui/TableSupport.h"
 #include "ui/Theme.h"
 
+#include "core/io/AtomicFile.h"
+
 #include <QCheckBox>
 #include <QCoreApplication>
 #include <QDir>
@@ -176,9 +178,11 @@ ProbeTab::ProbeTab(ScenarioDocument* document, QWidget* parent)
             this, tr("Save calibration"), QStringLiteral("parallax-calibration.json"), tr("Calibration (*.json)"));
         if (path.isEmpty())
             return;
-        QFile::remove(path);
-        if (!QFile::copy(m_outFile, path))
-            setStatus(tr("Cannot write %1").arg(QDir::toNativeSeparators(path)), true);
+        // Atomic: a failed save leaves the file that was there (issue 16; QFile::remove + copy lost it).
+        std::string error;
+        if (!core::io::copyFileAtomically(QFileInfo(m_outFile).absoluteFilePath().toStdString(),
+                QFileInfo(path).absoluteFilePath().toStdString(), error))
+            setStatus(tr("Cannot save the calibration: %1").arg(QString::fromStdString(error)), true);
     });
     connect(m_applyCheck, &QCheckBox::toggled, this, &ProbeTab::setApplied);
     connect(m_document, &ScenarioDocument::scenarioChanged, this, &ProbeTab::refreshTable);

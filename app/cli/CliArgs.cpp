@@ -1,11 +1,13 @@
 #include "CliArgs.h"
 
+#include "core/JsonReader.h"
 #include "core/PresetLibrary.h"
 #include "core/ScenarioIo.h"
+#include "core/io/BoundedRead.h"
+#include "core/io/JsonText.h"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 namespace parallax::cli {
@@ -87,23 +89,45 @@ const std::vector<std::string>& scenarioFlagNames()
 }
 
 namespace {
-std::string readFile(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw UsageError("cannot open \"" + path + "\" for reading");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 json parseJsonFile(const std::string& path)
 {
-    try {
-        return json::parse(readFile(path));
-    } catch (const json::parse_error& e) {
-        throw UsageError(path + ": not valid JSON (" + std::string(e.what()) + ")");
-    }
+    std::string text;
+    std::string error;
+    if (!core::io::readFileBounded(path, text, error))
+        throw UsageError(error);
+    std::optional<json> doc = core::io::parseJsonBounded(text, error);
+    if (!doc)
+        throw UsageError(path + ": " + error);
+    return std::move(*doc);
+}
+
+// The object `key` of `parent` that flags write into: created when absent; anything else in the file
+// is a wrong value of that field.
+json& section(json& parent, const std::string& key, const std::string& path)
+{
+    json& v = parent[key];
+    if (v.is_null())
+        v = json::object();
+    if (!v.is_object())
+        throw InvalidConfigError(path + ": must be an object, got " + core::jsonTypeName(v));
+    return v;
+}
+
+// A number of the file the flags depend on, or `fallback` when it is absent or not a number (the
+// reader reports a wrong type afterwards, naming the field).
+long long numberOr(const json& object, const char* key, long long fallback)
+{
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_number())
+        return fallback;
+    const double v = it->get<double>();
+    return v >= -1e9 && v <= 1e9 ? static_cast<long long>(v) : fallback;
+}
+
+std::string stringOr(const json& object, const char* key)
+{
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 // A flag value as JSON: integers and booleans where the field is numeric or on/off.
@@ -167,47 +191,61 @@ core::Scenario scenarioFromArgs(const Args& args)
         if (args.has("gpus-per-node"))
             c["gpus_per_node"] = flagValue("gpus-per-node", args.value("gpus-per-node"));
         if (args.has("nic-gbps"))
-            c["ib"]["nic_gbps"] = flagValue("nic-gbps", args.value("nic-gbps"));
+            section(c, "ib", "cluster.ib")["nic_gbps"] = flagValue("nic-gbps", args.value("nic-gbps"));
     }
     const std::vector<std::pair<std::string, std::string>> parallel { { "tp", "tp" }, { "sp", "sp" }, { "pp", "pp" },
         { "vpp", "vpp" }, { "dp", "dp" }, { "ep", "ep" }, { "etp", "etp" }, { "cp", "cp" }, { "zero", "zero" },
         { "tp-comm-overlap", "tp_comm_overlap" }, { "dp-overlap", "dp_overlap" }, { "p2p-overlap", "p2p_overlap" } };
+    bool parallelFlags = args.has("schedule") || args.has("order");
+    for (const auto& entry : parallel)
+        parallelFlags = parallelFlags || args.has(entry.first);
+    json scratch = json::object(); // stands in for `parallel` when no flag touches it
+    json& par = parallelFlags ? section(doc, "parallel", "parallel") : scratch;
     for (const auto& [flag, key] : parallel) {
         if (args.has(flag))
-            doc["parallel"][key] = flagValue(flag, args.value(flag));
+            par[key] = flagValue(flag, args.value(flag));
     }
     if (args.has("schedule")) {
-        doc["parallel"]["schedule"] = args.value("schedule");
+        par["schedule"] = args.value("schedule");
         if (!args.has("vpp") && args.value("schedule") != "interleaved-1f1b")
-            doc["parallel"]["vpp"] = 1; // the other schedules place their own chunks
+            par["vpp"] = 1; // the other schedules place their own chunks
     }
     if (args.has("order"))
-        doc["parallel"]["order"] = args.value("order");
-    if (args.has("pp") && doc["parallel"].value("pp", 1) == 1 && !args.has("vpp")) {
-        doc["parallel"]["vpp"] = 1; // nothing to interleave without a pipeline
+        par["order"] = args.value("order");
+    if (args.has("pp") && numberOr(par, "pp", 1) == 1 && !args.has("vpp")) {
+        par["vpp"] = 1; // nothing to interleave without a pipeline
         if (!args.has("schedule"))
-            doc["parallel"]["schedule"] = "1f1b";
+            par["schedule"] = "1f1b";
     }
-    if (args.has("vpp") && !args.has("schedule") && doc["parallel"].value("vpp", 1) > 1)
-        doc["parallel"]["schedule"] = "interleaved-1f1b";
-    if (args.has("vpp") && !args.has("schedule") && doc["parallel"].value("vpp", 1) == 1
-        && doc["parallel"].value("schedule", "") == "interleaved-1f1b")
-        doc["parallel"]["schedule"] = "1f1b";
+    if (args.has("vpp") && !args.has("schedule") && numberOr(par, "vpp", 1) > 1)
+        par["schedule"] = "interleaved-1f1b";
+    if (args.has("vpp") && !args.has("schedule") && numberOr(par, "vpp", 1) == 1
+        && stringOr(par, "schedule") == "interleaved-1f1b")
+        par["schedule"] = "1f1b";
     const std::vector<std::pair<std::string, std::string>> training { { "micro-batch", "micro_batch" },
         { "global-batch", "global_batch" }, { "seq-len", "seq_len" }, { "flash-attention", "flash_attention" } };
+    bool trainingFlags = args.has("recompute") || args.has("dtype");
+    for (const auto& entry : training)
+        trainingFlags = trainingFlags || args.has(entry.first);
+    json& train = trainingFlags ? section(doc, "training", "training") : scratch;
     for (const auto& [flag, key] : training) {
         if (args.has(flag))
-            doc["training"][key] = flagValue(flag, args.value(flag));
+            train[key] = flagValue(flag, args.value(flag));
     }
     if (args.has("recompute"))
-        doc["training"]["recompute"] = args.value("recompute");
+        train["recompute"] = args.value("recompute");
     if (args.has("dtype"))
-        doc["training"]["dtype"] = args.value("dtype");
+        train["dtype"] = args.value("dtype");
 
     core::LoadError error;
-    auto scenario = core::parseScenario(doc.dump(), error);
-    if (!scenario)
+    // dumpJsonSafely: a flag may carry bytes that are not UTF-8; the reader then names the field.
+    auto scenario = core::parseScenario(core::io::dumpJsonSafely(doc), error);
+    if (!scenario) {
+        // A field with a wrong value is an invalid configuration (exit 1); unparsable input is usage.
+        if (!error.path.empty())
+            throw InvalidConfigError(error.text());
         throw UsageError(error.text());
+    }
     // Flags that change the cluster or the other degrees but not dp: fill dp from the GPU count.
     if (!args.has("dp") && (clusterFlags || args.has("tp") || args.has("pp") || args.has("cp"))) {
         const int gpus = scenario->topology.gpuCount();

@@ -16,6 +16,11 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A value of the scenario out of range or inconsistent (the message names the field): exit code 1.
+struct InvalidConfigError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalidConfig = 1;
 inline constexpr int kExitUsage = 2;

@@ -26,6 +26,34 @@ void printSchedule(std::ostream& out, const core::SimulationResult& s, const std
             << padLeft(std::to_string(s.parameterCopies[r]), 16) << "\n";
     }
 }
+// The timeline as timelineToJson(...).dump(1) prints it, with the ops streamed one at a time: a
+// tree of millions of small JSON objects would take gigabytes (issue 16).
+void printTimelineJson(std::ostream& out, core::SimulationResult result)
+{
+    std::vector<core::TimedOp> ops;
+    ops.swap(result.ops);
+    const std::string marker = "\x01ops\x01";
+    nlohmann::json head = core::timelineToJson(result);
+    head["ops"] = marker;
+    const std::string text = head.dump(1);
+    const auto at = text.find("\"" + marker + "\"");
+    out << text.substr(0, at);
+    if (ops.empty()) {
+        out << "[]";
+    } else {
+        out << "[\n";
+        core::SimulationResult one;
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            one.ops.assign(1, ops[i]);
+            std::string op = core::timelineToJson(one)["ops"][0].dump(1);
+            for (std::size_t p = op.find('\n'); p != std::string::npos; p = op.find('\n', p + 1))
+                op.insert(p + 1, "  ");
+            out << "  " << op << (i + 1 < ops.size() ? ",\n" : "\n");
+        }
+        out << " ]";
+    }
+    out << text.substr(at + marker.size() + 2);
+}
 } // namespace
 
 int runSchedule(const std::vector<std::string>& argv)
@@ -68,6 +96,15 @@ int runSchedule(const std::vector<std::string>& argv)
         const std::string problem = core::checkShape(shape);
         if (!problem.empty())
             throw UsageError(problem);
+        const core::ScheduleKind kind = shape.kind;
+        const long long ops = static_cast<long long>(shape.ranks) * shape.microbatches * core::chunksPerRank(shape)
+            * (core::scheduleSplitsBackward(kind) ? 3 : 2);
+        // The engine's cap on simulated ops (Limits.h) holds here too: beyond it the simulation alone
+        // takes gigabytes.
+        if (ops > core::kMaxSimulatedOps)
+            throw UsageError("the schedule has " + std::to_string(ops) + " ops (pp x microbatches x chunks x ops per "
+                + "chunk); the simulator's limit is " + std::to_string(core::kMaxSimulatedOps)
+                + ": use fewer --microbatches or a smaller --pp");
         core::SimulationInput input;
         input.shape = shape;
         core::ChunkDurations d;
@@ -103,10 +140,12 @@ int runSchedule(const std::vector<std::string>& argv)
         if (rc != kExitOk)
             return rc;
     }
-    if (args.has("json"))
-        std::cout << core::timelineToJson(result).dump(1) << "\n";
-    else
+    if (args.has("json")) {
+        printTimelineJson(std::cout, std::move(result));
+        std::cout << "\n";
+    } else {
         printSchedule(std::cout, result, title, unitTimes);
+    }
     return kExitOk;
 }
 

@@ -2,10 +2,11 @@
 #include "Commands.h"
 
 #include "core/ScenarioIo.h"
+#include "core/io/BoundedRead.h"
+#include "core/io/JsonText.h"
 #include "core/validation/ValidationSuite.h"
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 namespace parallax::cli {
@@ -43,15 +44,14 @@ int runValidate(const std::vector<std::string>& argv)
     args.allowOnly({ "json", "data", "scenario" });
     const DataFile data = dataFile(args);
     const std::string& path = data.path;
-    std::ifstream in(path);
-    if (!in)
-        throw UsageError("cannot open \"" + path + "\" (give the published runs with --data FILE)");
-    nlohmann::json records;
-    try {
-        records = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw UsageError(path + ": not valid JSON (" + std::string(e.what()) + ")");
-    }
+    std::string text;
+    std::string error;
+    if (!core::io::readFileBounded(path, text, error))
+        throw UsageError(error + " (give the published runs with --data FILE)");
+    std::optional<nlohmann::json> parsed = core::io::parseJsonBounded(text, error);
+    if (!parsed)
+        throw UsageError("--data " + path + ": " + error);
+    const nlohmann::json records = std::move(*parsed);
     if (!records.is_array())
         throw UsageError(path + ": expected a JSON array of published runs (data/README.md schema)");
     if (args.has("scenario")) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <new>
 
 namespace {
 
@@ -63,11 +64,19 @@ int main(int argc, char** argv)
     }
     try {
         return it->second({ args.begin() + 1, args.end() });
+    } catch (const InvalidConfigError& e) {
+        std::cerr << "parallax-cli " << args[0] << ": " << e.what() << "\n";
+        return kExitInvalidConfig;
     } catch (const UsageError& e) {
         std::cerr << "parallax-cli " << args[0] << ": " << e.what() << "\n";
         return kExitUsage;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "parallax-cli " << args[0] << ": out of memory; give a smaller input\n";
+        return kExitUsage;
     } catch (const std::exception& e) {
-        std::cerr << "parallax-cli " << args[0] << ": internal error: " << e.what() << "\n";
+        // Every input error has its own message above; this is a defect worth a report.
+        std::cerr << "parallax-cli " << args[0] << ": failed (" << e.what()
+                  << "); please report this input at the project's issue tracker\n";
         return kExitUsage;
     }
 }

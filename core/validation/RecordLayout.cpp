@@ -1,5 +1,7 @@
 #include "core/validation/RecordReading.h"
 
+#include "core/Limits.h"
+
 #include <cmath>
 
 namespace parallax::core::record {
@@ -79,16 +81,22 @@ std::string readLayout(const json& p, const SourceConventions& conv, Scenario& s
     const auto tp = number(p, "tp");
     if (!tp)
         return "parallel.tp not stated";
+    for (const char* k : { "tp", "pp", "cp", "ep", "etp", "vpp", "micro_batch", "global_batch" }) {
+        if (auto v = number(p, k); v && !(*v >= 1 && *v <= 1e7))
+            return std::string("parallel.") + k + " = " + json(*v).dump() + " is not a degree or batch size";
+    }
+    if (std::string why = outOfRange(p, "parallel",
+            { { "zero_stage", 3 }, { "global_batch_tokens", static_cast<double>(kMaxGlobalBatch) * kMaxSeqLen } });
+        !why.empty())
+        return why;
     par.tp = static_cast<int>(*tp);
     par.pp = static_cast<int>(number(p, "pp").value_or(1));
     par.cp = static_cast<int>(number(p, "cp").value_or(1));
     par.ep = static_cast<int>(number(p, "ep").value_or(1));
     par.etp = static_cast<int>(number(p, "etp").value_or(1));
-    for (const char* k : { "tp", "pp", "cp", "ep", "etp", "vpp", "micro_batch", "global_batch" }) {
-        if (auto v = number(p, k); v && (*v < 1 || *v > 1e7))
-            return std::string("parallel.") + k + " = " + std::to_string(*v) + " is not a degree or batch size";
-    }
     const int gpus = s.topology.gpuCount();
+    if (static_cast<double>(par.tp) * par.pp * par.cp > gpus) // each is up to 1e7: the int product may overflow
+        return "gpu_count is not a multiple of tp * pp * cp";
     const int modelParallel = par.tp * par.pp * par.cp;
     if (modelParallel <= 0 || gpus % modelParallel != 0)
         return "gpu_count is not a multiple of tp * pp * cp";
@@ -122,7 +130,11 @@ std::string readLayout(const json& p, const SourceConventions& conv, Scenario& s
     if (auto gb = number(p, "global_batch")) {
         train.globalBatch = static_cast<int>(*gb);
     } else if (auto tokens = number(p, "global_batch_tokens")) {
-        train.globalBatch = static_cast<int>(std::lround(*tokens / s.model.seqLen));
+        const double sequences = std::round(*tokens / s.model.seqLen);
+        if (sequences < 1 || sequences > static_cast<double>(kMaxGlobalBatch))
+            return "parallel.global_batch_tokens / seq_len = " + json(sequences).dump()
+                + " sequences is not a batch size";
+        train.globalBatch = static_cast<int>(sequences);
         assumed.emplace_back("training.global_batch = global_batch_tokens / seq_len");
     } else {
         return "parallel.global_batch not stated";

@@ -1,5 +1,7 @@
 #include "core/validation/RecordReading.h"
 
+#include "core/Limits.h"
+
 #include <algorithm>
 
 namespace parallax::core::record {
@@ -9,6 +11,13 @@ namespace {
 // MoE block (data/README.md: n_routed_experts, n_shared_experts, top_k, expert_ffn_hidden, ...).
 std::string readMoe(const json& moe, ModelSpec& model, std::vector<std::string>& assumed)
 {
+    if (std::string why = outOfRange(moe, "model.moe",
+            { { "n_routed_experts", kMaxExperts }, { "top_k", kMaxExperts }, { "n_shared_experts", kMaxExperts },
+                { "expert_ffn_hidden", 1 << 24 }, { "first_dense_layers", kMaxLayers },
+                { "first_k_dense_replace", kMaxLayers }, { "n_dense_layers", kMaxLayers },
+                { "dense_layers", kMaxLayers } });
+        !why.empty())
+        return why;
     MoeSpec spec;
     spec.experts = static_cast<int>(number(moe, "n_routed_experts").value_or(0));
     spec.topK = static_cast<int>(number(moe, "top_k").value_or(0));
@@ -29,6 +38,11 @@ std::string readMoe(const json& moe, ModelSpec& model, std::vector<std::string>&
 // Multi-head latent attention (DeepSeek-V3 records carry an "mla" object).
 void readMla(const json& mla, ModelSpec& model)
 {
+    if (!outOfRange(mla, "model.mla",
+            { { "q_lora_rank", kMaxHidden }, { "kv_lora_rank", kMaxHidden }, { "qk_nope_head_dim", kMaxHidden },
+                { "qk_rope_head_dim", kMaxHidden }, { "v_head_dim", kMaxHidden } })
+             .empty())
+        return; // an MLA block with impossible ranks is ignored, as one without kv_lora_rank is
     MlaSpec spec;
     spec.qLoraRank = static_cast<int>(number(mla, "q_lora_rank").value_or(0));
     spec.kvLoraRank = static_cast<int>(number(mla, "kv_lora_rank").value_or(0));
@@ -47,6 +61,11 @@ std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& m
         if (!number(m, k))
             return std::string("model.") + k + " not stated";
     }
+    if (std::string why = outOfRange(m, "model",
+            { { "layers", kMaxLayers }, { "hidden", kMaxHidden }, { "heads", kMaxHeads }, { "seq_len", kMaxSeqLen },
+                { "kv_heads", kMaxHeads }, { "ffn_hidden", 1 << 24 }, { "vocab", kMaxVocab } });
+        !why.empty())
+        return why;
     model.name = text(m, "name");
     model.layers = static_cast<int>(*number(m, "layers"));
     model.hidden = static_cast<std::int64_t>(*number(m, "hidden"));

@@ -29,6 +29,17 @@ bool contains(const std::string& haystack, const char* needle)
     return h.find(n) != std::string::npos;
 }
 
+std::string outOfRange(const json& j, const std::string& section, std::initializer_list<NumberLimit> limits)
+{
+    for (const NumberLimit& l : limits) {
+        const auto v = number(j, l.key);
+        if (v && !(*v >= 0 && *v <= l.max))
+            return section + "." + l.key + " = " + json(*v).dump() + " is outside the supported range 0 to "
+                + json(l.max).dump();
+    }
+    return {};
+}
+
 namespace {
 
 // GPU preset of a record's hardware description ("NVIDIA A100 SXM 80GB", "NVIDIA H100 80GB HBM3 SXM").
@@ -70,6 +81,10 @@ std::string readHardware(
     gpu = gpuPreset(text(hw, "gpu"));
     if (gpu.empty())
         return "no GPU preset for \"" + text(hw, "gpu") + "\"";
+    if (std::string why = outOfRange(hw, "hardware",
+            { { "gpu_count", static_cast<double>(kMaxGpus) }, { "gpus_per_node", static_cast<double>(kMaxGpus) } });
+        !why.empty())
+        return why;
     auto spec = PresetLibrary::instance().gpu(gpu);
     const auto count = number(hw, "gpu_count");
     if (!spec || !count || *count < 1)

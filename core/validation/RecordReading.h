@@ -19,6 +19,15 @@ std::optional<double> number(const json& j, const char* key);
 std::string text(const json& j, const char* key);
 bool contains(const std::string& haystack, const char* needle); // case-insensitive
 
+// Bounds checked before any narrowing cast (a double past int range cast to int is undefined
+// behaviour): the reason a record cannot be modelled when a number of `j` named in `limits` lies
+// outside [0, max], empty when every one is in range. `section` prefixes the key in the reason.
+struct NumberLimit {
+    const char* key;
+    double max;
+};
+std::string outOfRange(const json& j, const std::string& section, std::initializer_list<NumberLimit> limits);
+
 // hardware -> scenario topology (and its GPU preset id in `gpu`).
 std::string readHardware(
     const json& hw, const SourceConventions& conv, Scenario& s, std::string& gpu, std::vector<std::string>& assumed);

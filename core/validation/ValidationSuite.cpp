@@ -142,6 +142,10 @@ ValidationSummary runValidation(const nlohmann::json& records)
     out.memory = statsOf(memory);
 
     const ValidationBounds& b = out.bounds;
+    // No error at all is not "within bounds" when nothing was compared (issue 16).
+    if (out.rows.empty())
+        out.failures.push_back("no row could be modelled (" + std::to_string(out.skipped.size())
+            + " skipped): nothing was compared with the engine");
     if (out.a100StepTime.meanAbs > b.a100StepMean)
         out.failures.push_back(
             "A100 step-time mean error " + percentText(out.a100StepTime.meanAbs) + " > " + percentText(b.a100StepMean));

@@ -66,6 +66,14 @@ private Q_SLOTS:
             "cluster":{"gpu":"h1000","nodes":1,"gpus_per_node":8},"parallel":{},"training":{"global_batch":8}})")
                                      << QStringLiteral("h1000");
         QTest::newRow("missing file") << QByteArray() << QString();
+        // Issue 16: these aborted or overflowed the stack of the GUI.
+        QTest::newRow("number beyond double") << QByteArray(R"({"format":"parallax-scenario","version":1,
+            "model":"llama3-8b","cluster":{"gpu":"h100-sxm","nodes":1,"gpus_per_node":8},"parallel":{"tp":1e400},
+            "training":{"global_batch":8}})") << QStringLiteral("parallel.tp");
+        QTest::newRow("deep nesting") << QByteArray(R"({"format":"parallax-scenario","x":)") + QByteArray(100000, '[')
+                                      << QStringLiteral("nesting deeper than 64 levels");
+        QTest::newRow("not utf-8") << QByteArray("{\"format\":\"parallax-scenario\",\"name\":\"\xff\"}")
+                                   << QStringLiteral("not valid JSON in name");
     }
 
     void corruptOrInvalidFileLeavesTheScenarioIntact()

@@ -1,4 +1,4 @@
 args: evaluate tests/cli/data/100k-gpus.parallax.json
-exit: 2
+exit: 1
 stderr: cluster.nodes: 100000 GPUs
 stdout: ignore

@@ -1,4 +1,4 @@
 args: evaluate tests/cli/data/tp-zero.parallax.json
-exit: 2
+exit: 1
 stderr: parallel.tp: must be >= 1, got 0
 stdout: ignore

@@ -1,0 +1,4 @@
+args: evaluate tests/cli/data/deep.parallax.json
+exit: 2
+stderr: nesting deeper than 64 levels at line
+stdout: ignore

@@ -1,0 +1,4 @@
+args: evaluate presets
+exit: 2
+stderr: "presets" is a directory: give a regular file
+stdout: ignore

@@ -1,0 +1,4 @@
+args: evaluate tests/cli/data/tp-1e400.parallax.json
+exit: 1
+stderr: parallel.tp: a number is outside the range of a double
+stdout: ignore

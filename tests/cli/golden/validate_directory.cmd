@@ -1,0 +1,4 @@
+args: validate --data presets
+exit: 2
+stderr: "presets" is a directory
+stdout: ignore
