@@ -1,0 +1,3 @@
+args: export presets/scenarios/guide-70b-8xh100.parallax.json --launch megatron
+exit: 2
+stderr: give the output file after it

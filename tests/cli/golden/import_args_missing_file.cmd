@@ -1,0 +1,3 @@
+args: import-args tests/cli/data/missing.sh
+exit: 2
+stderr: cannot open
