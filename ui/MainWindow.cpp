@@ -6,6 +6,7 @@
 #include "ui/ConfigPanel.h"
 #include "ui/ExportDialog.h"
 #include "ui/Format.h"
+#include "ui/LaunchActions.h"
 #include "ui/MemoryTab.h"
 #include "ui/PresetGallery.h"
 #include "ui/ProbeTab.h"
@@ -24,6 +25,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QRegularExpression>
@@ -171,6 +173,7 @@ void MainWindow::createMenus()
     file->addAction(tr("&Save"), this, &MainWindow::save)->setShortcut(QKeySequence::Save);
     file->addAction(tr("Save &As…"), this, &MainWindow::saveAsDialog)->setShortcut(QKeySequence::SaveAs);
     file->addAction(tr("&Export…"), this, &MainWindow::exportDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    addLaunchActions(file);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -533,6 +536,80 @@ void MainWindow::showLesson()
 {
     const core::Scenario& s = m_document->scenario();
     PresetGallery::showLessonOf(this, s);
+}
+
+void MainWindow::addLaunchActions(QMenu* file)
+{
+    QMenu* launchMenu = file->addMenu(tr("Export &Launch Configuration"));
+    launchMenu->setObjectName(QStringLiteral("exportLaunchMenu"));
+    const std::pair<QString, QString> targets[] = { { QStringLiteral("megatron"), tr("&Megatron-LM Arguments…") },
+        { QStringLiteral("nemo"), tr("&NeMo 2.0 Recipe…") }, { QStringLiteral("torchtitan"), tr("&torchtitan TOML…") } };
+    for (const auto& [target, label] : targets) {
+        launchMenu->addAction(label, this, [this, target = target] {
+            const QString path = QFileDialog::getSaveFileName(this, tr("Export launch configuration"),
+                launch::suggestedFileName(target));
+            if (!path.isEmpty())
+                exportLaunch(target, path);
+        });
+    }
+    file->addAction(tr("Import &Model (config.json)…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Import a Hugging Face config.json"), QString(), tr("Model config (*.json)"));
+        if (!path.isEmpty())
+            importModelFile(path);
+    });
+    file->addAction(tr("Import Launch &Command…"), this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getMultiLineText(this, tr("Import launch command"),
+            tr("Paste a Megatron-LM command line (torchrun … pretrain_gpt.py --flags) or NeMo overrides:"), QString(),
+            &ok);
+        if (ok && !text.trimmed().isEmpty())
+            importLaunchText(text);
+    });
+}
+
+bool MainWindow::exportLaunch(const QString& target, const QString& path)
+{
+    QString error;
+    if (!launch::exportLaunch(m_document->scenario(), target, path, &error)) {
+        reportError(tr("Export failed"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::importModelFile(const QString& path)
+{
+    QString error;
+    const auto model = launch::readHfModel(path, &error);
+    if (!model) {
+        reportError(tr("Import failed"), error);
+        return false;
+    }
+    const core::ModelSpec m = *model;
+    m_document->edit(tr("Import model %1").arg(QString::fromStdString(m.name)), [m](core::Scenario& s) {
+        s.model = m;
+        s.modelPreset.clear();
+    });
+    return true;
+}
+
+bool MainWindow::importLaunchText(const QString& text)
+{
+    QString error;
+    QStringList notes;
+    const auto imported = launch::importLaunchText(text, m_document->scenario(), &error, &notes);
+    if (!imported) {
+        reportError(tr("Import failed"), error);
+        return false;
+    }
+    const core::Scenario scenario = *imported;
+    m_document->edit(tr("Import launch command"), [scenario](core::Scenario& s) { s = scenario; });
+    statusBar()->showMessage(notes.isEmpty() ? tr("Imported the launch command")
+                                             : tr("Imported the launch command; ignored: %1").arg(notes.join(QStringLiteral("; "))),
+        8000);
+    return true;
 }
 
 } // namespace parallax::ui
