@@ -55,11 +55,13 @@ std::optional<core::ModelSpec> readHfModel(const QString& path, QString* error)
         j = nlohmann::json::parse(file.readAll().toStdString());
     } catch (const nlohmann::json::parse_error& e) {
         if (error)
-            *error = QObject::tr("%1 is not valid JSON: %2").arg(QDir::toNativeSeparators(path), QString::fromUtf8(e.what()));
+            *error = QObject::tr("%1 is not valid JSON: %2")
+                         .arg(QDir::toNativeSeparators(path), QString::fromUtf8(e.what()));
         return std::nullopt;
     }
     const QFileInfo info(path);
-    const QString name = info.fileName() == QLatin1String("config.json") ? info.dir().dirName() : info.completeBaseName();
+    const QString name
+        = info.fileName() == QLatin1String("config.json") ? info.dir().dirName() : info.completeBaseName();
     std::string why;
     auto m = core::HfConfigReader::read(j, name.toStdString(), why);
     if (!m && error)

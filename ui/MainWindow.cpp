@@ -543,11 +543,12 @@ void MainWindow::addLaunchActions(QMenu* file)
     QMenu* launchMenu = file->addMenu(tr("Export &Launch Configuration"));
     launchMenu->setObjectName(QStringLiteral("exportLaunchMenu"));
     const std::pair<QString, QString> targets[] = { { QStringLiteral("megatron"), tr("&Megatron-LM Arguments…") },
-        { QStringLiteral("nemo"), tr("&NeMo 2.0 Recipe…") }, { QStringLiteral("torchtitan"), tr("&torchtitan TOML…") } };
+        { QStringLiteral("nemo"), tr("&NeMo 2.0 Recipe…") },
+        { QStringLiteral("torchtitan"), tr("&torchtitan TOML…") } };
     for (const auto& [target, label] : targets) {
         launchMenu->addAction(label, this, [this, target = target] {
-            const QString path = QFileDialog::getSaveFileName(this, tr("Export launch configuration"),
-                launch::suggestedFileName(target));
+            const QString path = QFileDialog::getSaveFileName(
+                this, tr("Export launch configuration"), launch::suggestedFileName(target));
             if (!path.isEmpty())
                 exportLaunch(target, path);
         });
@@ -606,8 +607,9 @@ bool MainWindow::importLaunchText(const QString& text)
     }
     const core::Scenario scenario = *imported;
     m_document->edit(tr("Import launch command"), [scenario](core::Scenario& s) { s = scenario; });
-    statusBar()->showMessage(notes.isEmpty() ? tr("Imported the launch command")
-                                             : tr("Imported the launch command; ignored: %1").arg(notes.join(QStringLiteral("; "))),
+    statusBar()->showMessage(notes.isEmpty()
+            ? tr("Imported the launch command")
+            : tr("Imported the launch command; ignored: %1").arg(notes.join(QStringLiteral("; "))),
         8000);
     return true;
 }

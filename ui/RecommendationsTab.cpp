@@ -347,7 +347,8 @@ QString RecommendationsTab::candidateMegatronFlags(int row) const
     const core::Candidate* c = m_candidates->candidate(row);
     if (!c)
         return {};
-    return QString::fromStdString(core::MegatronArgsWriter::flagsOnly(core::applyPoint(m_document->scenario(), c->point)));
+    return QString::fromStdString(
+        core::MegatronArgsWriter::flagsOnly(core::applyPoint(m_document->scenario(), c->point)));
 }
 
 bool RecommendationsTab::copyCandidateFlags(int row)

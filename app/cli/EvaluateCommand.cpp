@@ -35,8 +35,7 @@ int runEvaluate(const std::vector<std::string>& argv)
             }
         }
         std::cout << j.dump(2) << "\n";
-    }
-    else
+    } else
         printReport(std::cout, scenario, report);
     if (!report.valid) {
         for (const auto& e : report.errors)

@@ -79,8 +79,8 @@ int runRanks(const std::vector<std::string>& argv)
     if (args.has("dim")) {
         const auto k = core::RankGroups::parseKind(args.value("dim"));
         if (!k)
-            throw UsageError("--dim: unknown dimension \"" + args.value("dim")
-                + "\"; use tp, cp, dp, pp, ep, etp, edp or dp-cp");
+            throw UsageError(
+                "--dim: unknown dimension \"" + args.value("dim") + "\"; use tp, cp, dp, pp, ep, etp, edp or dp-cp");
         kinds.push_back(*k);
     } else {
         for (int k = 0; k < core::RankGroups::KindCount; ++k)

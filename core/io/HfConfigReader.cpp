@@ -100,10 +100,9 @@ json decoderBase(const Fields& f, const std::string& name)
 {
     const long long hidden = f.integer("hidden_size");
     const long long heads = f.integer("num_attention_heads");
-    json m { { "name", name }, { "layers", f.integer("num_hidden_layers") }, { "hidden", hidden },
-        { "heads", heads }, { "kv_heads", f.integer("num_key_value_heads", heads) },
-        { "ffn_hidden", f.integer("intermediate_size") }, { "vocab", f.integer("vocab_size") },
-        { "seq_len", trainingSeqLen(f) }, { "activation", "swiglu" },
+    json m { { "name", name }, { "layers", f.integer("num_hidden_layers") }, { "hidden", hidden }, { "heads", heads },
+        { "kv_heads", f.integer("num_key_value_heads", heads) }, { "ffn_hidden", f.integer("intermediate_size") },
+        { "vocab", f.integer("vocab_size") }, { "seq_len", trainingSeqLen(f) }, { "activation", "swiglu" },
         { "tied_embeddings", f.boolean("tie_word_embeddings", false) } };
     // head_dim is explicit in Qwen3 and Mistral-Nemo configs (q_proj is heads x head_dim wide, not hidden).
     if (f.has("head_dim"))
@@ -218,7 +217,8 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
         return std::nullopt;
     }
     // Multimodal wrappers (Llama 4, Qwen2-VL, ...) keep the language model under text_config.
-    const json& j = config.contains("text_config") && config["text_config"].is_object() ? config["text_config"] : config;
+    const json& j
+        = config.contains("text_config") && config["text_config"].is_object() ? config["text_config"] : config;
     std::string type = j.value("model_type", config.value("model_type", std::string()));
     if (type.empty() && config.contains("architectures") && config["architectures"].is_array()
         && !config["architectures"].empty() && config["architectures"][0].is_string()) {
@@ -247,7 +247,8 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
             m = readGptNeox(f, name);
         else
             throw HfError("model_type \"" + type
-                + "\" is not one Parallax reads; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
+                + "\" is not one Parallax reads; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
+                  "qwen3_moe, "
                   "deepseek_v2, deepseek_v3, gpt2, gpt_neox (or write the model object by hand, SCENARIO.md)");
         m["source"] = "Hugging Face config.json (model_type " + type + ")";
         return m;

@@ -73,19 +73,32 @@ const std::map<std::string, std::string>& nemoKeys()
         { "context_parallel_size", "context-parallel-size" },
         { "expert_model_parallel_size", "expert-model-parallel-size" },
         { "expert_tensor_parallel_size", "expert-tensor-parallel-size" },
-        { "sequence_parallel", "sequence-parallel" }, { "micro_batch_size", "micro-batch-size" },
-        { "global_batch_size", "global-batch-size" }, { "seq_length", "seq-length" }, { "num_layers", "num-layers" },
-        { "hidden_size", "hidden-size" }, { "ffn_hidden_size", "ffn-hidden-size" },
-        { "num_attention_heads", "num-attention-heads" }, { "num_query_groups", "num-query-groups" },
-        { "kv_channels", "kv-channels" }, { "recompute_granularity", "recompute-granularity" },
-        { "recompute_method", "recompute-method" }, { "recompute_num_layers", "recompute-num-layers" },
+        { "sequence_parallel", "sequence-parallel" },
+        { "micro_batch_size", "micro-batch-size" },
+        { "global_batch_size", "global-batch-size" },
+        { "seq_length", "seq-length" },
+        { "num_layers", "num-layers" },
+        { "hidden_size", "hidden-size" },
+        { "ffn_hidden_size", "ffn-hidden-size" },
+        { "num_attention_heads", "num-attention-heads" },
+        { "num_query_groups", "num-query-groups" },
+        { "kv_channels", "kv-channels" },
+        { "recompute_granularity", "recompute-granularity" },
+        { "recompute_method", "recompute-method" },
+        { "recompute_num_layers", "recompute-num-layers" },
         { "use_distributed_optimizer", "use-distributed-optimizer" },
-        { "overlap_grad_reduce", "overlap-grad-reduce" }, { "overlap_param_gather", "overlap-param-gather" },
-        { "tp_comm_overlap", "tp-comm-overlap" }, { "num_moe_experts", "num-experts" },
-        { "moe_router_topk", "moe-router-topk" }, { "moe_ffn_hidden_size", "moe-ffn-hidden-size" },
+        { "overlap_grad_reduce", "overlap-grad-reduce" },
+        { "overlap_param_gather", "overlap-param-gather" },
+        { "tp_comm_overlap", "tp-comm-overlap" },
+        { "num_moe_experts", "num-experts" },
+        { "moe_router_topk", "moe-router-topk" },
+        { "moe_ffn_hidden_size", "moe-ffn-hidden-size" },
         { "moe_shared_expert_intermediate_size", "moe-shared-expert-intermediate-size" },
-        { "num_nodes", "nnodes" }, { "num_gpus_per_node", "nproc-per-node" }, { "devices", "nproc-per-node" },
-        { "vocab_size", "vocab-size" }, { "max_position_embeddings", "max-position-embeddings" },
+        { "num_nodes", "nnodes" },
+        { "num_gpus_per_node", "nproc-per-node" },
+        { "devices", "nproc-per-node" },
+        { "vocab_size", "vocab-size" },
+        { "max_position_embeddings", "max-position-embeddings" },
         { "fp8", "fp8-format" },
     };
     return keys;
@@ -199,10 +212,7 @@ public:
         m_used.insert(k);
         return m_f.count(k) > 0;
     }
-    std::string text(const std::string& k, const std::string& fallback)
-    {
-        return has(k) ? m_f.at(k) : fallback;
-    }
+    std::string text(const std::string& k, const std::string& fallback) { return has(k) ? m_f.at(k) : fallback; }
     long long integer(const std::string& k, long long fallback)
     {
         if (!has(k))
@@ -280,8 +290,7 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
         { "layers", layers }, { "hidden", hidden }, { "heads", heads },
         { "ffn_hidden", f.integer("ffn-hidden-size", 4 * hidden) },
         { "vocab", f.required("vocab-size", "the vocabulary comes from the tokenizer; add --vocab-size N") },
-        { "seq_len", f.integer("max-position-embeddings", seq) },
-        { "activation", f.has("swiglu") ? "swiglu" : "gelu" },
+        { "seq_len", f.integer("max-position-embeddings", seq) }, { "activation", f.has("swiglu") ? "swiglu" : "gelu" },
         // Megatron-LM defaults: tied embeddings, biases, learned absolute positions, dropout 0.1.
         { "tied_embeddings", !f.has("untie-embeddings-and-output-weights") },
         { "learned_position_embeddings", f.text("position-embedding-type", "learned_absolute") == "learned_absolute" },
@@ -292,10 +301,12 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
     if (f.has("kv-channels"))
         m["head_dim"] = f.integer("kv-channels", 0);
     if (f.has("multi-latent-attention")) {
-        // Megatron-LM's MLA defaults (arguments.py): kv_lora_rank 32, qk_head_dim 128, qk_pos_emb_head_dim 64, v_head_dim 128.
+        // Megatron-LM's MLA defaults (arguments.py): kv_lora_rank 32, qk_head_dim 128, qk_pos_emb_head_dim 64,
+        // v_head_dim 128.
         m["mla"] = { { "q_lora_rank", f.integer("q-lora-rank", 0) }, { "kv_lora_rank", f.integer("kv-lora-rank", 32) },
             { "qk_nope_head_dim", f.integer("qk-head-dim", 128) },
-            { "qk_rope_head_dim", f.integer("qk-pos-emb-head-dim", 64) }, { "v_head_dim", f.integer("v-head-dim", 128) } };
+            { "qk_rope_head_dim", f.integer("qk-pos-emb-head-dim", 64) },
+            { "v_head_dim", f.integer("v-head-dim", 128) } };
         m["kv_heads"] = heads;
     }
     if (f.has("num-experts")) {
@@ -308,13 +319,15 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
         m["moe"] = { { "experts", f.integer("num-experts", 0) }, { "top_k", f.integer("moe-router-topk", 2) },
             { "expert_ffn_hidden", width }, { "shared_experts", width > 0 ? sharedWidth / width : 0 },
             { "first_dense_layers",
-                f.has("moe-layer-freq") ? firstDenseFromLayerFreq(f.text("moe-layer-freq", "1"), static_cast<int>(layers))
-                                        : 0 } };
+                f.has("moe-layer-freq")
+                    ? firstDenseFromLayerFreq(f.text("moe-layer-freq", "1"), static_cast<int>(layers))
+                    : 0 } };
     }
     for (const char* k : { "normalization", "attention-backend", "moe-grouped-gemm", "moe-token-dispatcher-type" })
         f.has(k);
     if (f.text("attention-backend", "") == "unfused")
-        notes.push_back("--attention-backend unfused: the attention core runs unfused (training.flash_attention false)");
+        notes.push_back(
+            "--attention-backend unfused: the attention core runs unfused (training.flash_attention false)");
     return m;
 }
 
@@ -379,8 +392,8 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
             ib["oversubscription"] = std::stod(marker.at("oversubscription"));
         if (mark("rail_optimized", "true") == "false")
             ib["rail_optimized"] = false;
-        doc["cluster"] = { { "gpu", mark("gpu", defaults.gpu) }, { "nodes", nodes }, { "gpus_per_node", perNode },
-            { "ib", ib } };
+        doc["cluster"]
+            = { { "gpu", mark("gpu", defaults.gpu) }, { "nodes", nodes }, { "gpus_per_node", perNode }, { "ib", ib } };
         if (marker.count("topology"))
             result.notes.push_back("the export came from an explicit topology; the import rebuilds a regular cluster");
 
@@ -389,7 +402,8 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
         const int pp = static_cast<int>(f.integer("pipeline-model-parallel-size", 1));
         const long long world = static_cast<long long>(nodes) * perNode;
         if (tp < 1 || cp < 1 || pp < 1 || world % (static_cast<long long>(tp) * cp * pp) != 0)
-            throw ImportError("tp x cp x pp = " + std::to_string(tp * cp * pp) + " does not divide the " + std::to_string(world)
+            throw ImportError("tp x cp x pp = " + std::to_string(tp * cp * pp) + " does not divide the "
+                + std::to_string(world)
                 + " GPUs of --nnodes x --nproc-per-node; give torchrun's --nnodes and --nproc-per-node (or import with "
                   "--nodes / --gpus-per-node)");
         const int dp = static_cast<int>(world / (static_cast<long long>(tp) * cp * pp));

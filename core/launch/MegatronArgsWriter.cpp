@@ -49,7 +49,8 @@ Block modelArgs(const Scenario& s)
     if (m.activation == Activation::SwiGlu)
         l.push_back("--swiglu");
     l.push_back(std::string("--normalization ") + (m.biases ? "LayerNorm" : "RMSNorm"));
-    l.push_back(std::string("--position-embedding-type ") + (m.learnedPositionEmbeddings ? "learned_absolute" : "rope"));
+    l.push_back(
+        std::string("--position-embedding-type ") + (m.learnedPositionEmbeddings ? "learned_absolute" : "rope"));
     if (!m.tiedEmbeddings)
         l.push_back("--untie-embeddings-and-output-weights");
     if (!m.biases)
@@ -73,8 +74,8 @@ Block moeArgs(const Scenario& s)
     if (m.moe->sharedExperts > 0)
         l.push_back("--moe-shared-expert-intermediate-size " + num(m.moe->sharedExperts * m.moe->expertFfnHidden));
     if (m.moe->firstDenseLayers > 0)
-        l.push_back("--moe-layer-freq \"([0]*" + num(m.moe->firstDenseLayers) + "+[1]*" + num(m.moeLayerCount())
-            + ")\"");
+        l.push_back(
+            "--moe-layer-freq \"([0]*" + num(m.moe->firstDenseLayers) + "+[1]*" + num(m.moeLayerCount()) + ")\"");
     l.push_back("--moe-grouped-gemm");
     l.push_back("--moe-token-dispatcher-type alltoall");
     l.push_back("--expert-model-parallel-size " + num(s.parallel.ep));
@@ -152,7 +153,8 @@ Block parallelArgs(const Scenario& s)
         l.push_back("--use-distributed-optimizer");
     if (p.zero >= 2) {
         l.push_back("--use-megatron-fsdp");
-        l.push_back(std::string("--data-parallel-sharding-strategy ") + (p.zero == 2 ? "optim_grads" : "optim_grads_params"));
+        l.push_back(
+            std::string("--data-parallel-sharding-strategy ") + (p.zero == 2 ? "optim_grads" : "optim_grads_params"));
         l.push_back("--ckpt-format fsdp_dtensor");
     }
     if (p.dpOverlap) {
@@ -198,7 +200,8 @@ std::vector<Block> blocks(const Scenario& s)
     std::vector<Block> out;
     const int gpusPerNode = s.topology.domains.empty() ? 0 : s.topology.domains.front().gpuCount;
     out.push_back({ "TORCHRUN_ARGS",
-        { "--nnodes " + num(static_cast<long long>(s.topology.domains.size())), "--nproc-per-node " + num(gpusPerNode) } });
+        { "--nnodes " + num(static_cast<long long>(s.topology.domains.size())),
+            "--nproc-per-node " + num(gpusPerNode) } });
     out.push_back(modelArgs(s));
     if (s.model.isMoe())
         out.push_back(moeArgs(s));

@@ -83,7 +83,8 @@ std::string NemoRecipeWriter::write(const Scenario& s)
     if (p.order == "tp-cp-ep-pp-dp")
         o << st << "use_tp_pp_dp_mapping = True\n";
     else if (p.order != "tp-cp-ep-dp-pp")
-        o << "# NOTE: NeMo chooses only tp-cp-ep-dp-pp or (use_tp_pp_dp_mapping) tp-cp-ep-pp-dp, not " << p.order << "\n";
+        o << "# NOTE: NeMo chooses only tp-cp-ep-dp-pp or (use_tp_pp_dp_mapping) tp-cp-ep-pp-dp, not " << p.order
+          << "\n";
     o << "recipe.optim.config.use_distributed_optimizer = " << py(p.zero >= 1) << "\n";
     if (p.zero >= 2)
         o << st << "fsdp = \"megatron\"\n"
@@ -136,7 +137,8 @@ std::string NemoRecipeWriter::write(const Scenario& s)
           << mc << "moe_router_topk = " << m.moe->topK << "\n"
           << mc << "moe_ffn_hidden_size = " << m.moe->expertFfnHidden << "\n";
         if (m.moe->sharedExperts > 0)
-            o << mc << "moe_shared_expert_intermediate_size = " << m.moe->sharedExperts * m.moe->expertFfnHidden << "\n";
+            o << mc << "moe_shared_expert_intermediate_size = " << m.moe->sharedExperts * m.moe->expertFfnHidden
+              << "\n";
         if (m.moe->firstDenseLayers > 0)
             o << mc << "moe_layer_freq = ([0]*" << m.moe->firstDenseLayers << "+[1]*" << m.moeLayerCount() << ")\n";
     }

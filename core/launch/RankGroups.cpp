@@ -48,9 +48,9 @@ std::optional<RankGroups> RankGroups::build(const ParallelConfig& c, bool moe, s
     // The same function asserts that attention and MoE layers share their pipeline groups, and that
     // without a pp-last order their data-parallel sizes agree.
     if (!ppLast && c.pp > 1 && g.m_edp != c.dp) {
-        error = "parallel.order: with order \"" + order + "\" and pp > 1 Megatron-Core needs the expert data-parallel size ("
-            + std::to_string(g.m_edp) + ") to equal dp (" + std::to_string(c.dp)
-            + "); make etp x ep equal tp x cp or use order tp-cp-ep-dp-pp";
+        error = "parallel.order: with order \"" + order
+            + "\" and pp > 1 Megatron-Core needs the expert data-parallel size (" + std::to_string(g.m_edp)
+            + ") to equal dp (" + std::to_string(c.dp) + "); make etp x ep equal tp x cp or use order tp-cp-ep-dp-pp";
         return std::nullopt;
     }
     g.m_groups[Tp] = dense->ranks("tp");

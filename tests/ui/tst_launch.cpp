@@ -43,7 +43,8 @@ private Q_SLOTS:
         test::Window w;
         w.load(test::presetScenario("guide-70b-64xh100"));
         const double before = core::totalParameters(w.doc()->scenario().model);
-        QVERIFY(w.window.importModelFile(QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/hf/mixtral-8x7b.config.json")));
+        QVERIFY(
+            w.window.importModelFile(QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/hf/mixtral-8x7b.config.json")));
         const core::Scenario& s = w.doc()->scenario();
         QVERIFY(s.model.isMoe());
         QCOMPARE(s.model.moe->experts, 8);

@@ -1,5 +1,5 @@
-#include "core/ModelMath.h"
 #include "core/io/HfConfigReader.h"
+#include "core/ModelMath.h"
 
 #include <gtest/gtest.h>
 

@@ -91,8 +91,8 @@ TEST(LaunchExport, MissingFeaturesBecomeNotes)
     EXPECT_NE(NemoRecipeWriter::write(zbv).find("# NOTE: NeMo has no zero-bubble schedule (zb-v)"), std::string::npos);
     EXPECT_NE(MegatronArgsWriter::write(zbv).find("# NOTE: Megatron-LM has no zero-bubble schedule (zb-v)"),
         std::string::npos);
-    EXPECT_NE(TorchtitanTomlWriter::write(zbv).find("pipeline_parallel_schedule = \"ZBVZeroBubble\""),
-        std::string::npos);
+    EXPECT_NE(
+        TorchtitanTomlWriter::write(zbv).find("pipeline_parallel_schedule = \"ZBVZeroBubble\""), std::string::npos);
     // A flag-free switch is never dropped silently: with it off, Megatron-LM's flag is absent and
     // the import reads it back as off.
     zbv.parallel.schedule = ScheduleKind::GPipe;
@@ -148,13 +148,14 @@ torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py \
 
 TEST(LaunchImport, NemoOverrides)
 {
-    const std::string text = "nemo llm pretrain --factory llama3_70b trainer.num_nodes=4 trainer.devices=8 "
-                             "trainer.strategy.tensor_model_parallel_size=4 trainer.strategy.pipeline_model_parallel_size=2 "
-                             "trainer.strategy.context_parallel_size=2 trainer.strategy.sequence_parallel=True "
-                             "model.config.num_layers=80 model.config.hidden_size=8192 model.config.num_attention_heads=64 "
-                             "model.config.num_query_groups=8 model.config.ffn_hidden_size=28672 model.config.vocab_size=128256 "
-                             "model.config.gated_linear_unit=True data.seq_length=8192 data.micro_batch_size=1 "
-                             "data.global_batch_size=128";
+    const std::string text
+        = "nemo llm pretrain --factory llama3_70b trainer.num_nodes=4 trainer.devices=8 "
+          "trainer.strategy.tensor_model_parallel_size=4 trainer.strategy.pipeline_model_parallel_size=2 "
+          "trainer.strategy.context_parallel_size=2 trainer.strategy.sequence_parallel=True "
+          "model.config.num_layers=80 model.config.hidden_size=8192 model.config.num_attention_heads=64 "
+          "model.config.num_query_groups=8 model.config.ffn_hidden_size=28672 model.config.vocab_size=128256 "
+          "model.config.gated_linear_unit=True data.seq_length=8192 data.micro_batch_size=1 "
+          "data.global_batch_size=128";
     const auto r = LaunchArgsImporter::import(text, {});
     ASSERT_TRUE(r.scenario) << r.error;
     EXPECT_EQ(r.scenario->parallel.tp, 4);

@@ -1,5 +1,5 @@
-#include "core/launch/RankGenerator.h"
 #include "core/launch/RankGroups.h"
+#include "core/launch/RankGenerator.h"
 
 #include <gtest/gtest.h>
 
@@ -47,8 +47,8 @@ std::vector<LayoutCase> cases()
         { "dense tp2 cp2 dp2", 2, 2, 2, 1, 1, 1, false, "tp-cp-ep-dp-pp",
             { { K::Tp, { { 0, 1 }, { 2, 3 }, { 4, 5 }, { 6, 7 } } },
                 { K::Cp, { { 0, 2 }, { 1, 3 }, { 4, 6 }, { 5, 7 } } },
-                { K::Dp, { { 0, 4 }, { 1, 5 }, { 2, 6 }, { 3, 7 } } },
-                { K::DpCp, { { 0, 2, 4, 6 }, { 1, 3, 5, 7 } } }, { K::Pp, singletons(8) },
+                { K::Dp, { { 0, 4 }, { 1, 5 }, { 2, 6 }, { 3, 7 } } }, { K::DpCp, { { 0, 2, 4, 6 }, { 1, 3, 5, 7 } } },
+                { K::Pp, singletons(8) },
                 // Expert view drops cp: edp = 8 / (etp 2 x ep 1) = 4 spans cp and dp.
                 { K::Edp, { { 0, 2, 4, 6 }, { 1, 3, 5, 7 } } } } },
         { "moe tp2 etp1 ep4 dp4 pp2: ep spans two tp groups", 2, 1, 4, 2, 4, 1, true, "tp-cp-ep-dp-pp",
@@ -57,10 +57,10 @@ std::vector<LayoutCase> cases()
                 { K::Pp, { { 0, 8 }, { 1, 9 }, { 2, 10 }, { 3, 11 }, { 4, 12 }, { 5, 13 }, { 6, 14 }, { 7, 15 } } },
                 { K::Ep, { { 0, 1, 2, 3 }, { 4, 5, 6, 7 }, { 8, 9, 10, 11 }, { 12, 13, 14, 15 } } },
                 { K::Etp, singletons(16) },
-                { K::Edp, { { 0, 4 }, { 1, 5 }, { 2, 6 }, { 3, 7 }, { 8, 12 }, { 9, 13 }, { 10, 14 }, { 11, 15 } } } } },
+                { K::Edp,
+                    { { 0, 4 }, { 1, 5 }, { 2, 6 }, { 3, 7 }, { 8, 12 }, { 9, 13 }, { 10, 14 }, { 11, 15 } } } } },
         { "moe tp2 etp2 ep2 cp2 dp2", 2, 2, 2, 1, 2, 2, true, "tp-cp-ep-dp-pp",
-            { { K::Cp, { { 0, 2 }, { 1, 3 }, { 4, 6 }, { 5, 7 } } },
-                { K::DpCp, { { 0, 2, 4, 6 }, { 1, 3, 5, 7 } } },
+            { { K::Cp, { { 0, 2 }, { 1, 3 }, { 4, 6 }, { 5, 7 } } }, { K::DpCp, { { 0, 2, 4, 6 }, { 1, 3, 5, 7 } } },
                 { K::Etp, { { 0, 1 }, { 2, 3 }, { 4, 5 }, { 6, 7 } } },
                 // ep takes the stride the dense view gives cp: experts shard across the cp ranks.
                 { K::Ep, { { 0, 2 }, { 1, 3 }, { 4, 6 }, { 5, 7 } } },
