@@ -37,15 +37,13 @@ std::string rankList(const std::vector<int>& ranks)
 std::string placement(const std::vector<int>& ranks, const core::Topology& topology)
 {
     const int gpus = topology.gpuCount();
-    int first = -1, last = -1, count = 0, previous = -1;
+    int first = -1, last = -1;
     for (int r : ranks) {
         if (r >= gpus)
             return "beyond the topology's " + std::to_string(gpus) + " GPUs";
         const int d = topology.domainOf(r);
         first = first < 0 ? d : std::min(first, d);
         last = std::max(last, d);
-        count += d != previous;
-        previous = d;
     }
     const auto& domains = topology.domains;
     if (first == last)

@@ -139,6 +139,9 @@ bool nemoSwitch(const std::string& key, std::string value, Flags& flags)
     } else if (key == "kv_lora_rank") {
         flags["multi-latent-attention"] = "1";
         flags["kv-lora-rank"] = value;
+    } else if (key == "attention_backend") {
+        const auto dot = value.rfind('.');
+        flags["attention-backend"] = dot == std::string::npos ? value : value.substr(dot + 1);
     } else if (key == "position_embedding_type" || key == "normalization" || key == "attention_dropout"
         || key == "hidden_dropout" || key == "data_parallel_sharding_strategy" || key == "moe_layer_freq"
         || key == "q_lora_rank" || key == "qk_head_dim" || key == "qk_pos_emb_head_dim" || key == "v_head_dim") {

@@ -153,8 +153,8 @@ std::string NemoRecipeWriter::write(const Scenario& s)
           << mc << "recompute_method = \"uniform\"\n"
           << mc << "recompute_num_layers = 1\n";
     if (!t.flashAttention)
-        o << "# NOTE: the scenario runs unfused attention; NeMo picks fused/flash attention through Transformer "
-             "Engine (set NVTE_FLASH_ATTN=0 NVTE_FUSED_ATTN=0 to match)\n";
+        o << "from megatron.core.transformer.enums import AttnBackend\n"
+          << mc << "attention_backend = AttnBackend.unfused\n";
     o << "recipe.trainer.plugins = bf16_mixed()\n";
     if (t.dtype == DType::Fp8)
         o << "recipe.trainer.plugins.fp8 = \"hybrid\"\n";
