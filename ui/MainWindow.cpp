@@ -23,6 +23,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
@@ -566,6 +567,18 @@ void MainWindow::addLaunchActions(QMenu* file)
             &ok);
         if (ok && !text.trimmed().isEmpty())
             importLaunchText(text);
+    });
+    file->addAction(tr("Import Launch Command from &File…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Import a launch script"), QString(), tr("Launch scripts (*.sh *.py *.txt);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        QFile in(path);
+        if (!in.open(QIODevice::ReadOnly))
+            reportError(
+                tr("Import failed"), tr("Cannot open %1: %2").arg(QDir::toNativeSeparators(path), in.errorString()));
+        else
+            importLaunchText(QString::fromUtf8(in.readAll()));
     });
 }
 
