@@ -19,20 +19,25 @@ int runExportLaunch(const std::vector<std::string>& argv)
     const std::string target = probe.value("launch");
     if (target != "megatron" && target != "nemo" && target != "torchtitan")
         throw UsageError("--launch: unknown target \"" + target + "\"; use megatron, nemo or torchtitan");
-    // OUT is the last positional argument (or --out); "-" writes to standard output.
+    // OUT follows the target ("--launch megatron OUT", "-" for standard output) or comes as --out, so
+    // that the scenario file is never mistaken for it.
     std::string out = probe.value("out");
     std::vector<std::string> rest = argv;
     if (out.empty()) {
-        if (probe.positional().empty())
-            throw UsageError("--launch " + target + ": give the output file after it (or - for standard output)");
-        out = probe.positional().back();
-        for (auto it = rest.rbegin(); it != rest.rend(); ++it) {
-            if (*it == out) {
-                rest.erase(std::next(it).base());
+        for (std::size_t i = 0; i + 1 < rest.size(); ++i) {
+            if (rest[i] == "--launch" && i + 2 < rest.size()
+                && (rest[i + 2] == "-" || rest[i + 2].rfind("--", 0) != 0)) {
+                out = rest[i + 2];
+                rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i) + 2);
                 break;
             }
         }
     }
+    if (out.empty())
+        throw UsageError("--launch " + target + ": give the output file after it (or - for standard output)");
+    if (out.size() > 14 && out.compare(out.size() - 14, 14, ".parallax.json") == 0)
+        throw UsageError("--launch " + target + " " + out
+            + ": that is a scenario file name; write the launch configuration to another file");
     const Args args(rest, {});
     const core::Scenario scenario = scenarioFromArgs(args);
     std::string text;

@@ -118,8 +118,10 @@ int runRanks(const std::vector<std::string>& argv)
         std::cout << "\n" << label << " groups: " << list.size() << " of " << list.front().size() << " ranks\n";
         const int shown = std::min<int>(limit, static_cast<int>(list.size()));
         for (int i = 0; i < shown; ++i)
-            std::cout << "  " << label << " group " << i << ": ranks " << rankList(list[static_cast<std::size_t>(i)])
-                      << " " << placement(list[static_cast<std::size_t>(i)], scenario.topology) << "\n";
+            std::cout << "  " << label << " group " << i
+                      << (list[static_cast<std::size_t>(i)].size() == 1 ? ": rank " : ": ranks ")
+                      << rankList(list[static_cast<std::size_t>(i)]) << " "
+                      << placement(list[static_cast<std::size_t>(i)], scenario.topology) << "\n";
         if (shown < static_cast<int>(list.size()))
             std::cout << "  ... " << list.size() - static_cast<std::size_t>(shown)
                       << " more (--all or --limit N to list them)\n";

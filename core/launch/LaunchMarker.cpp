@@ -1,5 +1,6 @@
 #include "core/launch/LaunchMarker.h"
 
+#include <cmath>
 #include <sstream>
 
 namespace parallax::core {
@@ -18,7 +19,8 @@ std::vector<std::string> LaunchMarker::lines(const Scenario& s, const std::strin
         m << " nic_gbps=" << f.nicGbps;
         if (f.nicsPerDomain > 0)
             m << " nics_per_node=" << f.nicsPerDomain;
-        if (f.latencySeconds != Fabric {}.latencySeconds)
+        // Compared with a tolerance: the reader's microseconds-to-seconds product is not bit-exact.
+        if (std::fabs(f.latencySeconds - Fabric {}.latencySeconds) > 1e-12)
             m << " latency_us=" << f.latencySeconds * 1e6;
         if (f.oversubscription != 1.0)
             m << " oversubscription=" << f.oversubscription;

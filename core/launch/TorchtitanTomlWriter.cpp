@@ -116,7 +116,7 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
             o << "pipeline_parallel_layers_per_stage = " << m.layers / (p.pp * stagesPerRank) << "\n";
         else
             o << "# NOTE: " << m.layers << " layers do not split evenly into " << p.pp * stagesPerRank
-              << " stages; torchtitan's default split gives the remainder to the first stages\n";
+              << " stages; give each stage's layers by hand (parallelism.module_fqns_per_model_part)\n";
     }
     o << "context_parallel_degree = " << p.cp << "\n";
     if (m.isMoe())
