@@ -7,9 +7,14 @@
 #include "core/launch/NemoRecipeWriter.h"
 #include "core/launch/TorchtitanTomlWriter.h"
 
+#include "ui/MainWindow.h"
+
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
+#include <QMenu>
 #include <QStringList>
 
 namespace parallax::ui::launch {
@@ -87,6 +92,44 @@ std::optional<core::Scenario> importLaunchText(
     if (!result.scenario && error)
         *error = QString::fromStdString(result.error);
     return result.scenario;
+}
+
+void addMenuActions(QMenu* file, MainWindow* window)
+{
+    QMenu* launchMenu = file->addMenu(QObject::tr("Export &Launch Configuration"));
+    launchMenu->setObjectName(QStringLiteral("exportLaunchMenu"));
+    const std::pair<QString, QString> targets[]
+        = { { QStringLiteral("megatron"), QObject::tr("&Megatron-LM Arguments…") },
+              { QStringLiteral("nemo"), QObject::tr("&NeMo 2.0 Recipe…") },
+              { QStringLiteral("torchtitan"), QObject::tr("&torchtitan TOML…") } };
+    for (const auto& [target, label] : targets) {
+        launchMenu->addAction(label, window, [window, target = target] {
+            const QString path = QFileDialog::getSaveFileName(
+                window, QObject::tr("Export launch configuration"), launch::suggestedFileName(target));
+            if (!path.isEmpty())
+                window->exportLaunch(target, path);
+        });
+    }
+    file->addAction(QObject::tr("Import &Model (config.json)…"), window, [window] {
+        const QString path = QFileDialog::getOpenFileName(
+            window, QObject::tr("Import a Hugging Face config.json"), QString(), QObject::tr("Model config (*.json)"));
+        if (!path.isEmpty())
+            window->importModelFile(path);
+    });
+    file->addAction(QObject::tr("Import Launch &Command…"), window, [window] {
+        bool ok = false;
+        const QString text = QInputDialog::getMultiLineText(window, QObject::tr("Import launch command"),
+            QObject::tr("Paste a Megatron-LM command line (torchrun … pretrain_gpt.py --flags) or NeMo overrides:"),
+            QString(), &ok);
+        if (ok && !text.trimmed().isEmpty())
+            window->importLaunchText(text);
+    });
+    file->addAction(QObject::tr("Import Launch Command from &File…"), window, [window] {
+        const QString path = QFileDialog::getOpenFileName(window, QObject::tr("Import a launch script"), QString(),
+            QObject::tr("Launch scripts (*.sh *.py *.txt);;All files (*)"));
+        if (!path.isEmpty())
+            window->importLaunchFile(path);
+    });
 }
 
 } // namespace parallax::ui::launch

@@ -5,7 +5,11 @@
 #include <QString>
 #include <optional>
 
+class QMenu;
+
 namespace parallax::ui {
+
+class MainWindow;
 
 // The launch-configuration and import actions of File and Recommendations, without dialogs, so
 // that tests drive them: each returns false / nullopt and sets `error` to a sentence naming the
@@ -23,6 +27,10 @@ std::optional<core::ModelSpec> readHfModel(const QString& path, QString* error);
 // lists what was ignored.
 std::optional<core::Scenario> importLaunchText(
     const QString& text, const core::Scenario& base, QString* error, QStringList* notes = nullptr);
+
+// File > Export Launch Configuration (one file chooser per target), Import Model (config.json),
+// Import Launch Command (paste) and Import Launch Command from File, added to `file`.
+void addMenuActions(QMenu* file, MainWindow* window);
 
 } // namespace launch
 } // namespace parallax::ui

@@ -26,7 +26,6 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QRegularExpression>
@@ -174,7 +173,7 @@ void MainWindow::createMenus()
     file->addAction(tr("&Save"), this, &MainWindow::save)->setShortcut(QKeySequence::Save);
     file->addAction(tr("Save &As…"), this, &MainWindow::saveAsDialog)->setShortcut(QKeySequence::SaveAs);
     file->addAction(tr("&Export…"), this, &MainWindow::exportDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    addLaunchActions(file);
+    launch::addMenuActions(file, this);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -539,49 +538,6 @@ void MainWindow::showLesson()
     PresetGallery::showLessonOf(this, s);
 }
 
-void MainWindow::addLaunchActions(QMenu* file)
-{
-    QMenu* launchMenu = file->addMenu(tr("Export &Launch Configuration"));
-    launchMenu->setObjectName(QStringLiteral("exportLaunchMenu"));
-    const std::pair<QString, QString> targets[] = { { QStringLiteral("megatron"), tr("&Megatron-LM Arguments…") },
-        { QStringLiteral("nemo"), tr("&NeMo 2.0 Recipe…") },
-        { QStringLiteral("torchtitan"), tr("&torchtitan TOML…") } };
-    for (const auto& [target, label] : targets) {
-        launchMenu->addAction(label, this, [this, target = target] {
-            const QString path = QFileDialog::getSaveFileName(
-                this, tr("Export launch configuration"), launch::suggestedFileName(target));
-            if (!path.isEmpty())
-                exportLaunch(target, path);
-        });
-    }
-    file->addAction(tr("Import &Model (config.json)…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Import a Hugging Face config.json"), QString(), tr("Model config (*.json)"));
-        if (!path.isEmpty())
-            importModelFile(path);
-    });
-    file->addAction(tr("Import Launch &Command…"), this, [this] {
-        bool ok = false;
-        const QString text = QInputDialog::getMultiLineText(this, tr("Import launch command"),
-            tr("Paste a Megatron-LM command line (torchrun … pretrain_gpt.py --flags) or NeMo overrides:"), QString(),
-            &ok);
-        if (ok && !text.trimmed().isEmpty())
-            importLaunchText(text);
-    });
-    file->addAction(tr("Import Launch Command from &File…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Import a launch script"), QString(), tr("Launch scripts (*.sh *.py *.txt);;All files (*)"));
-        if (path.isEmpty())
-            return;
-        QFile in(path);
-        if (!in.open(QIODevice::ReadOnly))
-            reportError(
-                tr("Import failed"), tr("Cannot open %1: %2").arg(QDir::toNativeSeparators(path), in.errorString()));
-        else
-            importLaunchText(QString::fromUtf8(in.readAll()));
-    });
-}
-
 bool MainWindow::exportLaunch(const QString& target, const QString& path)
 {
     QString error;
@@ -625,6 +581,17 @@ bool MainWindow::importLaunchText(const QString& text)
             : tr("Imported the launch command; ignored: %1").arg(notes.join(QStringLiteral("; "))),
         8000);
     return true;
+}
+
+bool MainWindow::importLaunchFile(const QString& path)
+{
+    QFile in(path);
+    if (!in.open(QIODevice::ReadOnly)) {
+        reportError(
+            tr("Import failed"), tr("Cannot open %1: %2").arg(QDir::toNativeSeparators(path), in.errorString()));
+        return false;
+    }
+    return importLaunchText(QString::fromUtf8(in.readAll()));
 }
 
 } // namespace parallax::ui

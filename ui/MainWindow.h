@@ -62,6 +62,7 @@ public:
     // File > Import Launch Command: a Megatron-LM command line or NeMo overrides become the scenario
     // (one undo step); the GPU and fabric stay unless the text carries Parallax's marker.
     bool importLaunchText(const QString& text);
+    bool importLaunchFile(const QString& path);
     bool maybeSave(); // true when it is fine to discard the document now
 
     void setUnsavedPrompt(UnsavedPrompt prompt) { m_unsavedPrompt = std::move(prompt); }
@@ -79,7 +80,6 @@ private:
     void fillRecentMenu();
     bool saveAsDialog();
     void exportDialog();
-    void addLaunchActions(QMenu* file);
     void showLesson();
     void reportError(const QString& title, const QString& text);
 
