@@ -6,6 +6,7 @@
 #include "ui/ConfigPanel.h"
 #include "ui/ExportDialog.h"
 #include "ui/Format.h"
+#include "ui/LaunchActions.h"
 #include "ui/MemoryTab.h"
 #include "ui/PresetGallery.h"
 #include "ui/ProbeTab.h"
@@ -22,6 +23,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -171,6 +173,7 @@ void MainWindow::createMenus()
     file->addAction(tr("&Save"), this, &MainWindow::save)->setShortcut(QKeySequence::Save);
     file->addAction(tr("Save &As…"), this, &MainWindow::saveAsDialog)->setShortcut(QKeySequence::SaveAs);
     file->addAction(tr("&Export…"), this, &MainWindow::exportDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    launch::addMenuActions(file, this);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -533,6 +536,62 @@ void MainWindow::showLesson()
 {
     const core::Scenario& s = m_document->scenario();
     PresetGallery::showLessonOf(this, s);
+}
+
+bool MainWindow::exportLaunch(const QString& target, const QString& path)
+{
+    QString error;
+    if (!launch::exportLaunch(m_document->scenario(), target, path, &error)) {
+        reportError(tr("Export failed"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
+    return true;
+}
+
+bool MainWindow::importModelFile(const QString& path)
+{
+    QString error;
+    const auto model = launch::readHfModel(path, &error);
+    if (!model) {
+        reportError(tr("Import failed"), error);
+        return false;
+    }
+    const core::ModelSpec m = *model;
+    m_document->edit(tr("Import model %1").arg(QString::fromStdString(m.name)), [m](core::Scenario& s) {
+        s.model = m;
+        s.modelPreset.clear();
+    });
+    return true;
+}
+
+bool MainWindow::importLaunchText(const QString& text)
+{
+    QString error;
+    QStringList notes;
+    const auto imported = launch::importLaunchText(text, m_document->scenario(), &error, &notes);
+    if (!imported) {
+        reportError(tr("Import failed"), error);
+        return false;
+    }
+    const core::Scenario scenario = *imported;
+    m_document->edit(tr("Import launch command"), [scenario](core::Scenario& s) { s = scenario; });
+    statusBar()->showMessage(notes.isEmpty()
+            ? tr("Imported the launch command")
+            : tr("Imported the launch command; ignored: %1").arg(notes.join(QStringLiteral("; "))),
+        8000);
+    return true;
+}
+
+bool MainWindow::importLaunchFile(const QString& path)
+{
+    QFile in(path);
+    if (!in.open(QIODevice::ReadOnly)) {
+        reportError(
+            tr("Import failed"), tr("Cannot open %1: %2").arg(QDir::toNativeSeparators(path), in.errorString()));
+        return false;
+    }
+    return importLaunchText(QString::fromUtf8(in.readAll()));
 }
 
 } // namespace parallax::ui

@@ -55,6 +55,14 @@ public:
     // File > Export without the dialog: writes what `request` asks for; errors go to the error reporter.
     bool exportFiles(const ExportRequest& request);
     ExportSources exportSources() const; // what is on screen now
+    // File > Export Launch Configuration without the file chooser: target "megatron", "nemo" or "torchtitan".
+    bool exportLaunch(const QString& target, const QString& path);
+    // File > Import Model: a Hugging Face config.json replaces the model (one undo step).
+    bool importModelFile(const QString& path);
+    // File > Import Launch Command: a Megatron-LM command line or NeMo overrides become the scenario
+    // (one undo step); the GPU and fabric stay unless the text carries Parallax's marker.
+    bool importLaunchText(const QString& text);
+    bool importLaunchFile(const QString& path);
     bool maybeSave(); // true when it is fine to discard the document now
 
     void setUnsavedPrompt(UnsavedPrompt prompt) { m_unsavedPrompt = std::move(prompt); }

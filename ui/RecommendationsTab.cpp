@@ -1,6 +1,7 @@
 #include "ui/RecommendationsTab.h"
 
 #include "core/ScenarioIo.h"
+#include "core/launch/MegatronArgsWriter.h"
 #include "core/search/SearchSpace.h"
 #include "ui/BackgroundJob.h"
 #include "ui/CandidateModel.h"
@@ -10,7 +11,9 @@
 #include "ui/TableSupport.h"
 #include "ui/Theme.h"
 
+#include <QClipboard>
 #include <QElapsedTimer>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -102,6 +105,9 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
     m_applyButton = new QPushButton(tr("Apply to the scenario"), this);
     m_applyButton->setObjectName(QStringLiteral("applyCandidateButton"));
     m_applyButton->setToolTip(tr("Set the parallelism panels to the selected candidate (one undoable step)"));
+    m_copyButton = new QPushButton(tr("Copy Megatron-LM flags"), this);
+    m_copyButton->setObjectName(QStringLiteral("copyCandidateFlagsButton"));
+    m_copyButton->setToolTip(tr("Copy the Megatron-LM arguments of the selected candidate to the clipboard"));
     m_details = makeSummaryLabel(this);
     m_details->setObjectName(QStringLiteral("candidateDetails"));
     auto* candidates = new QWidget(this);
@@ -111,6 +117,7 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
     auto* applyRow = new QHBoxLayout;
     applyRow->addWidget(m_details, 1);
     applyRow->addWidget(m_applyButton, 0, Qt::AlignTop);
+    applyRow->addWidget(m_copyButton, 0, Qt::AlignTop);
     cl->addLayout(applyRow);
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -129,6 +136,7 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
     connect(m_searchButton, &QPushButton::clicked, this, &RecommendationsTab::startSearch);
     connect(m_cancelButton, &QPushButton::clicked, this, &RecommendationsTab::cancelSearch);
     connect(m_applyButton, &QPushButton::clicked, this, [this] { applyCandidate(selectedRow()); });
+    connect(m_copyButton, &QPushButton::clicked, this, [this] { copyCandidateFlags(selectedRow()); });
     connect(m_candidateTable, &QTableView::doubleClicked, this, [this] { applyCandidate(selectedRow()); });
     connect(m_candidateTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         updateButtons();
@@ -318,6 +326,7 @@ void RecommendationsTab::updateButtons()
     m_cancelButton->setEnabled(m_searching);
     m_progress->setVisible(m_searching || m_result);
     m_applyButton->setEnabled(!m_searching && !m_stale && m_candidates->candidate(selectedRow()));
+    m_copyButton->setEnabled(!m_searching && !m_stale && m_candidates->candidate(selectedRow()));
     m_applyButton->setToolTip(m_stale ? tr("The result is stale: search again first")
                                       : tr("Set the parallelism panels to the selected candidate (one undoable step)"));
 }
@@ -330,6 +339,27 @@ bool RecommendationsTab::applyCandidate(int row)
     const core::SearchPoint point = c->point;
     m_document->edit(tr("Apply recommendation %1").arg(QString::fromStdString(core::describe(point))),
         [point](core::Scenario& s) { s = core::applyPoint(s, point); });
+    return true;
+}
+
+QString RecommendationsTab::candidateMegatronFlags(int row) const
+{
+    const core::Candidate* c = m_candidates->candidate(row);
+    if (!c)
+        return {};
+    return QString::fromStdString(
+        core::MegatronArgsWriter::flagsOnly(core::applyPoint(m_document->scenario(), c->point)));
+}
+
+bool RecommendationsTab::copyCandidateFlags(int row)
+{
+    if (m_stale || m_searching)
+        return false;
+    const QString flags = candidateMegatronFlags(row);
+    if (flags.isEmpty())
+        return false;
+    QGuiApplication::clipboard()->setText(flags);
+    m_status->setText(tr("Copied the Megatron-LM flags of candidate %1").arg(row + 1));
     return true;
 }
 

@@ -35,6 +35,10 @@ public:
     // Applies the candidate at `row` of the candidate model (one undo step); false when there is
     // none or the result is stale.
     bool applyCandidate(int row);
+    // The Megatron-LM flags that run the candidate at `row` on this scenario (empty when there is
+    // none); copyCandidateFlags puts them on the clipboard.
+    QString candidateMegatronFlags(int row) const;
+    bool copyCandidateFlags(int row);
 
     const core::SearchResult* result() const { return m_result.get(); }
     CandidateModel* candidateModel() const { return m_candidates; }
@@ -57,6 +61,7 @@ private:
     QPushButton* m_searchButton;
     QPushButton* m_cancelButton;
     QPushButton* m_applyButton;
+    QPushButton* m_copyButton;
     QProgressBar* m_progress;
     QLabel* m_status;
     QLabel* m_staleBanner;

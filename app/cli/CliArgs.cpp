@@ -4,10 +4,12 @@
 #include "core/PresetLibrary.h"
 #include "core/ScenarioIo.h"
 #include "core/io/BoundedRead.h"
+#include "core/io/HfConfigReader.h"
 #include "core/io/JsonText.h"
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 namespace parallax::cli {
@@ -130,6 +132,19 @@ std::string stringOr(const json& object, const char* key)
     return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// "Meta-Llama-3-70B" for ".../Meta-Llama-3-70B/config.json", else the file name without ".json".
+std::string hfModelName(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    const fs::path p(path);
+    if (p.filename() == "config.json" && p.has_parent_path() && !p.parent_path().filename().empty())
+        return p.parent_path().filename().string();
+    std::string stem = p.stem().string();
+    if (stem.size() > 7 && stem.substr(stem.size() - 7) == ".config")
+        stem.resize(stem.size() - 7);
+    return stem;
+}
+
 // A flag value as JSON: integers and booleans where the field is numeric or on/off.
 json flagValue(const std::string& key, const std::string& text)
 {
@@ -174,9 +189,17 @@ core::Scenario scenarioFromArgs(const Args& args)
 
     if (args.has("model")) {
         const std::string m = args.value("model");
-        if (m.size() > 5 && m.substr(m.size() - 5) == ".json")
-            doc["model"] = parseJsonFile(m);
-        else
+        if (m.size() > 5 && m.substr(m.size() - 5) == ".json") {
+            json model = parseJsonFile(m);
+            if (core::HfConfigReader::looksLikeHfConfig(model)) {
+                std::string error;
+                const auto converted = core::HfConfigReader::toModelJson(model, hfModelName(m), error);
+                if (!converted)
+                    throw UsageError("--model " + m + ": " + error);
+                model = *converted;
+            }
+            doc["model"] = model;
+        } else
             doc["model"] = m;
     }
     const bool clusterFlags = args.has("gpu") || args.has("nodes") || args.has("gpus-per-node") || args.has("nic-gbps");

@@ -20,6 +20,10 @@ int runRecommend(const std::vector<std::string>& args);
 int runMatrix(const std::vector<std::string>& args);
 int runExport(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
+// `export ... --launch megatron|nemo|torchtitan OUT` (LaunchExportCommand.cpp).
+int runExportLaunch(const std::vector<std::string>& args);
+int runRanks(const std::vector<std::string>& args);
+int runImportArgs(const std::vector<std::string>& args);
 
 // `schedule --out FILE.svg|.png|.pdf`: the Gantt of a uniform-time run (`description` says its
 // times), or of a scenario's engine timeline when `scenario` and `report` are given. Throws

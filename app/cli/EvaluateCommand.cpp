@@ -4,6 +4,7 @@
 
 #include "core/Engine.h"
 #include "core/ReportJson.h"
+#include "core/launch/RankGroupsJson.h"
 
 #include <iostream>
 
@@ -11,9 +12,9 @@ namespace parallax::cli {
 
 int runEvaluate(const std::vector<std::string>& argv)
 {
-    const Args args(argv, { "json" });
+    const Args args(argv, { "json", "groups" });
     std::vector<std::string> known = scenarioFlagNames();
-    known.insert(known.end(), { "json", "calibration" });
+    known.insert(known.end(), { "json", "calibration", "groups" });
     args.allowOnly(known);
     const core::Scenario scenario = scenarioFromArgs(args);
     const auto calibration = calibrationFromArgs(args);
@@ -21,9 +22,20 @@ int runEvaluate(const std::vector<std::string>& argv)
     options.calibration = calibration ? &*calibration : nullptr;
     options.keepTimeline = false;
     const core::Report report = core::evaluate(scenario, options);
-    if (args.has("json"))
-        std::cout << core::reportToJson(scenario, report).dump(2) << "\n";
-    else
+    if (args.has("json")) {
+        nlohmann::json j = core::reportToJson(scenario, report);
+        // Groups grow with the GPU count, so they are materialised only when asked for.
+        if (args.has("groups")) {
+            std::string error;
+            if (const auto groups = core::RankGroups::build(scenario.parallel, scenario.model.isMoe(), error)) {
+                j["rank_map"]["groups"] = core::rankGroupsJson(*groups);
+                j["rank_map"]["ranks"] = core::rankPlacementJson(*groups, scenario.topology);
+            } else {
+                j["rank_map"]["groups_error"] = error;
+            }
+        }
+        std::cout << j.dump(2) << "\n";
+    } else
         printReport(std::cout, scenario, report);
     if (!report.valid) {
         for (const auto& e : report.errors)

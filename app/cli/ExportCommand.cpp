@@ -149,6 +149,10 @@ bool writePicture(const render::Picture& picture, const std::string& path, doubl
 
 int runExport(const std::vector<std::string>& argv)
 {
+    for (const auto& a : argv) {
+        if (a == "--launch" || a.rfind("--launch=", 0) == 0)
+            return runExportLaunch(argv);
+    }
     const Args args(argv, {});
     std::vector<std::string> known = scenarioFlagNames();
     known.insert(known.end(),

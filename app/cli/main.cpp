@@ -12,21 +12,26 @@ namespace {
 const char* kUsage = R"(parallax-cli: parallelism explorer for LLM training (headless)
 
 usage:
-  parallax-cli evaluate [FILE] [--flags] [--json] [--calibration FILE]
+  parallax-cli evaluate [FILE] [--flags] [--json [--groups]] [--calibration FILE]   (--groups: rank_map.groups and ranks)
   parallax-cli schedule --pp P --microbatches M --schedule S [--vpp V] [--f T --b T --w T] [--overlap FB] [--json]
                         [--out FILE.svg|.png|.pdf] [--scale S]
   parallax-cli schedule FILE [--json] [--out FILE.svg|.png|.pdf] [--scale S]
   parallax-cli export [FILE] [--flags] [--gantt OUT] [--rankmap OUT] [--memory OUT] (OUT: .svg, .png or .pdf)
                       [--trace OUT.json] [--markdown OUT.md] [--scale S (PNG)] [--compare SCHED1,SCHED2,...]
                       [--rankmap-dim tp|cp|dp|pp|ep|edp|etp]
+  parallax-cli export [FILE] [--flags] --launch megatron|nemo|torchtitan OUT|-   launch configuration of the design
   parallax-cli recommend [FILE] [--flags] [--top K] [--json] [--lesson] [--calibration FILE]
   parallax-cli matrix [--json] [--global-batch N] [--seq-len N] [--dtype bf16|fp8] [--calibration FILE]
   parallax-cli presets [--json]
+  parallax-cli ranks [FILE] [--flags] [--dim tp|cp|dp|pp|ep|etp|edp|dp-cp] [--json] [--limit N | --all]
+                     the communicator groups Megatron-Core builds for the layout, and where each rank runs
+  parallax-cli import-args FILE|- [--gpu NAME --nodes N --gpus-per-node G --nic-gbps X] [--out FILE.parallax.json]
+                     a Megatron-LM command line (or the flags an export wrote) as a scenario
   parallax-cli validate [--json] [--data FILE] [--scenario ID]   the engine against published training runs
                         (exit 1 when an error bound is exceeded; --scenario prints one run as a scenario file)
   parallax-cli --version | --help
 
-scenario flags: --model NAME|FILE.json --gpu NAME --nodes N --gpus-per-node G --nic-gbps X --tp N --sp on|off
+scenario flags: --model NAME|FILE.json|config.json (Hugging Face) --gpu NAME --nodes N --gpus-per-node G --nic-gbps X --tp N --sp on|off
   --pp N --vpp N --dp N --ep N --cp N --zero 0-3 --schedule S --micro-batch N --global-batch N --seq-len N
   --recompute none|selective|full --dtype bf16|fp8 --flash-attention on|off --tp-comm-overlap on|off
   --dp-overlap on|off --p2p-overlap on|off
@@ -56,6 +61,8 @@ int main(int argc, char** argv)
         { "recommend", runRecommend },
         { "matrix", runMatrix },
         { "validate", runValidate },
+        { "ranks", runRanks },
+        { "import-args", runImportArgs },
     };
     const auto it = commands.find(args[0]);
     if (it == commands.end()) {

@@ -1,0 +1,273 @@
+#include "core/io/HfConfigReader.h"
+
+#include "core/ScenarioIo.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+namespace parallax::core {
+
+using nlohmann::json;
+
+namespace {
+struct HfError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Typed access with the config key in every message.
+class Fields {
+public:
+    explicit Fields(const json& j)
+        : m_j(j)
+    {
+    }
+    bool has(const char* key) const { return m_j.contains(key) && !m_j[key].is_null(); }
+    long long integer(const char* key) const
+    {
+        if (!has(key))
+            throw HfError(std::string("config.json lacks \"") + key + "\", which this model family needs");
+        return integerAt(key);
+    }
+    long long integer(const char* key, long long fallback) const { return has(key) ? integerAt(key) : fallback; }
+    bool boolean(const char* key, bool fallback) const
+    {
+        if (!has(key))
+            return fallback;
+        if (!m_j[key].is_boolean())
+            throw HfError(std::string("\"") + key + "\" must be true or false");
+        return m_j[key].get<bool>();
+    }
+    double number(const char* key, double fallback) const
+    {
+        if (!has(key))
+            return fallback;
+        if (!m_j[key].is_number())
+            throw HfError(std::string("\"") + key + "\" must be a number");
+        return m_j[key].get<double>();
+    }
+    std::string string(const char* key, const std::string& fallback) const
+    {
+        return has(key) && m_j[key].is_string() ? m_j[key].get<std::string>() : fallback;
+    }
+    const json& raw(const char* key) const { return m_j[key]; }
+
+private:
+    long long integerAt(const char* key) const
+    {
+        const json& v = m_j[key];
+        if (!v.is_number_integer() || v.get<long long>() < 0)
+            throw HfError(std::string("\"") + key + "\" must be a non-negative integer, got " + v.dump());
+        return v.get<long long>();
+    }
+    const json& m_j;
+};
+
+// Training length: the pre-extension context when RoPE scaling stretched it (YaRN, Llama 3.1).
+long long trainingSeqLen(const Fields& f)
+{
+    if (f.has("rope_scaling") && f.raw("rope_scaling").is_object()) {
+        const Fields rs(f.raw("rope_scaling"));
+        if (rs.has("original_max_position_embeddings"))
+            return rs.integer("original_max_position_embeddings");
+    }
+    return f.integer("max_position_embeddings", 2048);
+}
+
+// Qwen2-MoE / Qwen3-MoE place MoE on layer i when (i + 1) % decoder_sparse_step == 0 and i is not
+// in mlp_only_layers (modeling_qwen3_moe.py, Qwen3MoeDecoderLayer). Parallax holds dense layers only
+// before the first MoE layer: anything else is refused rather than approximated.
+int qwenFirstDenseLayers(const Fields& f, int layers)
+{
+    const long long step = f.integer("decoder_sparse_step", 1);
+    if (step != 1)
+        throw HfError("\"decoder_sparse_step\"=" + std::to_string(step)
+            + " interleaves dense and MoE layers; Parallax models dense layers only before the first MoE layer");
+    int first = 0;
+    if (f.has("mlp_only_layers")) {
+        std::set<int> dense;
+        for (const auto& v : f.raw("mlp_only_layers"))
+            dense.insert(v.get<int>());
+        while (dense.count(first))
+            ++first;
+        if (static_cast<int>(dense.size()) != first || first >= layers)
+            throw HfError("\"mlp_only_layers\" must list the first layers only (0, 1, ...) and leave an MoE layer");
+    }
+    return first;
+}
+
+json decoderBase(const Fields& f, const std::string& name)
+{
+    const long long hidden = f.integer("hidden_size");
+    const long long heads = f.integer("num_attention_heads");
+    json m { { "name", name }, { "layers", f.integer("num_hidden_layers") }, { "hidden", hidden }, { "heads", heads },
+        { "kv_heads", f.integer("num_key_value_heads", heads) }, { "ffn_hidden", f.integer("intermediate_size") },
+        { "vocab", f.integer("vocab_size") }, { "seq_len", trainingSeqLen(f) }, { "activation", "swiglu" },
+        { "tied_embeddings", f.boolean("tie_word_embeddings", false) } };
+    // head_dim is explicit in Qwen3 and Mistral-Nemo configs (q_proj is heads x head_dim wide, not hidden).
+    if (f.has("head_dim"))
+        m["head_dim"] = f.integer("head_dim");
+    return m;
+}
+
+json readLlamaFamily(const Fields& f, const std::string& type, const std::string& name)
+{
+    // modeling_llama.py / modeling_mistral.py / modeling_qwen2.py / modeling_qwen3.py: LlamaMLP-style
+    // gate_proj, up_proj, down_proj with act_fn(hidden_act) = SwiGLU for "silu"; RMSNorm, RoPE.
+    const std::string act = f.string("hidden_act", "silu");
+    if (act != "silu" && act != "swish")
+        throw HfError("\"hidden_act\"=\"" + act + "\" with a gated MLP: Parallax knows SwiGLU (silu) only");
+    json m = decoderBase(f, name);
+    // attention_bias puts biases on q, k, v and o (LlamaAttention); Qwen2 has q/k/v biases always,
+    // a few million parameters that the engine leaves out (Parallax's biases flag means GPT-style ones).
+    if (f.boolean("attention_bias", false) && f.boolean("mlp_bias", false))
+        m["biases"] = true;
+    if (type == "mixtral") {
+        // modeling_mixtral.py: every layer's MLP is num_local_experts experts of intermediate_size,
+        // a bias-free router, top-k = num_experts_per_tok.
+        m["moe"] = { { "experts", f.integer("num_local_experts") }, { "top_k", f.integer("num_experts_per_tok") },
+            { "expert_ffn_hidden", f.integer("intermediate_size") }, { "shared_experts", 0 },
+            { "first_dense_layers", 0 } };
+    } else if (type == "qwen2_moe" || type == "qwen3_moe") {
+        // modeling_qwen2_moe.py: num_experts of moe_intermediate_size, plus (Qwen2-MoE only) one shared
+        // expert of shared_expert_intermediate_size, a whole multiple of the routed width.
+        const long long width = f.integer("moe_intermediate_size");
+        long long shared = 0;
+        if (f.has("shared_expert_intermediate_size") && f.integer("shared_expert_intermediate_size") > 0) {
+            const long long sw = f.integer("shared_expert_intermediate_size");
+            if (width == 0 || sw % width != 0)
+                throw HfError("\"shared_expert_intermediate_size\"=" + std::to_string(sw)
+                    + " is not a multiple of \"moe_intermediate_size\"=" + std::to_string(width)
+                    + "; Parallax sizes shared experts in routed-expert widths");
+            shared = sw / width;
+        }
+        const int layers = static_cast<int>(f.integer("num_hidden_layers"));
+        m["moe"] = { { "experts", f.integer("num_experts") }, { "top_k", f.integer("num_experts_per_tok") },
+            { "expert_ffn_hidden", width }, { "shared_experts", shared },
+            { "first_dense_layers", qwenFirstDenseLayers(f, layers) } };
+    }
+    return m;
+}
+
+json readDeepSeek(const Fields& f, const std::string& name)
+{
+    // modeling_deepseek_v3.py: the first first_k_dense_replace layers have a dense MLP of
+    // intermediate_size; the rest n_routed_experts + n_shared_experts of moe_intermediate_size.
+    // MLA: q_a_proj (hidden -> q_lora_rank), q_b_proj, kv_a_proj_with_mqa (hidden -> kv_lora_rank +
+    // qk_rope_head_dim), kv_b_proj, o_proj. The multi-token-prediction layers
+    // (num_nextn_predict_layers) are not part of the causal LM transformers loads, nor counted here.
+    json m = decoderBase(f, name);
+    m.erase("head_dim");
+    if (f.integer("moe_layer_freq", 1) != 1)
+        throw HfError("\"moe_layer_freq\" other than 1 interleaves dense and MoE layers; not supported");
+    const int layers = static_cast<int>(f.integer("num_hidden_layers"));
+    const long long firstDense = f.integer("first_k_dense_replace", 0);
+    if (firstDense >= layers)
+        throw HfError("\"first_k_dense_replace\" leaves no MoE layer");
+    if (f.has("n_routed_experts") && f.integer("n_routed_experts") > 0)
+        m["moe"] = { { "experts", f.integer("n_routed_experts") }, { "top_k", f.integer("num_experts_per_tok") },
+            { "expert_ffn_hidden", f.integer("moe_intermediate_size") },
+            { "shared_experts", f.integer("n_shared_experts", 0) }, { "first_dense_layers", firstDense } };
+    m["mla"] = { { "q_lora_rank", f.integer("q_lora_rank", 0) }, { "kv_lora_rank", f.integer("kv_lora_rank") },
+        { "qk_nope_head_dim", f.integer("qk_nope_head_dim") }, { "qk_rope_head_dim", f.integer("qk_rope_head_dim") },
+        { "v_head_dim", f.integer("v_head_dim") } };
+    m["kv_heads"] = m["heads"];
+    return m;
+}
+
+json readGpt2(const Fields& f, const std::string& name)
+{
+    // modeling_gpt2.py: c_attn / c_proj / c_fc with biases, learned wpe of n_positions, LayerNorm with
+    // bias, GELU MLP of n_inner (default 4 x n_embd), lm_head tied to wte.
+    const long long hidden = f.integer("n_embd");
+    const double drop = f.number("resid_pdrop", 0.1) + f.number("attn_pdrop", 0.1) + f.number("embd_pdrop", 0.1);
+    return { { "name", name }, { "layers", f.integer("n_layer") }, { "hidden", hidden },
+        { "heads", f.integer("n_head") }, { "ffn_hidden", f.integer("n_inner", 4 * hidden) },
+        { "vocab", f.integer("vocab_size") }, { "seq_len", f.integer("n_positions", 1024) }, { "activation", "gelu" },
+        { "tied_embeddings", true }, { "learned_position_embeddings", true }, { "biases", true },
+        { "dropout", drop > 0 } };
+}
+
+json readGptNeox(const Fields& f, const std::string& name)
+{
+    // modeling_gpt_neox.py: fused query_key_value and dense with biases (attention_bias, default true),
+    // GELU MLP dense_h_to_4h / dense_4h_to_h with biases, LayerNorm, rotary positions, an untied
+    // embed_out unless tie_word_embeddings.
+    const std::string act = f.string("hidden_act", "gelu");
+    if (act.rfind("gelu", 0) != 0)
+        throw HfError("\"hidden_act\"=\"" + act + "\": Parallax models GELU MLPs for GPT-NeoX");
+    const double drop = f.number("hidden_dropout", 0.0) + f.number("attention_dropout", 0.0);
+    return { { "name", name }, { "layers", f.integer("num_hidden_layers") }, { "hidden", f.integer("hidden_size") },
+        { "heads", f.integer("num_attention_heads") }, { "ffn_hidden", f.integer("intermediate_size") },
+        { "vocab", f.integer("vocab_size") }, { "seq_len", f.integer("max_position_embeddings", 2048) },
+        { "activation", "gelu" }, { "tied_embeddings", f.boolean("tie_word_embeddings", false) },
+        { "biases", f.boolean("attention_bias", true) }, { "dropout", drop > 0 } };
+}
+} // namespace
+
+bool HfConfigReader::looksLikeHfConfig(const json& j)
+{
+    return j.is_object() && (j.contains("model_type") || j.contains("architectures")) && !j.contains("layers");
+}
+
+std::optional<json> HfConfigReader::toModelJson(const json& config, const std::string& name, std::string& error)
+{
+    if (!config.is_object()) {
+        error = "config.json must be a JSON object";
+        return std::nullopt;
+    }
+    // Multimodal wrappers (Llama 4, Qwen2-VL, ...) keep the language model under text_config.
+    const json& j
+        = config.contains("text_config") && config["text_config"].is_object() ? config["text_config"] : config;
+    std::string type = j.value("model_type", config.value("model_type", std::string()));
+    if (type.empty() && config.contains("architectures") && config["architectures"].is_array()
+        && !config["architectures"].empty() && config["architectures"][0].is_string()) {
+        const std::string arch = config["architectures"][0].get<std::string>();
+        for (const char* known : { "Llama", "Mistral", "Mixtral", "Qwen2", "Qwen3", "DeepseekV3", "GPT2", "GPTNeoX" }) {
+            if (arch.rfind(known, 0) == 0)
+                type = known;
+        }
+        std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (type == "deepseekv3")
+            type = "deepseek_v3";
+        if (type == "gptneox")
+            type = "gpt_neox";
+    }
+    try {
+        const Fields f(j);
+        json m;
+        if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" || type == "qwen3"
+            || type == "qwen2_moe" || type == "qwen3_moe")
+            m = readLlamaFamily(f, type, name);
+        else if (type == "deepseek_v3" || type == "deepseek_v2")
+            m = readDeepSeek(f, name);
+        else if (type == "gpt2")
+            m = readGpt2(f, name);
+        else if (type == "gpt_neox")
+            m = readGptNeox(f, name);
+        else
+            throw HfError("model_type \"" + type
+                + "\" is not one Parallax reads; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
+                  "qwen3_moe, "
+                  "deepseek_v2, deepseek_v3, gpt2, gpt_neox (or write the model object by hand, SCENARIO.md)");
+        m["source"] = "Hugging Face config.json (model_type " + type + ")";
+        return m;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return std::nullopt;
+    }
+}
+
+std::optional<ModelSpec> HfConfigReader::read(const json& config, const std::string& name, std::string& error)
+{
+    const auto j = toModelJson(config, name, error);
+    if (!j)
+        return std::nullopt;
+    LoadError load;
+    auto m = parseModelSpec(*j, "model", load);
+    if (!m)
+        error = load.text();
+    return m;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,487 @@
+#include "core/launch/LaunchArgsImporter.h"
+
+#include "core/PresetLibrary.h"
+#include "core/ScenarioIo.h"
+#include "core/StageLayout.h"
+#include "core/launch/LaunchMarker.h"
+
+#include <cmath>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace parallax::core {
+
+using nlohmann::json;
+
+namespace {
+struct ImportError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Words of a shell or Python line: quotes group, '#' outside quotes ends the line, '\' and the
+// bash-array brackets are dropped.
+std::vector<std::string> words(const std::string& line)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    char quote = 0;
+    bool any = false;
+    for (char c : line) {
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+            else
+                cur += c;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            quote = c;
+            any = true;
+        } else if (c == '#') {
+            break;
+        } else if (std::isspace(static_cast<unsigned char>(c)) || c == '\\') {
+            if (any || !cur.empty())
+                out.push_back(cur);
+            cur.clear();
+            any = false;
+        } else {
+            cur += c;
+        }
+    }
+    if (any || !cur.empty())
+        out.push_back(cur);
+    return out;
+}
+
+std::string dashed(std::string key)
+{
+    for (char& c : key)
+        c = c == '_' ? '-' : c;
+    return key;
+}
+
+// NeMo (MegatronStrategy, TransformerConfig, data module) names to Megatron-LM flag names.
+const std::map<std::string, std::string>& nemoKeys()
+{
+    static const std::map<std::string, std::string> keys {
+        { "tensor_model_parallel_size", "tensor-model-parallel-size" },
+        { "pipeline_model_parallel_size", "pipeline-model-parallel-size" },
+        { "virtual_pipeline_model_parallel_size", "num-virtual-stages-per-pipeline-rank" },
+        { "context_parallel_size", "context-parallel-size" },
+        { "expert_model_parallel_size", "expert-model-parallel-size" },
+        { "expert_tensor_parallel_size", "expert-tensor-parallel-size" },
+        { "sequence_parallel", "sequence-parallel" },
+        { "micro_batch_size", "micro-batch-size" },
+        { "global_batch_size", "global-batch-size" },
+        { "seq_length", "seq-length" },
+        { "num_layers", "num-layers" },
+        { "hidden_size", "hidden-size" },
+        { "ffn_hidden_size", "ffn-hidden-size" },
+        { "num_attention_heads", "num-attention-heads" },
+        { "num_query_groups", "num-query-groups" },
+        { "kv_channels", "kv-channels" },
+        { "recompute_granularity", "recompute-granularity" },
+        { "recompute_method", "recompute-method" },
+        { "recompute_num_layers", "recompute-num-layers" },
+        { "use_distributed_optimizer", "use-distributed-optimizer" },
+        { "overlap_grad_reduce", "overlap-grad-reduce" },
+        { "overlap_param_gather", "overlap-param-gather" },
+        { "tp_comm_overlap", "tp-comm-overlap" },
+        { "num_moe_experts", "num-experts" },
+        { "moe_router_topk", "moe-router-topk" },
+        { "moe_ffn_hidden_size", "moe-ffn-hidden-size" },
+        { "moe_shared_expert_intermediate_size", "moe-shared-expert-intermediate-size" },
+        { "num_nodes", "nnodes" },
+        { "num_gpus_per_node", "nproc-per-node" },
+        { "devices", "nproc-per-node" },
+        { "vocab_size", "vocab-size" },
+        { "max_position_embeddings", "max-position-embeddings" },
+        { "fp8", "fp8-format" },
+    };
+    return keys;
+}
+
+using Flags = std::map<std::string, std::string>;
+
+// NeMo settings whose Megatron-LM counterpart is a switch of the opposite sense or a different name.
+bool nemoSwitch(const std::string& key, std::string value, Flags& flags)
+{
+    while (!value.empty() && (value.back() == ',' || value.back() == ')'))
+        value.pop_back();
+    const bool yes = value == "True" || value == "true";
+    const bool no = value == "False" || value == "false";
+    if (key == "gated_linear_unit") {
+        if (yes)
+            flags["swiglu"] = "1";
+    } else if (key == "share_embeddings_and_output_weights") {
+        if (no)
+            flags["untie-embeddings-and-output-weights"] = "1";
+    } else if (key == "add_bias_linear") {
+        if (no)
+            flags["disable-bias-linear"] = "1";
+    } else if (key == "grad_reduce_in_fp32") {
+        if (no)
+            flags["grad-reduce-in-bf16"] = "1";
+    } else if (key == "use_tp_pp_dp_mapping") {
+        if (yes)
+            flags["use-tp-pp-dp-mapping"] = "1";
+    } else if (key == "fsdp") {
+        if (value == "megatron")
+            flags["use-megatron-fsdp"] = "1";
+        else if (value == "pytorch")
+            flags["use-torch-fsdp2"] = "1";
+    } else if (key == "num_query_groups") {
+        flags["group-query-attention"] = "1";
+        flags["num-query-groups"] = value;
+    } else if (key == "kv_lora_rank") {
+        flags["multi-latent-attention"] = "1";
+        flags["kv-lora-rank"] = value;
+    } else if (key == "attention_backend") {
+        const auto dot = value.rfind('.');
+        flags["attention-backend"] = dot == std::string::npos ? value : value.substr(dot + 1);
+    } else if (key == "position_embedding_type" || key == "normalization" || key == "attention_dropout"
+        || key == "hidden_dropout" || key == "data_parallel_sharding_strategy" || key == "moe_layer_freq"
+        || key == "q_lora_rank" || key == "qk_head_dim" || key == "qk_pos_emb_head_dim" || key == "v_head_dim") {
+        flags[dashed(key)] = value;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+Flags collectFlags(const std::string& text)
+{
+    Flags flags;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto w = words(line);
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            const std::string& a = w[i];
+            if (a.rfind("--", 0) == 0 && a.size() > 2) {
+                std::string key = a.substr(2);
+                std::string value = "1";
+                if (const auto eq = key.find('='); eq != std::string::npos) {
+                    value = key.substr(eq + 1);
+                    key = key.substr(0, eq);
+                } else if (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0 && w[i + 1] != ")") {
+                    value = w[++i];
+                }
+                flags[dashed(key)] = value;
+                continue;
+            }
+            // NeMo: a.b.key=value, or Python "a.b.key = value".
+            std::string key, value;
+            if (const auto eq = a.find('='); eq != std::string::npos && eq > 0 && a.back() != '(') {
+                key = a.substr(0, eq);
+                value = a.substr(eq + 1);
+            } else if (i + 2 < w.size() && w[i + 1] == "=") {
+                key = a;
+                value = w[i + 2];
+                i += 2;
+            } else {
+                continue;
+            }
+            const auto dot = key.rfind('.');
+            const std::string last = dot == std::string::npos ? key : key.substr(dot + 1);
+            if (nemoSwitch(last, value, flags))
+                continue;
+            const auto it = nemoKeys().find(last);
+            if (it == nemoKeys().end())
+                continue;
+            while (!value.empty() && (value.back() == ',' || value.back() == ')'))
+                value.pop_back();
+            if (value == "True" || value == "true")
+                value = "1";
+            if (value == "False" || value == "false" || value == "None")
+                continue;
+            flags[it->second] = value;
+        }
+    }
+    return flags;
+}
+
+class FlagReader {
+public:
+    explicit FlagReader(const Flags& f)
+        : m_f(f)
+    {
+    }
+    bool has(const std::string& k)
+    {
+        m_used.insert(k);
+        return m_f.count(k) > 0;
+    }
+    std::string text(const std::string& k, const std::string& fallback) { return has(k) ? m_f.at(k) : fallback; }
+    long long integer(const std::string& k, long long fallback)
+    {
+        if (!has(k))
+            return fallback;
+        const std::string& v = m_f.at(k);
+        std::size_t used = 0;
+        long long out = 0;
+        try {
+            out = std::stoll(v, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != v.size() || out < 0)
+            throw ImportError("--" + k + ": expected a non-negative integer, got \"" + v + "\"");
+        return out;
+    }
+    long long required(const std::string& k, const std::string& why)
+    {
+        if (!has(k))
+            throw ImportError("--" + k + " is missing: " + why);
+        return integer(k, 0);
+    }
+    double number(const std::string& k, double fallback)
+    {
+        if (!has(k))
+            return fallback;
+        try {
+            return std::stod(m_f.at(k));
+        } catch (const std::exception&) {
+            throw ImportError("--" + k + ": expected a number, got \"" + m_f.at(k) + "\"");
+        }
+    }
+    std::vector<std::string> unused() const
+    {
+        std::vector<std::string> out;
+        for (const auto& [k, v] : m_f) {
+            if (!m_used.count(k))
+                out.push_back("--" + k);
+        }
+        return out;
+    }
+
+private:
+    const Flags& m_f;
+    std::set<std::string> m_used;
+};
+
+// "([0]*3+[1]*58)" -> 3 leading dense layers; "1" -> 0. Other patterns interleave dense and MoE layers.
+int firstDenseFromLayerFreq(const std::string& v, int layers)
+{
+    if (v == "1")
+        return 0;
+    static const std::regex pattern(R"(\(?\[0\]\*(\d+)\+\[1\]\*(\d+)\)?)");
+    std::smatch m;
+    if (std::regex_match(v, m, pattern)) {
+        const int dense = std::stoi(m[1]);
+        const int moe = std::stoi(m[2]);
+        if (dense + moe != layers)
+            throw ImportError("--moe-layer-freq " + v + " covers " + std::to_string(dense + moe)
+                + " layers but --num-layers is " + std::to_string(layers));
+        return dense;
+    }
+    throw ImportError("--moe-layer-freq " + v
+        + ": only \"([0]*N+[1]*M)\" (dense layers first) or 1 can be modelled; Parallax holds dense layers only before "
+          "the first MoE layer");
+}
+
+json modelJson(FlagReader& f, std::vector<std::string>& notes)
+{
+    const long long layers = f.required("num-layers", "give the model depth");
+    const long long hidden = f.required("hidden-size", "give the model width");
+    const long long heads = f.required("num-attention-heads", "give the attention heads");
+    const long long seq = f.required("seq-length", "give the training sequence length");
+    json m { { "name", "imported (" + std::to_string(layers) + " layers, hidden " + std::to_string(hidden) + ")" },
+        { "layers", layers }, { "hidden", hidden }, { "heads", heads },
+        { "ffn_hidden", f.integer("ffn-hidden-size", 4 * hidden) },
+        { "vocab", f.required("vocab-size", "the vocabulary comes from the tokenizer; add --vocab-size N") },
+        { "seq_len", f.integer("max-position-embeddings", seq) }, { "activation", f.has("swiglu") ? "swiglu" : "gelu" },
+        // Megatron-LM defaults: tied embeddings, biases, learned absolute positions, dropout 0.1.
+        { "tied_embeddings", !f.has("untie-embeddings-and-output-weights") },
+        { "learned_position_embeddings", f.text("position-embedding-type", "learned_absolute") == "learned_absolute" },
+        { "biases", !f.has("disable-bias-linear") },
+        { "dropout", f.number("attention-dropout", 0.1) > 0 || f.number("hidden-dropout", 0.1) > 0 } };
+    const bool gqa = f.has("group-query-attention");
+    m["kv_heads"] = gqa ? f.integer("num-query-groups", 1) : heads;
+    if (f.has("kv-channels"))
+        m["head_dim"] = f.integer("kv-channels", 0);
+    if (f.has("multi-latent-attention")) {
+        // Megatron-LM's MLA defaults (arguments.py): kv_lora_rank 32, qk_head_dim 128, qk_pos_emb_head_dim 64,
+        // v_head_dim 128.
+        m["mla"] = { { "q_lora_rank", f.integer("q-lora-rank", 0) }, { "kv_lora_rank", f.integer("kv-lora-rank", 32) },
+            { "qk_nope_head_dim", f.integer("qk-head-dim", 128) },
+            { "qk_rope_head_dim", f.integer("qk-pos-emb-head-dim", 64) },
+            { "v_head_dim", f.integer("v-head-dim", 128) } };
+        m["kv_heads"] = heads;
+    }
+    if (f.has("num-experts")) {
+        const long long width = f.integer("moe-ffn-hidden-size", m["ffn_hidden"].get<long long>());
+        const long long sharedWidth = f.integer("moe-shared-expert-intermediate-size", 0);
+        if (width > 0 && sharedWidth % width != 0)
+            throw ImportError("--moe-shared-expert-intermediate-size " + std::to_string(sharedWidth)
+                + " is not a multiple of --moe-ffn-hidden-size " + std::to_string(width)
+                + "; Parallax sizes shared experts in routed-expert widths");
+        m["moe"] = { { "experts", f.integer("num-experts", 0) }, { "top_k", f.integer("moe-router-topk", 2) },
+            { "expert_ffn_hidden", width }, { "shared_experts", width > 0 ? sharedWidth / width : 0 },
+            { "first_dense_layers",
+                f.has("moe-layer-freq")
+                    ? firstDenseFromLayerFreq(f.text("moe-layer-freq", "1"), static_cast<int>(layers))
+                    : 0 } };
+    }
+    for (const char* k : { "normalization", "attention-backend", "moe-grouped-gemm", "moe-token-dispatcher-type" })
+        f.has(k);
+    if (f.text("attention-backend", "") == "unfused")
+        notes.push_back(
+            "--attention-backend unfused: the attention core runs unfused (training.flash_attention false)");
+    return m;
+}
+
+// The preset whose shape equals the imported one, so that a round trip keeps the preset name.
+std::string matchingPreset(const json& model, const std::string& hint)
+{
+    auto shape = [](json j) {
+        for (const char* k : { "name", "id", "params", "params_active", "source" })
+            j.erase(k);
+        if (j.contains("moe") && j["moe"].is_object()) {
+            j["moe"].erase("params");
+        }
+        return j;
+    };
+    LoadError error;
+    const auto parsed = parseModelSpec(model, "model", error);
+    if (!parsed)
+        return {};
+    const json want = shape(modelSpecToJson(*parsed));
+    const auto& lib = PresetLibrary::instance();
+    if (!hint.empty()) {
+        if (const auto m = lib.model(hint); m && shape(modelSpecToJson(*m)) == want)
+            return hint;
+    }
+    for (const auto& m : lib.models()) {
+        if (shape(modelSpecToJson(m)) == want)
+            return m.id;
+    }
+    return {};
+}
+} // namespace
+
+LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, const Defaults& defaults)
+{
+    Result result;
+    try {
+        const Flags flags = collectFlags(text);
+        if (flags.empty())
+            throw ImportError("no Megatron-LM flags (--tensor-model-parallel-size ...) or NeMo overrides found");
+        const auto marker = LaunchMarker::parse(text);
+        auto mark = [&](const std::string& k, const std::string& fallback) {
+            const auto it = marker.find(k);
+            return it == marker.end() ? fallback : it->second;
+        };
+        FlagReader f(flags);
+        json doc { { "format", "parallax-scenario" }, { "version", 1 },
+            { "name", mark("name", "Imported launch configuration") } };
+
+        json model = modelJson(f, result.notes);
+        const std::string preset = matchingPreset(model, mark("model", ""));
+        doc["model"] = preset.empty() ? model : json(preset);
+        const bool moe = model.contains("moe");
+        const int layers = model["layers"].get<int>();
+
+        const int nodes = static_cast<int>(f.integer("nnodes", defaults.nodes));
+        const int perNode = static_cast<int>(f.integer("nproc-per-node", defaults.gpusPerNode));
+        json ib { { "nic_gbps", std::stod(mark("nic_gbps", std::to_string(defaults.nicGbps))) },
+            { "nics_per_node", std::stoi(mark("nics_per_node", std::to_string(perNode))) } };
+        if (marker.count("latency_us"))
+            ib["latency_us"] = std::stod(marker.at("latency_us"));
+        if (marker.count("oversubscription"))
+            ib["oversubscription"] = std::stod(marker.at("oversubscription"));
+        if (mark("rail_optimized", "true") == "false")
+            ib["rail_optimized"] = false;
+        doc["cluster"]
+            = { { "gpu", mark("gpu", defaults.gpu) }, { "nodes", nodes }, { "gpus_per_node", perNode }, { "ib", ib } };
+        if (marker.count("topology"))
+            result.notes.push_back("the export came from an explicit topology; the import rebuilds a regular cluster");
+
+        const int tp = static_cast<int>(f.integer("tensor-model-parallel-size", 1));
+        const int cp = static_cast<int>(f.integer("context-parallel-size", 1));
+        const int pp = static_cast<int>(f.integer("pipeline-model-parallel-size", 1));
+        const long long world = static_cast<long long>(nodes) * perNode;
+        if (tp < 1 || cp < 1 || pp < 1 || world % (static_cast<long long>(tp) * cp * pp) != 0)
+            throw ImportError("tp x cp x pp = " + std::to_string(tp * cp * pp) + " does not divide the "
+                + std::to_string(world)
+                + " GPUs of --nnodes x --nproc-per-node; give torchrun's --nnodes and --nproc-per-node (or import with "
+                  "--nodes / --gpus-per-node)");
+        const int dp = static_cast<int>(world / (static_cast<long long>(tp) * cp * pp));
+        int vpp = 1;
+        if (f.has("num-layers-per-virtual-pipeline-stage")) {
+            const long long per = f.integer("num-layers-per-virtual-pipeline-stage", 1);
+            if (per < 1 || layers % (per * pp) != 0)
+                throw ImportError("--num-layers-per-virtual-pipeline-stage " + std::to_string(per) + " does not divide "
+                    + std::to_string(layers) + " layers over pp=" + std::to_string(pp));
+            vpp = static_cast<int>(layers / (per * pp));
+        } else if (f.has("num-virtual-stages-per-pipeline-rank")) {
+            vpp = static_cast<int>(f.integer("num-virtual-stages-per-pipeline-rank", 1));
+        }
+        int zero = f.has("use-distributed-optimizer") ? 1 : 0;
+        const std::string sharding = f.text("data-parallel-sharding-strategy", "");
+        if (f.has("use-megatron-fsdp") || f.has("use-torch-fsdp2"))
+            zero = sharding == "optim_grads" ? 2 : sharding == "optim" ? 1 : 3;
+        f.has("ckpt-format");
+        std::string order = f.has("use-tp-pp-dp-mapping") ? "tp-cp-ep-pp-dp" : "tp-cp-ep-dp-pp";
+        order = mark("order", order);
+        json parallel { { "tp", tp }, { "sp", f.has("sequence-parallel") }, { "cp", cp }, { "pp", pp }, { "vpp", vpp },
+            { "dp", dp }, { "ep", moe ? f.integer("expert-model-parallel-size", 1) : 1 },
+            { "zero", std::stoi(mark("zero", std::to_string(zero))) },
+            { "schedule", mark("schedule", vpp > 1 ? "interleaved-1f1b" : "1f1b") }, { "order", order } };
+        // Megatron-LM: --expert-tensor-parallel-size defaults to the tensor-parallel size.
+        const long long etp = f.integer("expert-tensor-parallel-size", tp);
+        if (moe && etp != 1)
+            parallel["etp"] = etp;
+        if (f.has("tp-comm-overlap"))
+            parallel["tp_comm_overlap"] = true;
+        if (!f.has("overlap-grad-reduce"))
+            parallel["dp_overlap"] = false;
+        f.has("overlap-param-gather");
+        if (f.has("no-overlap-p2p-communication"))
+            parallel["p2p_overlap"] = false;
+        if (f.has("grad-reduce-in-bf16"))
+            parallel["grad_reduce_fp32"] = false;
+        doc["parallel"] = parallel;
+
+        if (f.has("decoder-first-pipeline-num-layers") || f.has("decoder-last-pipeline-num-layers")) {
+            const StageLayout layout(layers, pp);
+            const long long first = f.integer("decoder-first-pipeline-num-layers", -1);
+            const long long last = f.integer("decoder-last-pipeline-num-layers", -1);
+            if ((first >= 0 && first != layout.layerCount(0)) || (last >= 0 && last != layout.layerCount(pp - 1)))
+                result.notes.push_back("--decoder-first/last-pipeline-num-layers differ from Parallax's split (first "
+                    + std::to_string(layout.layerCount(0)) + ", last " + std::to_string(layout.layerCount(pp - 1))
+                    + " layers); the scenario uses Parallax's split");
+        }
+
+        const long long micro = f.integer("micro-batch-size", 1);
+        const std::string granularity = f.text("recompute-granularity", "none");
+        if (granularity != "none" && granularity != "selective" && granularity != "full")
+            throw ImportError("--recompute-granularity " + granularity + ": expected selective or full");
+        f.has("recompute-method");
+        f.has("recompute-num-layers");
+        f.has("bf16");
+        json training { { "micro_batch", micro }, { "global_batch", f.integer("global-batch-size", micro * dp) },
+            { "seq_len", f.integer("seq-length", 0) }, { "recompute", granularity },
+            { "dtype", f.has("fp8-format") ? "fp8" : "bf16" } };
+        if (f.text("attention-backend", "") == "unfused")
+            training["flash_attention"] = false;
+        f.has("fp8-recipe");
+        doc["training"] = training;
+
+        for (const auto& u : f.unused())
+            result.notes.push_back(u + ": not modelled by Parallax, ignored");
+        LoadError error;
+        result.scenario = parseScenario(doc.dump(), error);
+        if (!result.scenario)
+            throw ImportError(error.text());
+    } catch (const std::exception& e) {
+        result.scenario.reset();
+        result.error = e.what();
+    }
+    return result;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "core/Scenario.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace parallax::core {
+
+// Comment lines a launch export carries for what the framework has no flag for: the GPU type and
+// fabric, the schedule and ZeRO stage as Parallax names them, the model preset. They read
+//   # parallax-name: Llama 3 70B on 64 H100
+//   # parallax-scenario: gpu=h100-sxm nic_gbps=400 nics_per_node=8 schedule=1f1b zero=1 model=llama3-70b
+// A foreign command line has none; the importer then uses its defaults.
+class LaunchMarker {
+public:
+    static std::vector<std::string> lines(const Scenario& s, const std::string& comment = "#");
+    // key=value pairs of the marker lines found anywhere in `text` ("name" for parallax-name).
+    static std::map<std::string, std::string> parse(const std::string& text);
+};
+
+} // namespace parallax::core

@@ -1,0 +1,254 @@
+#include "core/launch/MegatronArgsWriter.h"
+
+#include "core/StageLayout.h"
+#include "core/launch/LaunchMarker.h"
+
+#include <sstream>
+#include <vector>
+
+namespace parallax::core {
+
+namespace {
+struct Block {
+    std::string name;
+    std::vector<std::string> lines; // "--flag value" or "# NOTE: ..."
+};
+
+std::string num(long long v)
+{
+    return std::to_string(v);
+}
+
+Block modelArgs(const Scenario& s)
+{
+    const ModelSpec& m = s.model;
+    Block b { "MODEL_ARGS", {} };
+    auto& l = b.lines;
+    l.push_back("--num-layers " + num(m.layers));
+    l.push_back("--hidden-size " + num(m.hidden));
+    l.push_back("--ffn-hidden-size " + num(m.ffnHidden));
+    l.push_back("--num-attention-heads " + num(m.heads));
+    if (!m.mla && m.kvHeads > 0 && m.kvHeads != m.heads) {
+        l.push_back("--group-query-attention");
+        l.push_back("--num-query-groups " + num(m.kvHeads));
+    }
+    if (m.headDim > 0 && m.headDim * static_cast<long long>(m.heads) != m.hidden)
+        l.push_back("--kv-channels " + num(m.headDim));
+    if (m.mla) {
+        l.push_back("--multi-latent-attention");
+        if (m.mla->qLoraRank > 0)
+            l.push_back("--q-lora-rank " + num(m.mla->qLoraRank));
+        l.push_back("--kv-lora-rank " + num(m.mla->kvLoraRank));
+        l.push_back("--qk-head-dim " + num(m.mla->qkNopeHeadDim));
+        l.push_back("--qk-pos-emb-head-dim " + num(m.mla->qkRopeHeadDim));
+        l.push_back("--v-head-dim " + num(m.mla->vHeadDim));
+    }
+    l.push_back("--seq-length " + num(s.seqLen()));
+    l.push_back("--max-position-embeddings " + num(m.seqLen));
+    l.push_back("--vocab-size " + num(m.vocab));
+    if (m.activation == Activation::SwiGlu)
+        l.push_back("--swiglu");
+    l.push_back(std::string("--normalization ") + (m.biases ? "LayerNorm" : "RMSNorm"));
+    l.push_back(
+        std::string("--position-embedding-type ") + (m.learnedPositionEmbeddings ? "learned_absolute" : "rope"));
+    if (!m.tiedEmbeddings)
+        l.push_back("--untie-embeddings-and-output-weights");
+    if (!m.biases)
+        l.push_back("--disable-bias-linear");
+    const char* dropout = m.dropout ? "0.1" : "0.0";
+    l.push_back(std::string("--attention-dropout ") + dropout);
+    l.push_back(std::string("--hidden-dropout ") + dropout);
+    if (!s.training.flashAttention)
+        l.push_back("--attention-backend unfused");
+    return b;
+}
+
+Block moeArgs(const Scenario& s)
+{
+    const ModelSpec& m = s.model;
+    Block b { "MOE_ARGS", {} };
+    auto& l = b.lines;
+    l.push_back("--num-experts " + num(m.moe->experts));
+    l.push_back("--moe-router-topk " + num(m.moe->topK));
+    l.push_back("--moe-ffn-hidden-size " + num(m.moe->expertFfnHidden));
+    if (m.moe->sharedExperts > 0)
+        l.push_back("--moe-shared-expert-intermediate-size " + num(m.moe->sharedExperts * m.moe->expertFfnHidden));
+    if (m.moe->firstDenseLayers > 0)
+        l.push_back(
+            "--moe-layer-freq \"([0]*" + num(m.moe->firstDenseLayers) + "+[1]*" + num(m.moeLayerCount()) + ")\"");
+    l.push_back("--moe-grouped-gemm");
+    l.push_back("--moe-token-dispatcher-type alltoall");
+    l.push_back("--expert-model-parallel-size " + num(s.parallel.ep));
+    l.push_back("--expert-tensor-parallel-size " + num(s.parallel.etp));
+    return b;
+}
+
+void pipelineArgs(const Scenario& s, std::vector<std::string>& l)
+{
+    const ParallelConfig& p = s.parallel;
+    const int layers = s.model.layers;
+    l.push_back("--pipeline-model-parallel-size " + num(p.pp));
+    switch (p.schedule) {
+    case ScheduleKind::OneFOneB:
+    case ScheduleKind::Interleaved1F1B:
+        break;
+    case ScheduleKind::GPipe:
+        l.push_back("# NOTE: Megatron-LM has no GPipe schedule; it runs 1F1B, with the same bubble and at most pp "
+                    "micro-batches in flight instead of all of them");
+        break;
+    case ScheduleKind::ZbH1:
+    case ScheduleKind::ZbH2:
+    case ScheduleKind::ZbV:
+        l.push_back(std::string("# NOTE: Megatron-LM has no zero-bubble schedule (") + toString(p.schedule)
+            + "); use interleaved 1F1B (--num-layers-per-virtual-pipeline-stage), torchtitan's "
+              "ZBVZeroBubble / InterleavedZeroBubble, or the sail-sg/zero-bubble-pipeline-parallelism fork");
+        break;
+    case ScheduleKind::DualPipe:
+    case ScheduleKind::DualPipeV:
+        l.push_back(std::string("# NOTE: Megatron-LM has no ") + toString(p.schedule)
+            + " schedule (arXiv:2412.19437 sec. 3.2.1); use interleaved 1F1B "
+              "(--num-layers-per-virtual-pipeline-stage), or torchtitan's DualPipeV");
+        break;
+    }
+    if (p.vpp > 1) {
+        if (layers % (p.pp * p.vpp) == 0)
+            l.push_back("--num-layers-per-virtual-pipeline-stage " + num(layers / (p.pp * p.vpp)));
+        else
+            l.push_back("--num-virtual-stages-per-pipeline-rank " + num(p.vpp));
+    } else if (p.pp > 1 && layers % p.pp != 0) {
+        // Megatron splits evenly unless told the first and last stages' share; Parallax's StageLayout
+        // gives the remainder's shortfall to those two stages (Llama 3, arXiv:2407.21783 sec. 3.3.2).
+        const StageLayout layout(layers, p.pp);
+        bool middleEven = true;
+        for (int st = 2; st + 1 < p.pp; ++st)
+            middleEven = middleEven && layout.layerCount(st) == layout.layerCount(1);
+        if (middleEven) {
+            l.push_back("--decoder-first-pipeline-num-layers " + num(layout.layerCount(0)));
+            l.push_back("--decoder-last-pipeline-num-layers " + num(layout.layerCount(p.pp - 1)));
+        } else {
+            l.push_back("# NOTE: " + num(layers) + " layers over pp=" + num(p.pp)
+                + " leave middle stages of unequal size, which Megatron-LM cannot express; choose pp so that the "
+                  "middle stages are equal");
+        }
+    }
+}
+
+Block parallelArgs(const Scenario& s)
+{
+    const ParallelConfig& p = s.parallel;
+    Block b { "PARALLEL_ARGS", {} };
+    auto& l = b.lines;
+    l.push_back("--tensor-model-parallel-size " + num(p.tp));
+    if (p.sp)
+        l.push_back("--sequence-parallel");
+    l.push_back("--context-parallel-size " + num(p.cp));
+    pipelineArgs(s, l);
+    if (p.order == "tp-cp-ep-pp-dp")
+        l.push_back("--use-tp-pp-dp-mapping");
+    else if (p.order != "tp-cp-ep-dp-pp")
+        l.push_back("# NOTE: Megatron-LM's flags choose only tp-cp-ep-dp-pp or (--use-tp-pp-dp-mapping) "
+                    "tp-cp-ep-pp-dp; for \""
+            + p.order + "\" pass order=\"" + p.order + "\" to megatron.core.parallel_state.initialize_model_parallel");
+    if (p.zero >= 1)
+        l.push_back("--use-distributed-optimizer");
+    if (p.zero >= 2) {
+        l.push_back("--use-megatron-fsdp");
+        l.push_back(
+            std::string("--data-parallel-sharding-strategy ") + (p.zero == 2 ? "optim_grads" : "optim_grads_params"));
+        l.push_back("--ckpt-format fsdp_dtensor");
+    }
+    if (p.dpOverlap) {
+        l.push_back("--overlap-grad-reduce");
+        if (p.zero >= 1)
+            l.push_back("--overlap-param-gather");
+    }
+    if (p.tpCommOverlap)
+        l.push_back("--tp-comm-overlap");
+    if (!p.p2pOverlap)
+        l.push_back("--no-overlap-p2p-communication");
+    if (!p.gradReduceInFp32)
+        l.push_back("--grad-reduce-in-bf16");
+    return b;
+}
+
+Block trainingArgs(const Scenario& s)
+{
+    const TrainingConfig& t = s.training;
+    Block b { "TRAINING_ARGS", {} };
+    auto& l = b.lines;
+    l.push_back("--micro-batch-size " + num(t.microBatch));
+    l.push_back("--global-batch-size " + num(t.globalBatch));
+    l.push_back("--bf16");
+    if (t.dtype == DType::Fp8) {
+        l.push_back("--fp8-format hybrid");
+        if (s.model.isMoe())
+            l.push_back("# NOTE: DeepSeek-V3's FP8 recipe uses 1x128 / 128x128 block scaling; Megatron-LM's closest "
+                        "is --fp8-recipe blockwise (Transformer Engine 2.3+)");
+    }
+    if (t.recompute == Recompute::Selective) {
+        l.push_back("--recompute-granularity selective");
+    } else if (t.recompute == Recompute::Full) {
+        l.push_back("--recompute-granularity full");
+        l.push_back("--recompute-method uniform");
+        l.push_back("--recompute-num-layers 1");
+    }
+    return b;
+}
+
+std::vector<Block> blocks(const Scenario& s)
+{
+    std::vector<Block> out;
+    const int gpusPerNode = s.topology.domains.empty() ? 0 : s.topology.domains.front().gpuCount;
+    out.push_back({ "TORCHRUN_ARGS",
+        { "--nnodes " + num(static_cast<long long>(s.topology.domains.size())),
+            "--nproc-per-node " + num(gpusPerNode) } });
+    out.push_back(modelArgs(s));
+    if (s.model.isMoe())
+        out.push_back(moeArgs(s));
+    out.push_back(parallelArgs(s));
+    out.push_back(trainingArgs(s));
+    return out;
+}
+} // namespace
+
+std::string MegatronArgsWriter::write(const Scenario& s)
+{
+    std::ostringstream o;
+    const ParallelConfig& p = s.parallel;
+    o << "# Megatron-LM arguments for \"" << s.name << "\", written by Parallax.\n"
+      << "# Flag names as in Megatron-LM core_r0.14.0 (megatron/training/arguments.py).\n"
+      << "# " << s.topology.gpuCount() << " GPUs = tp " << p.tp << " x cp " << p.cp << " x pp " << p.pp << " x dp "
+      << p.dp << "\n";
+    for (const auto& line : LaunchMarker::lines(s))
+        o << line << "\n";
+    const auto all = blocks(s);
+    for (const auto& b : all) {
+        o << "\n" << b.name << "=(\n";
+        for (const auto& line : b.lines)
+            o << "    " << line << "\n";
+        o << ")\n";
+    }
+    o << "\n# torchrun \"${TORCHRUN_ARGS[@]}\" pretrain_gpt.py";
+    for (const auto& b : all) {
+        if (b.name != "TORCHRUN_ARGS")
+            o << " \"${" << b.name << "[@]}\"";
+    }
+    o << " <data, tokenizer and optimizer arguments>\n";
+    return o.str();
+}
+
+std::string MegatronArgsWriter::flagsOnly(const Scenario& s)
+{
+    std::ostringstream o;
+    for (const auto& b : blocks(s)) {
+        if (b.name == "TORCHRUN_ARGS")
+            continue;
+        for (const auto& line : b.lines) {
+            if (line.rfind("#", 0) != 0)
+                o << line << "\n";
+        }
+    }
+    return o.str();
+}
+
+} // namespace parallax::core

@@ -1,0 +1,142 @@
+#include "core/launch/TorchtitanTomlWriter.h"
+
+#include "core/launch/LaunchMarker.h"
+
+#include <map>
+#include <sstream>
+
+namespace parallax::core {
+
+namespace {
+const char* toml(bool b)
+{
+    return b ? "true" : "false";
+}
+
+// torchtitan model names and flavors (torchtitan/models/llama3, torchtitan/models/deepseek_v3).
+std::pair<std::string, std::string> modelFor(const std::string& preset)
+{
+    static const std::map<std::string, std::pair<std::string, std::string>> models {
+        { "llama3-8b", { "llama3", "8B" } }, { "llama3-70b", { "llama3", "70B" } },
+        { "llama3-405b", { "llama3", "405B" } }, { "deepseek-v3", { "deepseek_v3", "671B" } }
+    };
+    const auto it = models.find(preset);
+    return it == models.end() ? std::pair<std::string, std::string>() : it->second;
+}
+
+// torchtitan's pipeline_parallel_schedule names (torch.distributed.pipelining schedules).
+std::string scheduleName(ScheduleKind k, std::string& note)
+{
+    switch (k) {
+    case ScheduleKind::GPipe:
+        return "GPipe";
+    case ScheduleKind::OneFOneB:
+        return "1F1B";
+    case ScheduleKind::Interleaved1F1B:
+        return "Interleaved1F1B";
+    case ScheduleKind::ZbH1:
+    case ScheduleKind::ZbH2:
+        note = std::string("# NOTE: torch.distributed.pipelining has no ") + toString(k)
+            + " schedule for one chunk per rank; InterleavedZeroBubble (2+ chunks) or ZBVZeroBubble are the closest";
+        return "InterleavedZeroBubble";
+    case ScheduleKind::ZbV:
+        return "ZBVZeroBubble";
+    case ScheduleKind::DualPipe:
+        note = "# NOTE: torchtitan has DualPipeV (the V-shaped, half-parameter variant), not bidirectional DualPipe";
+        return "DualPipeV";
+    case ScheduleKind::DualPipeV:
+        return "DualPipeV";
+    }
+    return "1F1B";
+}
+} // namespace
+
+std::string TorchtitanTomlWriter::write(const Scenario& s)
+{
+    const ParallelConfig& p = s.parallel;
+    const TrainingConfig& t = s.training;
+    const ModelSpec& m = s.model;
+    std::ostringstream o;
+    o << "# torchtitan job config for \"" << s.name << "\", written by Parallax.\n"
+      << "# Keys as in torchtitan v0.2.0 (torchtitan/config/job_config.py).\n";
+    for (const auto& line : LaunchMarker::lines(s))
+        o << line << "\n";
+    o << "\n[job]\ndescription = \"" << s.name << "\"\n";
+
+    auto [name, flavor] = modelFor(s.modelPreset);
+    o << "\n[model]\n";
+    if (name.empty()) {
+        o << "# NOTE: torchtitan has no model definition for " << m.name << " (" << m.layers << " layers, hidden "
+          << m.hidden << ", " << m.heads << " heads";
+        if (m.isMoe())
+            o << ", " << m.moe->experts << " experts top-" << m.moe->topK;
+        o << "); add a flavor to torchtitan/models/" << (m.isMoe() ? "deepseek_v3" : "llama3") << " with this shape\n";
+        name = m.isMoe() ? "deepseek_v3" : "llama3";
+        flavor = "parallax_custom";
+    }
+    o << "name = \"" << name << "\"\nflavor = \"" << flavor << "\"\n";
+    if (t.dtype == DType::Fp8)
+        o << "converters = [\"float8\"]\n";
+
+    const int dpShard = p.zero >= 1 ? p.dp : 1;
+    const int dpReplicate = p.zero >= 1 ? 1 : p.dp;
+    // torchtitan's local_batch_size is per data-parallel rank and step; with PP it is cut into
+    // micro-batches of pipeline_parallel_microbatch_size, without PP the rest is gradient accumulation.
+    const long localBatch = p.dp > 0 ? t.globalBatch / p.dp : t.globalBatch;
+    o << "\n[training]\n"
+      << "local_batch_size = " << (p.pp > 1 ? localBatch : t.microBatch) << "\n"
+      << "global_batch_size = " << t.globalBatch << "\n"
+      << "seq_len = " << s.seqLen() << "\n"
+      << "mixed_precision_param = \"bfloat16\"\n"
+      << "mixed_precision_reduce = \"" << (p.gradReduceInFp32 ? "float32" : "bfloat16") << "\"\n";
+
+    o << "\n[parallelism]\n"
+      << "data_parallel_replicate_degree = " << dpReplicate << "\n"
+      << "data_parallel_shard_degree = " << dpShard << "\n";
+    if (p.zero == 1 || p.zero == 2)
+        o << "# NOTE: torchtitan shards with FSDP2 (ZeRO-3 style); ZeRO-" << p.zero
+          << " is closest with the parameters kept gathered after the forward\n"
+          << "fsdp_reshard_after_forward = \"never\"\n";
+    else if (p.zero == 3)
+        o << "fsdp_reshard_after_forward = \"default\"\n";
+    o << "tensor_parallel_degree = " << p.tp << "\n";
+    if (p.tp > 1 && !p.sp)
+        o << "# NOTE: torchtitan's tensor parallelism always shards the sequence (SP); the scenario has SP off\n";
+    o << "enable_async_tensor_parallel = " << toml(p.tpCommOverlap) << "\n"
+      << "pipeline_parallel_degree = " << p.pp << "\n";
+    if (p.pp > 1) {
+        std::string note;
+        const std::string schedule = scheduleName(p.schedule, note);
+        if (!note.empty())
+            o << note << "\n";
+        o << "pipeline_parallel_schedule = \"" << schedule << "\"\n"
+          << "pipeline_parallel_microbatch_size = " << t.microBatch << "\n";
+        const int stagesPerRank = p.vpp > 1 ? p.vpp : (schedule == "ZBVZeroBubble" || schedule == "DualPipeV" ? 2 : 1);
+        if (m.layers % (p.pp * stagesPerRank) == 0)
+            o << "pipeline_parallel_layers_per_stage = " << m.layers / (p.pp * stagesPerRank) << "\n";
+        else
+            o << "# NOTE: " << m.layers << " layers do not split evenly into " << p.pp * stagesPerRank
+              << " stages; give each stage's layers by hand (parallelism.module_fqns_per_model_part)\n";
+    }
+    o << "context_parallel_degree = " << p.cp << "\n";
+    if (m.isMoe())
+        o << "expert_parallel_degree = " << p.ep << "\n"
+          << "expert_tensor_parallel_degree = " << p.etp << "\n";
+    if (p.order != "tp-cp-ep-dp-pp")
+        o << "# NOTE: torchtitan builds its device mesh as [pp, dp_replicate, dp_shard, cp, tp]; the scenario's order "
+          << p.order << " cannot be chosen\n";
+
+    o << "\n[activation_checkpoint]\n";
+    if (t.recompute == Recompute::Selective)
+        o << "# NOTE: torchtitan's selective \"op\" policy saves matmul outputs and recomputes the rest, close to "
+             "but not the same as Megatron's selective recompute of the attention core\n"
+          << "mode = \"selective\"\nselective_ac_option = \"op\"\n";
+    else
+        o << "mode = \"" << (t.recompute == Recompute::Full ? "full" : "none") << "\"\n";
+    if (!t.flashAttention)
+        o << "# NOTE: torchtitan uses scaled_dot_product_attention (flash or memory-efficient kernels); the "
+             "scenario's unfused attention is not reproduced\n";
+    return o.str();
+}
+
+} // namespace parallax::core

@@ -1,0 +1,2 @@
+args: export presets/scenarios/guide-70b-64xh100.parallax.json --launch megatron -
+exit: 0

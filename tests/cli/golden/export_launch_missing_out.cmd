@@ -1,0 +1,4 @@
+args: export presets/scenarios/guide-70b-8xh100.parallax.json --launch megatron
+exit: 2
+stderr: give the output file after it
+stdout: ignore

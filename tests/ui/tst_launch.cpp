@@ -1,0 +1,113 @@
+// File > Export Launch Configuration, File > Import Model / Import Launch Command, and the
+// Recommendations tab's Copy Megatron-LM flags: what they write, read and put on the clipboard.
+#include "TestSupport.h"
+
+#include "core/ModelMath.h"
+#include "ui/CandidateModel.h"
+#include "ui/RecommendationsTab.h"
+
+#include <QClipboard>
+#include <QTemporaryDir>
+#include <QUndoStack>
+
+using namespace parallax;
+using namespace parallax::ui;
+
+class LaunchTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { test::initApplication(); }
+
+    void exportsEachTargetAndReportsUnwritablePaths()
+    {
+        test::Window w;
+        w.load(test::presetScenario("guide-70b-64xh100"));
+        QTemporaryDir dir;
+        const std::pair<QString, QString> expected[] = { { "megatron", "--pipeline-model-parallel-size 8" },
+            { "nemo", "recipe.trainer.strategy.pipeline_model_parallel_size = 8" },
+            { "torchtitan", "pipeline_parallel_degree = 8" } };
+        for (const auto& [target, line] : expected) {
+            const QString path = dir.filePath(target + ".out");
+            QVERIFY(w.window.exportLaunch(target, path));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY2(QString::fromUtf8(f.readAll()).contains(line), qPrintable(target));
+        }
+        QVERIFY(w.errors.isEmpty());
+        QVERIFY(!w.window.exportLaunch("megatron", dir.filePath("no/such/folder/x.sh")));
+        QCOMPARE(w.errors.size(), 1);
+    }
+
+    void importModelReplacesTheModelAsOneUndoStep()
+    {
+        test::Window w;
+        w.load(test::presetScenario("guide-70b-64xh100"));
+        const double before = core::totalParameters(w.doc()->scenario().model);
+        QVERIFY(
+            w.window.importModelFile(QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/hf/mixtral-8x7b.config.json")));
+        const core::Scenario& s = w.doc()->scenario();
+        QVERIFY(s.model.isMoe());
+        QCOMPARE(s.model.moe->experts, 8);
+        QVERIFY(s.modelPreset.empty());
+        QCOMPARE(QString::fromStdString(s.model.name), QStringLiteral("mixtral-8x7b"));
+        w.doc()->undoStack()->undo();
+        QCOMPARE(core::totalParameters(w.doc()->scenario().model), before);
+        QVERIFY(!w.window.importModelFile(QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/hf/missing.json")));
+        QCOMPARE(w.errors.size(), 1);
+    }
+
+    void importLaunchCommandBecomesTheScenario()
+    {
+        test::Window w;
+        w.load(test::presetScenario("guide-70b-64xh100"));
+        const QString text = QStringLiteral(
+            "torchrun --nnodes 8 --nproc-per-node 8 pretrain_gpt.py --num-layers 80 --hidden-size 8192 "
+            "--ffn-hidden-size 28672 --num-attention-heads 64 --group-query-attention --num-query-groups 8 "
+            "--seq-length 4096 --max-position-embeddings 8192 --vocab-size 128256 --swiglu "
+            "--untie-embeddings-and-output-weights --disable-bias-linear --position-embedding-type rope "
+            "--attention-dropout 0 --hidden-dropout 0 --tensor-model-parallel-size 4 --pipeline-model-parallel-size 4 "
+            "--micro-batch-size 1 --global-batch-size 64 --use-distributed-optimizer --overlap-grad-reduce");
+        QVERIFY(w.window.importLaunchText(text));
+        const core::Scenario& s = w.doc()->scenario();
+        QCOMPARE(s.parallel.tp, 4);
+        QCOMPARE(s.parallel.pp, 4);
+        QCOMPARE(s.parallel.dp, 4);
+        QCOMPARE(s.modelPreset, std::string("llama3-70b")); // the shape matches the preset
+        QCOMPARE(s.gpuPreset, std::string("h100-sxm")); // the base scenario's GPU
+        QVERIFY(!w.window.importLaunchText(QStringLiteral("--tensor-model-parallel-size 3")));
+        QCOMPARE(w.errors.size(), 1);
+        QVERIFY(w.errors.front().contains(QStringLiteral("--num-layers is missing")));
+    }
+
+    void copiesTheSelectedCandidatesMegatronFlags()
+    {
+        test::Window w;
+        core::Scenario s = test::smallCluster(1, 8, 8);
+        s.model = *core::PresetLibrary::instance().model("llama3-8b");
+        s.modelPreset = "llama3-8b";
+        s.training.globalBatch = 32;
+        w.load(s);
+        RecommendationsTab* tab = w.window.recommendationsTab();
+        core::SearchOptions o;
+        o.topK = 3;
+        o.rerank = 8;
+        o.threads = 2;
+        o.limits.maxMicroBatch = 1;
+        o.limits.maxVirtualStages = 1;
+        tab->setSearchOptions(o);
+        tab->startSearch();
+        QTRY_VERIFY_WITH_TIMEOUT(!tab->isSearching(), 120000);
+        QVERIFY(tab->candidateModel()->rowCount() > 0);
+        const core::Candidate* c = tab->candidateModel()->candidate(0);
+        QVERIFY(tab->copyCandidateFlags(0));
+        const QString copied = QGuiApplication::clipboard()->text();
+        QVERIFY(copied.contains(QStringLiteral("--tensor-model-parallel-size %1\n").arg(c->point.tp)));
+        QVERIFY(copied.contains(QStringLiteral("--pipeline-model-parallel-size %1\n").arg(c->point.pp)));
+        QVERIFY(copied.contains(QStringLiteral("--micro-batch-size %1\n").arg(c->point.microBatch)));
+        QVERIFY(!copied.contains(QLatin1Char('#'))); // flags only
+        QVERIFY(!tab->copyCandidateFlags(tab->candidateModel()->rowCount())); // no such row
+    }
+};
+
+QTEST_MAIN(LaunchTest)
+#include "tst_launch.moc"

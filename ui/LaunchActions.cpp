@@ -1,0 +1,135 @@
+#include "ui/LaunchActions.h"
+
+#include "core/ScenarioIo.h"
+#include "core/io/HfConfigReader.h"
+#include "core/launch/LaunchArgsImporter.h"
+#include "core/launch/MegatronArgsWriter.h"
+#include "core/launch/NemoRecipeWriter.h"
+#include "core/launch/TorchtitanTomlWriter.h"
+
+#include "ui/MainWindow.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMenu>
+#include <QStringList>
+
+namespace parallax::ui::launch {
+
+QString launchText(const core::Scenario& scenario, const QString& target)
+{
+    if (target == QLatin1String("nemo"))
+        return QString::fromStdString(core::NemoRecipeWriter::write(scenario));
+    if (target == QLatin1String("torchtitan"))
+        return QString::fromStdString(core::TorchtitanTomlWriter::write(scenario));
+    return QString::fromStdString(core::MegatronArgsWriter::write(scenario));
+}
+
+QString suggestedFileName(const QString& target)
+{
+    if (target == QLatin1String("nemo"))
+        return QStringLiteral("nemo_recipe.py");
+    if (target == QLatin1String("torchtitan"))
+        return QStringLiteral("torchtitan.toml");
+    return QStringLiteral("launch-megatron.sh");
+}
+
+bool exportLaunch(const core::Scenario& scenario, const QString& target, const QString& path, QString* error)
+{
+    std::string why;
+    if (core::writeFileAtomically(path.toStdString(), launchText(scenario, target).toStdString(), why))
+        return true;
+    if (error)
+        *error = QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), QString::fromStdString(why));
+    return false;
+}
+
+std::optional<core::ModelSpec> readHfModel(const QString& path, QString* error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QObject::tr("Cannot open %1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
+        return std::nullopt;
+    }
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(file.readAll().toStdString());
+    } catch (const nlohmann::json::parse_error& e) {
+        if (error)
+            *error = QObject::tr("%1 is not valid JSON: %2")
+                         .arg(QDir::toNativeSeparators(path), QString::fromUtf8(e.what()));
+        return std::nullopt;
+    }
+    const QFileInfo info(path);
+    const QString name
+        = info.fileName() == QLatin1String("config.json") ? info.dir().dirName() : info.completeBaseName();
+    std::string why;
+    auto m = core::HfConfigReader::read(j, name.toStdString(), why);
+    if (!m && error)
+        *error = QObject::tr("%1: %2").arg(QDir::toNativeSeparators(path), QString::fromStdString(why));
+    return m;
+}
+
+std::optional<core::Scenario> importLaunchText(
+    const QString& text, const core::Scenario& base, QString* error, QStringList* notes)
+{
+    core::LaunchArgsImporter::Defaults defaults;
+    if (!base.gpuPreset.empty())
+        defaults.gpu = base.gpuPreset;
+    defaults.nodes = static_cast<int>(base.topology.domains.size());
+    defaults.gpusPerNode = base.topology.domains.empty() ? 8 : base.topology.domains.front().gpuCount;
+    if (!base.topology.fabrics.empty())
+        defaults.nicGbps = base.topology.fabrics.front().nicGbps;
+    const auto result = core::LaunchArgsImporter::import(text.toStdString(), defaults);
+    if (notes) {
+        for (const auto& n : result.notes)
+            notes->append(QString::fromStdString(n));
+    }
+    if (!result.scenario && error)
+        *error = QString::fromStdString(result.error);
+    return result.scenario;
+}
+
+void addMenuActions(QMenu* file, MainWindow* window)
+{
+    QMenu* launchMenu = file->addMenu(QObject::tr("Export &Launch Configuration"));
+    launchMenu->setObjectName(QStringLiteral("exportLaunchMenu"));
+    const std::pair<QString, QString> targets[]
+        = { { QStringLiteral("megatron"), QObject::tr("&Megatron-LM Arguments…") },
+              { QStringLiteral("nemo"), QObject::tr("&NeMo 2.0 Recipe…") },
+              { QStringLiteral("torchtitan"), QObject::tr("&torchtitan TOML…") } };
+    for (const auto& [target, label] : targets) {
+        launchMenu->addAction(label, window, [window, target = target] {
+            const QString path = QFileDialog::getSaveFileName(
+                window, QObject::tr("Export launch configuration"), launch::suggestedFileName(target));
+            if (!path.isEmpty())
+                window->exportLaunch(target, path);
+        });
+    }
+    file->addAction(QObject::tr("Import &Model (config.json)…"), window, [window] {
+        const QString path = QFileDialog::getOpenFileName(
+            window, QObject::tr("Import a Hugging Face config.json"), QString(), QObject::tr("Model config (*.json)"));
+        if (!path.isEmpty())
+            window->importModelFile(path);
+    });
+    file->addAction(QObject::tr("Import Launch &Command…"), window, [window] {
+        bool ok = false;
+        const QString text = QInputDialog::getMultiLineText(window, QObject::tr("Import launch command"),
+            QObject::tr("Paste a Megatron-LM command line (torchrun … pretrain_gpt.py --flags) or NeMo overrides:"),
+            QString(), &ok);
+        if (ok && !text.trimmed().isEmpty())
+            window->importLaunchText(text);
+    });
+    file->addAction(QObject::tr("Import Launch Command from &File…"), window, [window] {
+        const QString path = QFileDialog::getOpenFileName(window, QObject::tr("Import a launch script"), QString(),
+            QObject::tr("Launch scripts (*.sh *.py *.txt);;All files (*)"));
+        if (!path.isEmpty())
+            window->importLaunchFile(path);
+    });
+}
+
+} // namespace parallax::ui::launch

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "core/Scenario.h"
+
+#include <QString>
+#include <optional>
+
+class QMenu;
+
+namespace parallax::ui {
+
+class MainWindow;
+
+// The launch-configuration and import actions of File and Recommendations, without dialogs, so
+// that tests drive them: each returns false / nullopt and sets `error` to a sentence naming the
+// problem.
+namespace launch {
+
+// "megatron", "nemo", "torchtitan"
+QString launchText(const core::Scenario& scenario, const QString& target);
+bool exportLaunch(const core::Scenario& scenario, const QString& target, const QString& path, QString* error);
+// Suggested file name for a target: "launch-megatron.sh", "nemo_recipe.py", "torchtitan.toml".
+QString suggestedFileName(const QString& target);
+// A Hugging Face config.json as a model.
+std::optional<core::ModelSpec> readHfModel(const QString& path, QString* error);
+// A Megatron-LM command line or NeMo overrides as a scenario on `base`'s GPU and fabric; `notes`
+// lists what was ignored.
+std::optional<core::Scenario> importLaunchText(
+    const QString& text, const core::Scenario& base, QString* error, QStringList* notes = nullptr);
+
+// File > Export Launch Configuration (one file chooser per target), Import Model (config.json),
+// Import Launch Command (paste) and Import Launch Command from File, added to `file`.
+void addMenuActions(QMenu* file, MainWindow* window);
+
+} // namespace launch
+} // namespace parallax::ui
