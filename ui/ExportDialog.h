@@ -18,6 +18,9 @@ class ExportDialog : public QDialog {
 public:
     ExportDialog(const ExportRequest& initial, QWidget* parent = nullptr);
     ExportRequest request() const;
+    // Stays open with a message under the fields when the folder cannot be made (choices kept).
+    void accept() override;
+    QString folderError() const;
 
 private:
     void updatePreview();
@@ -31,6 +34,9 @@ private:
     QCheckBox* m_markdown;
     QComboBox* m_format;
     QDoubleSpinBox* m_scale;
+    QComboBox* m_ganttRange;
+    class QSpinBox* m_firstMicrobatches;
+    QLabel* m_error;
     QLabel* m_preview;
 };
 

@@ -1,5 +1,7 @@
 #include "ui/render/Exporter.h"
 
+#include "ui/render/RenderStyle.h"
+
 #include "ui/render/SvgAnnotations.h"
 
 #include <QBuffer>
@@ -174,6 +176,7 @@ bool exportPicture(const Picture& picture, const QString& path, double scale, QS
             *error = problem;
         return false;
     }
+    const style::ScopedLightScheme light;
     QByteArray bytes;
     switch (*format) {
     case ExportFormat::Svg:

@@ -1,5 +1,7 @@
 #include "ui/render/GanttRenderer.h"
 
+#include <QRegion>
+
 #include "core/Units.h"
 #include "ui/render/GanttLegend.h"
 #include "ui/render/GanttOpPainter.h"
@@ -9,6 +11,7 @@
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPath>
+#include <QRegion>
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -286,8 +289,25 @@ void GanttRenderer::paint(
     const double left = layout.plot.left();
     const double right = layout.plot.right();
 
+    // Playing with future ops hidden, nothing of the rows is drawn right of the cursor: not the idle
+    // hatch, not a p2p wait, not the label of an op in progress. Headers and the axis stay whole.
+    const double cursorX = options.cursorTime >= 0 ? axis.toPixel(options.cursorTime) : right;
+    const bool clipFuture = options.cursorTime >= 0 && options.hideFuture && cursorX < right;
+    auto clipRowsToCursor = [&] {
+        p.save();
+        if (clipFuture) {
+            QRegion keep(layout.area.toAlignedRect());
+            for (const auto& row : layout.rows)
+                keep -= QRectF(std::max(left, cursorX), row.rect.top() - 1, right + 2 - std::max(left, cursorX),
+                    row.rect.height() + 2)
+                            .toAlignedRect();
+            p.setClipRegion(keep, Qt::IntersectClip);
+        }
+    };
+
     // 1. Row labels and idle time: every instant of [0, makespan] a rank is not busy is a bubble;
     //    the ops cover the busy part below.
+    clipRowsToCursor();
     const int labelEvery
         = std::max(1, static_cast<int>(std::ceil((fm.height() + 1) / (layout.rowHeight + rowGap(layout.rowHeight)))));
     for (const auto& row : layout.rows) {
@@ -321,6 +341,8 @@ void GanttRenderer::paint(
                            "bubble and in-flight figures come from the closed forms."));
     }
 
+    p.restore();
+
     // 2. Grid lines at the ticks, under the ops.
     const auto ticks = axis.ticks(90);
     p.setPen(QPen(style::gridLine(), 1));
@@ -331,6 +353,7 @@ void GanttRenderer::paint(
     }
 
     // 3. p2p waits, then the ops (folded where narrow).
+    clipRowsToCursor();
     for (const auto& row : layout.rows) {
         for (const TimeInterval& w : m_model->p2pWaits(row.track, row.rank)) {
             if (w.end <= axis.viewStart() || w.start >= axis.viewEnd())
@@ -367,6 +390,7 @@ void GanttRenderer::paint(
     GanttOpPainter sink(p, *m_model, options, axis, layout.rowHeight >= 11);
     for (int i = 0; i < static_cast<int>(layout.rows.size()); ++i)
         visitRow(layout, i, axis, options, scratch, sink);
+    p.restore();
 
     // 4. Hover outline.
     if (options.hovered.valid() && options.hovered.track < m_model->trackCount()
@@ -446,8 +470,9 @@ OpRef GanttRenderer::opAt(const GanttLayout& layout, const TimeAxis& axis, QPoin
 QString GanttRenderer::toolTip(
     const GanttLayout& layout, const TimeAxis& axis, QPointF point, const GanttOptions& options) const
 {
+    // Times to the resolution of the zoom: one pixel's worth of time.
     if (const OpRef ref = opAt(layout, axis, point); ref.valid())
-        return m_model->opDescription(ref);
+        return m_model->opDescription(ref, axis.pixelsPerSecond() > 0 ? 1 / axis.pixelsPerSecond() : 0);
     const int ri = layout.rowAt(point.y());
     if (ri < 0)
         return {};
