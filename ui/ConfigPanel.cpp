@@ -130,7 +130,7 @@ ConfigPanel::Field& ConfigPanel::addField(
     hintText->setWordWrap(true);
     hintText->setTextInteractionFlags(Qt::TextSelectableByMouse);
     hv->addWidget(hintText);
-    // Fix buttons two to a row: a row of three or four does not fit a narrow dock (1366x768).
+    // Fix buttons one to a row: a row of three or four does not fit a narrow dock (1366x768).
     auto* buttons = new QWidget(hint);
     auto* hb = new QGridLayout(buttons);
     hb->setContentsMargins(0, 0, 0, 0);
@@ -614,10 +614,7 @@ void ConfigPanel::mark(Field& field, const QString& message, bool error)
         auto* button = new QPushButton(tr("Use %1").arg(suggestions[i].label), field.buttons);
         button->setObjectName(QStringLiteral("suggestion"));
         button->setToolTip(tr("Set this value (one undo step); the nearest values that divide"));
-        button->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-        button->setMinimumWidth(button->fontMetrics().horizontalAdvance(button->text()) + 16);
-        static_cast<QGridLayout*>(field.buttons->layout())
-            ->addWidget(button, static_cast<int>(i) / 2, static_cast<int>(i) % 2);
+        static_cast<QGridLayout*>(field.buttons->layout())->addWidget(button, static_cast<int>(i), 0, Qt::AlignLeft);
         field.suggestionLabels << suggestions[i].label;
         const QString path = field.path;
         connect(button, &QPushButton::clicked, this, [this, path, i] { applySuggestion(path, static_cast<int>(i)); });

@@ -9,6 +9,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QSpinBox;
 
 namespace parallax::ui {
 
@@ -35,7 +36,7 @@ private:
     QComboBox* m_format;
     QDoubleSpinBox* m_scale;
     QComboBox* m_ganttRange;
-    class QSpinBox* m_firstMicrobatches;
+    QSpinBox* m_firstMicrobatches;
     QLabel* m_error;
     QLabel* m_preview;
 };

@@ -58,20 +58,26 @@ public:
             update();
             return;
         }
-        // Zoomed, the map is laid out for a canvas `zoom` times the view; the scroll area pans it.
+        // The fitted map (scrolling down when even small cells do not fit the view), then, zoomed,
+        // the same map on a canvas `zoom` times larger in both directions: cells grow with the zoom
+        // (up to the renderer's largest) and the scroll area pans.
         const QSize available = m_scroll->viewport()->size();
-        const double z = v.m_zoom;
-        const QRectF area(kMargin, kMargin, std::max(100.0, available.width() * z - 2 * kMargin),
-            std::max(100.0, available.height() * z - 2 * kMargin));
+        QRectF area(kMargin, kMargin, std::max(100.0, available.width() - 2 * kMargin),
+            std::max(100.0, available.height() - 2 * kMargin));
         v.m_layout = v.m_renderer->layout(area, v.m_options);
-        const int zoomedWidth = z > 1 ? static_cast<int>(area.width() + 2 * kMargin) : 0;
-        if (v.m_layout.cellSize < kMinCell) {
-            const double h = v.m_renderer->preferredHeight(area.width(), v.m_options, 20000 * z);
-            v.m_layout = v.m_renderer->layout(QRectF(area.topLeft(), QSizeF(area.width(), h)), v.m_options);
-            setMinimumSize(zoomedWidth, static_cast<int>(h + 2 * kMargin));
-        } else {
-            setMinimumSize(zoomedWidth, z > 1 ? static_cast<int>(area.height() + 2 * kMargin) : 0);
+        const bool scrolls = v.m_layout.cellSize < kMinCell;
+        if (scrolls)
+            area.setHeight(v.m_renderer->preferredHeight(area.width(), v.m_options, 20000));
+        const double z = v.m_zoom;
+        if (scrolls || z > 1) {
+            area.setSize(QSizeF(area.width() * z, area.height() * z));
+            v.m_layout = v.m_renderer->layout(area, v.m_options);
         }
+        if (scrolls || z > 1)
+            setMinimumSize(z > 1 ? static_cast<int>(area.width() + 2 * kMargin) : 0,
+                static_cast<int>(area.height() + 2 * kMargin));
+        else
+            setMinimumSize(0, 0);
         update();
     }
 

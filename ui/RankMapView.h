@@ -73,8 +73,7 @@ public:
     bool exportTo(const QString& path, QString* error) const;
 
 private:
-    friend class GpuDetailPanel;
-    class RankMapCanvas;
+    friend class RankMapCanvas;
     void refresh();
     void selectionChanged();
 

@@ -75,8 +75,8 @@ private Q_SLOTS:
         const DesignComparisonModel* m = tab->model();
         QCOMPARE(m->designA(), a);
         QCOMPARE(m->designB(), b);
-        QVERIFY(m->headerData(DesignComparisonModel::A, Qt::Horizontal).toString().contains(QStringLiteral("TP8")));
-        QVERIFY(m->headerData(DesignComparisonModel::B, Qt::Horizontal).toString().contains(QStringLiteral("CP4")));
+        QVERIFY(m->headerData(DesignComparisonModel::A, Qt::Horizontal).toString().contains(QStringLiteral("TP=8")));
+        QVERIFY(m->headerData(DesignComparisonModel::B, Qt::Horizontal).toString().contains(QStringLiteral("CP=4")));
         const int step = rowOf(m, QStringLiteral("Step time"));
         QVERIFY(step >= 0);
         QCOMPARE(

@@ -30,6 +30,7 @@
 #include <QDockWidget>
 #include <QGraphicsScene>
 #include <QGraphicsView>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
@@ -38,6 +39,7 @@
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QUndoStack>
+#include <set>
 
 using namespace parallax;
 using namespace parallax::ui;
@@ -146,7 +148,7 @@ private Q_SLOTS:
         w.doc()->edit(QStringLiteral("tp=5"), [](core::Scenario& s) { s.parallel.tp = 5; });
         QVERIFY(w.doc()->waitForEvaluation());
         QApplication::processEvents();
-        auto* panel = w.window.findChild<ConfigPanel*>();
+        auto* panel = w.window.configPanel();
         QVERIFY(!panel->fieldMessage(QStringLiteral("parallel.tp")).isEmpty());
         QVERIFY(!panel->suggestions(QStringLiteral("parallel.tp")).isEmpty());
         QCOMPARE(dock->width(), dockWidth);
@@ -182,9 +184,12 @@ private Q_SLOTS:
         gantt->setCursorTime(gantt->model()->endTime() * 0.3);
         const QImage playing = gantt->grab().toImage();
         const double cursorX = gantt->axis().toPixel(gantt->cursorTime());
+        full.save(QDir::temp().filePath(QStringLiteral("parallax-compare-full.png")));
+        playing.save(QDir::temp().filePath(QStringLiteral("parallax-compare-playing.png")));
+        const double right = gantt->chartLayout().plot.right();
         for (const QRectF& h : gantt->chartLayout().headers) {
             for (int y = static_cast<int>(h.top()); y < static_cast<int>(h.bottom()); ++y)
-                for (int x = static_cast<int>(cursorX) + 3; x < static_cast<int>(h.right()); ++x)
+                for (int x = static_cast<int>(cursorX) + 3; x < static_cast<int>(right); ++x)
                     QVERIFY2(
                         full.pixel(x, y) == playing.pixel(x, y), qPrintable(QStringLiteral("x=%1 y=%2").arg(x).arg(y)));
         }
@@ -227,7 +232,7 @@ private Q_SLOTS:
             const qsizetype tagEnd = bytes.indexOf('>', at);
             const QByteArray tag = bytes.mid(at, tagEnd - at);
             const auto attr = [&](const char* name) {
-                const qsizetype p = tag.indexOf(QByteArray(name) + "=\"");
+                const qsizetype p = tag.indexOf(QByteArray(QByteArray(name) + "=\""));
                 return tag.mid(p + qstrlen(name) + 2, tag.indexOf('"', p + qstrlen(name) + 2) - p - qstrlen(name) - 2)
                     .toDouble();
             };
@@ -312,7 +317,7 @@ private Q_SLOTS:
         odd.topology = core::Topology::regular(*core::PresetLibrary::instance().gpu("h100-sxm"), 1, 65, 400);
         w.doc()->setAutoDataParallel(false);
         w.load(odd);
-        auto* panel = w.window.findChild<ConfigPanel*>();
+        auto* panel = w.window.configPanel();
         const QString dp = panel->fieldMessage(QStringLiteral("parallel.dp"));
         QVERIFY2(dp.contains(QStringLiteral("remove 1 GPU")), qPrintable(dp));
 
@@ -418,7 +423,7 @@ private Q_SLOTS:
         test::Window w;
         w.load(test::presetScenario());
         QTemporaryDir dir;
-        QSettings().setValue(QStringLiteral("exportFolder"), QDir::tempPath() + QStringLiteral("/elsewhere"));
+        QSettings().setValue(QStringLiteral("exportFolder"), QString(QDir::tempPath() + QStringLiteral("/elsewhere")));
         const QString path = dir.filePath(QStringLiteral("design.parallax.json"));
         QVERIFY(w.window.saveToFile(path));
         QCOMPARE(QDir(w.window.initialExportRequest().folder).absolutePath(), QDir(dir.path()).absolutePath());
@@ -461,6 +466,7 @@ private Q_SLOTS:
         s.topology.domains[1].gpu = *lib.gpu("a100-sxm-80gb");
         s.topology.domains.push_back({ "loose", *lib.gpu("h100-sxm"), 8, 0 });
         s.parallel.dp = 3;
+        edits::normalizeCluster(s);
         w.load(s);
         TopologyEditor* editor = w.window.topologyEditor();
         auto* scene = editor->findChild<QGraphicsView*>()->scene();
@@ -500,7 +506,8 @@ private Q_SLOTS:
         w.window.openDefault();
         QVERIFY(w.doc()->waitForEvaluation());
         QVERIFY(w.window.windowTitle().startsWith(QStringLiteral("Llama 3 70B on 64 H100")));
-        const auto* model = core::PresetLibrary::instance().model("llama3-8b");
+        const auto model = core::PresetLibrary::instance().model("llama3-8b");
+        QVERIFY(model);
         w.doc()->edit(QStringLiteral("model"), [model](core::Scenario& s) {
             s.model = *model;
             s.modelPreset = "llama3-8b";
