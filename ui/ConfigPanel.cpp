@@ -11,9 +11,9 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QGridLayout>
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>

@@ -107,7 +107,10 @@ void DesignCompareTab::refresh()
                                        ? QString::fromStdString(m_current->report.errors.front().text)
                                        : tr("fix the Configuration panel's errors")));
     } else {
-        m_verdict->setText(m_model->verdict());
+        m_verdict->setText(QStringLiteral("<b>A</b> %1<br><b>B</b> %2<br>%3")
+                               .arg(DesignComparisonModel::describeDesign(*m_pinned).toHtmlEscaped(),
+                                   DesignComparisonModel::describeDesign(*m_current).toHtmlEscaped(),
+                                   m_model->verdict().toHtmlEscaped()));
     }
     // Both schedules on one time axis: two lanes of one Gantt model.
     std::vector<render::GanttTrack> tracks;

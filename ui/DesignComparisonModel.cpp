@@ -190,13 +190,15 @@ QVariant DesignComparisonModel::headerData(int section, Qt::Orientation orientat
 {
     if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return {};
+    // Short on screen (the configurations are long); the tooltip names the design.
+    const bool tip = role == Qt::ToolTipRole;
     switch (section) {
     case Metric:
         return tr("Figure");
     case A:
-        return m_a ? tr("A: %1").arg(describeDesign(*m_a)) : tr("A (pin a design)");
+        return m_a ? (tip ? tr("A: %1").arg(describeDesign(*m_a)) : tr("A (pinned)")) : tr("A (pin a design)");
     case B:
-        return m_b ? tr("B: %1").arg(describeDesign(*m_b)) : tr("B (the current design)");
+        return m_b ? (tip ? tr("B: %1").arg(describeDesign(*m_b)) : tr("B (current)")) : tr("B (the current design)");
     case Difference:
         return tr("B vs A");
     }

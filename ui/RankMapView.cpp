@@ -233,12 +233,14 @@ RankMapView::RankMapView(QWidget* parent)
     m_search->setObjectName(QStringLiteral("rankMapSearch"));
     m_search->setPlaceholderText(tr("Find: rank 517, gpu 12, node77"));
     m_search->setClearButtonEnabled(true);
+    m_search->setMinimumWidth(150);
     m_search->setMaximumWidth(220);
     bar->addWidget(m_search);
     connect(m_search, &QLineEdit::returnPressed, this, [this] { find(m_search->text()); });
     bar->addSpacing(12);
     m_summary = new QLabel(this);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window (1366x768)
     bar->addWidget(m_summary, 1);
     layout->addLayout(bar);
 
@@ -260,12 +262,20 @@ RankMapView::RankMapView(QWidget* parent)
     m_canvas->setObjectName(QStringLiteral("rankMapCanvas"));
     m_scroll->setWidget(m_canvas);
     m_detail = new GpuDetailPanel(this);
+    m_detail->setMinimumWidth(230);
+    auto* detailScroll = new QScrollArea(this);
+    detailScroll->setWidgetResizable(true);
+    detailScroll->setFrameShape(QFrame::NoFrame);
+    detailScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    detailScroll->setWidget(m_detail);
+    detailScroll->setMinimumWidth(240);
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->setChildrenCollapsible(true);
     split->addWidget(m_scroll);
-    split->addWidget(m_detail);
+    split->addWidget(detailScroll);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
+    split->setSizes({ 700, 260 });
     layout->addWidget(split, 1);
 
     connect(m_dimCombo, &QComboBox::currentIndexChanged, this,

@@ -584,7 +584,7 @@ void GanttRenderer::paintInflight(QPainter& p, const GanttLayout& layout, const 
             = options.cursorTime >= 0 ? m_model->inflightAt(row.track, row.rank, options.cursorTime) : peak;
         const double barH = std::max(1.0, std::min(row.rect.height(), std::round(row.rect.height() * 0.6)));
         const QRectF track(layout.gutter.left(), row.rect.center().y() - barH / 2, barWidth, barH);
-        p.fillRect(track, QColor(0xee, 0xee, 0xee));
+        p.fillRect(track, style::trackFill());
         p.fillRect(QRectF(track.left(), track.top(), barWidth * value / scale, barH), style::foldedBackward());
         if (options.cursorTime >= 0 && peak > 0) {
             // The rank's peak, so the bar's rise and fall reads against it.

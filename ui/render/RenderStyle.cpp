@@ -114,9 +114,13 @@ QColor textOn(const QColor& fill)
     // Relative luminance (WCAG 2.x); the threshold balances contrast with black and with white.
     auto lin = [](double c) { return c <= 0.03928 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
     const double l = 0.2126 * lin(fill.redF()) + 0.7152 * lin(fill.greenF()) + 0.0722 * lin(fill.blueF());
-    return l > 0.2 ? text() : Qt::white;
+    return l > 0.2 ? QColor(0x1a, 0x1a, 0x1a) : QColor(Qt::white); // on the fill, not the canvas: any scheme
 }
 
+QColor trackFill()
+{
+    return pick(0xeeeeee, 0x34373c);
+}
 QColor panelFill()
 {
     return pick(0xf2f2f2, 0x27292d);

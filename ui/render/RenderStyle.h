@@ -42,6 +42,7 @@ QColor mutedText(); // captions, axis labels
 QColor background();
 QColor gridLine();
 QColor frame();
+QColor trackFill(); // the empty part of a gauge (in-flight activations)
 QColor panelFill(); // a box behind a group of items (a rank map's NVLink domain)
 QColor backing(int alpha); // the background, translucent: behind text drawn over a chart
 
