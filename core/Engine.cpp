@@ -20,6 +20,26 @@
 namespace parallax::core {
 
 namespace {
+// What can bring a stage under its HBM, given the configuration: ZeRO shards over the
+// data-parallel group (arXiv:1910.02054 sec. 5), so it is offered only where that group has ranks.
+std::string memoryFixes(const Scenario& s)
+{
+    const ParallelConfig& p = s.parallel;
+    std::vector<std::string> fixes;
+    if (s.training.recompute == Recompute::None)
+        fixes.push_back("selective or full recompute");
+    else if (s.training.recompute == Recompute::Selective)
+        fixes.push_back("full recompute");
+    if (p.zero < 3 && p.dp * p.cp > 1)
+        fixes.push_back("ZeRO stage " + std::to_string(p.zero + 1));
+    fixes.push_back("more pp or tp");
+    std::string text = "try ";
+    for (std::size_t i = 0; i < fixes.size(); ++i)
+        text += (i == 0 ? "" : (i + 1 == fixes.size() ? " or " : ", ")) + fixes[i];
+    if (p.dp * p.cp == 1 && p.zero < 3)
+        text += "; ZeRO has no effect at dp=1: free GPUs for dp>1 to shard the optimizer";
+    return text;
+}
 
 std::string fixed(double v, int digits)
 {
@@ -359,8 +379,7 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
         report.warnings.push_back({ "memory",
             "pipeline stage " + std::to_string(st.stage) + " needs " + fixed(st.totalBytes() / kGiB, 1) + " GiB > "
                 + fixed(report.hbmBytes / kGiB, 1) + " GiB of HBM: out of memory by "
-                + fixed((st.totalBytes() - report.hbmBytes) / kGiB, 1)
-                + " GiB (try recompute, a higher ZeRO stage, more pp or tp)" });
+                + fixed((st.totalBytes() - report.hbmBytes) / kGiB, 1) + " GiB (" + memoryFixes(scenario) + ")" });
     }
     return report;
 }

@@ -121,8 +121,16 @@ ValidationResult validateScenario(const Scenario& s)
         const long long rest = static_cast<long long>(p.tp) * p.cp * p.pp;
         if (gpus % rest == 0)
             msg << ": set dp=" << gpus / rest;
-        else
-            msg << ": choose degrees whose product is " << gpus;
+        else {
+            // Say how to resize the cluster too: 65 GPUs rarely has the factorisation one wants.
+            const long long lower = gpus / rest * rest, upper = lower + rest;
+            msg << ": choose degrees whose product is " << gpus
+                << ", or make the cluster a multiple of tp*cp*pp = " << rest << " GPUs (";
+            if (lower > 0)
+                msg << "remove " << gpus - lower << " GPU" << (gpus - lower == 1 ? "" : "s") << " for " << lower
+                    << ", or ";
+            msg << "add " << upper - gpus << " for " << upper << ")";
+        }
         c.error("parallel.dp", msg.str());
     }
     if (!validOrder(p.order))

@@ -1,5 +1,6 @@
 #include "ui/ConfigPanel.h"
 
+#include "core/ModelMath.h"
 #include "core/PresetLibrary.h"
 #include "ui/DegreeSuggestions.h"
 #include "ui/Format.h"
@@ -10,6 +11,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -81,6 +83,7 @@ ConfigPanel::ConfigPanel(ScenarioDocument* document, QWidget* parent)
     auto* messagesBox = new QGroupBox(tr("Findings"), this);
     auto* messagesLayout = new QVBoxLayout(messagesBox);
     m_messageSummary = new QLabel(messagesBox);
+    m_messageSummary->setWordWrap(true);
     messagesLayout->addWidget(m_messageSummary);
     m_messages = new MessageModel(this);
     m_findings = new QLabel(messagesBox);
@@ -92,10 +95,13 @@ ConfigPanel::ConfigPanel(ScenarioDocument* document, QWidget* parent)
     messagesLayout->addWidget(m_findings);
     layout->addWidget(messagesBox);
 
+    // The model preset comes first (at 1366x768 it must be in view without scrolling); its
+    // architecture fields, edited rarely, go last.
+    layout->addWidget(buildModelGroup());
     layout->addWidget(buildParallelGroup());
     layout->addWidget(buildTrainingGroup());
     layout->addWidget(buildKernelsGroup());
-    layout->addWidget(buildModelGroup());
+    layout->addWidget(m_architectureGroup);
     layout->addStretch(1);
 
     connect(m_document, &ScenarioDocument::scenarioChanged, this, &ConfigPanel::refreshFromScenario);
@@ -124,8 +130,9 @@ ConfigPanel::Field& ConfigPanel::addField(
     hintText->setWordWrap(true);
     hintText->setTextInteractionFlags(Qt::TextSelectableByMouse);
     hv->addWidget(hintText);
+    // Fix buttons one to a row: a row of three or four does not fit a narrow dock (1366x768).
     auto* buttons = new QWidget(hint);
-    auto* hb = new QHBoxLayout(buttons);
+    auto* hb = new QGridLayout(buttons);
     hb->setContentsMargins(0, 0, 0, 0);
     hb->setSpacing(4);
     hv->addWidget(buttons);
@@ -224,8 +231,15 @@ QGroupBox* ConfigPanel::buildModelGroup()
     m_modelPreset = new QComboBox(box);
     m_modelPreset->setObjectName(QStringLiteral("modelPreset"));
     m_modelPreset->addItem(tr("Custom"), QString());
+    // By size, as a user looks for "the 70B": names sort as text (1.7B, 145.6B, 18.4B).
+    std::vector<const core::ModelSpec*> byParams;
     for (const auto& m : core::PresetLibrary::instance().models())
-        m_modelPreset->addItem(QString::fromStdString(m.name), QString::fromStdString(m.id));
+        byParams.push_back(&m);
+    std::stable_sort(byParams.begin(), byParams.end(), [](const core::ModelSpec* a, const core::ModelSpec* b) {
+        return core::totalParameters(*a) < core::totalParameters(*b);
+    });
+    for (const core::ModelSpec* m : byParams)
+        m_modelPreset->addItem(QString::fromStdString(m->name), QString::fromStdString(m->id));
     top->addRow(tr("Preset:"), m_modelPreset);
     connect(m_modelPreset, &QComboBox::currentIndexChanged, this, [this](int index) {
         const std::string id = m_modelPreset->itemData(index).toString().toStdString();
@@ -244,9 +258,11 @@ QGroupBox* ConfigPanel::buildModelGroup()
     top->addRow(m_modelSummary);
     v->addLayout(top);
 
+    m_architectureGroup = new QGroupBox(tr("Model architecture"), this);
+    auto* av = new QVBoxLayout(m_architectureGroup);
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    v->addLayout(form);
+    av->addLayout(form);
     using S = core::Scenario;
     intField(
         form, tr("Layers:"), QStringLiteral("model.layers"), 1, 4096, [](const S& s) { return s.model.layers; },
@@ -306,7 +322,7 @@ QGroupBox* ConfigPanel::buildModelGroup()
             customModel(s);
         });
 
-    m_moeGroup = new QGroupBox(tr("Mixture of experts"), box);
+    m_moeGroup = new QGroupBox(tr("Mixture of experts"), m_architectureGroup);
     m_moeGroup->setCheckable(true);
     auto* moe = new QFormLayout(m_moeGroup);
     moe->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -345,7 +361,7 @@ QGroupBox* ConfigPanel::buildModelGroup()
             moeOf(s).firstDenseLayers = v;
             customModel(s);
         });
-    v->addWidget(m_moeGroup);
+    av->addWidget(m_moeGroup);
     connect(m_moeGroup, &QGroupBox::toggled, this, [this](bool on) {
         if (m_updating || on == m_document->scenario().model.isMoe())
             return;
@@ -598,7 +614,7 @@ void ConfigPanel::mark(Field& field, const QString& message, bool error)
         auto* button = new QPushButton(tr("Use %1").arg(suggestions[i].label), field.buttons);
         button->setObjectName(QStringLiteral("suggestion"));
         button->setToolTip(tr("Set this value (one undo step); the nearest values that divide"));
-        field.buttons->layout()->addWidget(button);
+        static_cast<QGridLayout*>(field.buttons->layout())->addWidget(button, static_cast<int>(i), 0, Qt::AlignLeft);
         field.suggestionLabels << suggestions[i].label;
         const QString path = field.path;
         connect(button, &QPushButton::clicked, this, [this, path, i] { applySuggestion(path, static_cast<int>(i)); });
@@ -620,6 +636,29 @@ ConfigPanel::Field* ConfigPanel::fieldFor(const std::string& path)
     return nullptr;
 }
 
+QString ConfigPanel::messageFor(const std::string& field, const QString& engineText) const
+{
+    // With dp automatic the engine's "set dp=16" names a value the user does not set: the dp it
+    // quotes is whatever dp was before the cluster stopped dividing.
+    const core::Scenario& s = m_document->scenario();
+    if (field != "parallel.dp" || !m_document->autoDataParallel())
+        return engineText;
+    const long long rest = static_cast<long long>(s.parallel.tp) * s.parallel.cp * s.parallel.pp;
+    const int gpus = s.topology.gpuCount();
+    if (rest <= 0 || gpus <= 0 || gpus % rest == 0)
+        return engineText;
+    const long long lower = gpus / rest * rest, upper = lower + rest;
+    QString sizes = lower > 0 ? tr("%1 or %2").arg(lower).arg(upper) : QString::number(upper);
+    return tr("dp is automatic, but %1 GPUs are not a multiple of tp×cp×pp = %2×%3×%4 = %5: change tp, cp or pp, "
+              "or make the cluster %6 GPUs")
+        .arg(gpus)
+        .arg(s.parallel.tp)
+        .arg(s.parallel.cp)
+        .arg(s.parallel.pp)
+        .arg(rest)
+        .arg(sizes);
+}
+
 void ConfigPanel::refreshFromEvaluation()
 {
     const EvaluationPtr e = m_document->evaluation();
@@ -628,7 +667,7 @@ void ConfigPanel::refreshFromEvaluation()
         clearMark(f);
     for (const auto& error : e->report.errors) {
         if (Field* f = fieldFor(error.field))
-            mark(*f, QString::fromStdString(error.text), true);
+            mark(*f, messageFor(error.field, QString::fromStdString(error.text)), true);
     }
     for (const auto& warning : e->report.warnings) {
         if (Field* f = fieldFor(warning.field); f && !f->marked)

@@ -68,6 +68,7 @@ private:
 
     void refreshFromScenario();
     void refreshFromEvaluation();
+    QString messageFor(const std::string& field, const QString& engineText) const;
     void clearMark(Field& field);
     void mark(Field& field, const QString& message, bool error);
     Field* fieldFor(const std::string& path); // exact, else the longest registered prefix
@@ -78,6 +79,7 @@ private:
     bool m_updating = false;
     QComboBox* m_modelPreset = nullptr;
     QGroupBox* m_moeGroup = nullptr;
+    QGroupBox* m_architectureGroup = nullptr; // layers, widths, MoE: under the other panels
     QCheckBox* m_autoDp = nullptr;
     QLabel* m_modelSummary = nullptr;
     QLabel* m_parallelSummary = nullptr;

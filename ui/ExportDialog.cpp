@@ -1,5 +1,7 @@
 #include "ui/ExportDialog.h"
 
+#include "ui/Theme.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -11,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 namespace parallax::ui {
@@ -30,6 +33,25 @@ ExportDialog::ExportDialog(const ExportRequest& initial, QWidget* parent)
         = new QCheckBox(tr("Pipeline schedule (Gantt, as on the Schedule tab: one schedule or the comparison)"), this);
     m_rankMap = new QCheckBox(tr("Rank map (the dimension and coloring of the Rank map tab)"), this);
     m_memory = new QCheckBox(tr("Memory per GPU (stacked bars with the HBM line)"), this);
+    m_ganttRange = new QComboBox(this);
+    m_ganttRange->setObjectName(QStringLiteral("ganttRange"));
+    m_ganttRange->addItem(
+        tr("Visible range (the Schedule tab's zoom)"), static_cast<int>(ExportRequest::GanttRange::Visible));
+    m_ganttRange->addItem(tr("Whole step"), static_cast<int>(ExportRequest::GanttRange::WholeStep));
+    m_ganttRange->addItem(tr("First micro-batches"), static_cast<int>(ExportRequest::GanttRange::FirstMicrobatches));
+    m_ganttRange->setCurrentIndex(m_ganttRange->findData(static_cast<int>(initial.ganttRange)));
+    m_firstMicrobatches = new QSpinBox(this);
+    m_firstMicrobatches->setRange(1, 1 << 20);
+    m_firstMicrobatches->setValue(initial.firstMicrobatches);
+    m_firstMicrobatches->setToolTip(tr("From the start of the step to the end of these micro-batches' last op"));
+    auto* rangeRow = new QHBoxLayout;
+    rangeRow->addWidget(m_ganttRange, 1);
+    rangeRow->addWidget(m_firstMicrobatches);
+    m_error = new QLabel(this);
+    m_error->setObjectName(QStringLiteral("exportError"));
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: %1").arg(theme::problemColor().name()));
+    m_error->setVisible(false);
     m_format = new QComboBox(this);
     m_format->addItem(
         tr("SVG (vector, one titled element per op and GPU)"), static_cast<int>(render::ExportFormat::Svg));
@@ -61,6 +83,7 @@ ExportDialog::ExportDialog(const ExportRequest& initial, QWidget* parent)
     form->addRow(tr("Charts:"), m_gantt);
     form->addRow(QString(), m_rankMap);
     form->addRow(QString(), m_memory);
+    form->addRow(tr("Gantt shows:"), rangeRow);
     form->addRow(tr("Chart format:"), m_format);
     form->addRow(tr("PNG scale:"), m_scale);
     form->addRow(tr("Also:"), m_trace);
@@ -70,9 +93,11 @@ ExportDialog::ExportDialog(const ExportRequest& initial, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_preview);
+    layout->addWidget(m_error);
     layout->addWidget(buttons);
 
-    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::accepted, this, &ExportDialog::accept);
+    connect(m_ganttRange, &QComboBox::currentIndexChanged, this, &ExportDialog::updatePreview);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Export into"), m_folder->text());
@@ -100,7 +125,29 @@ ExportRequest ExportDialog::request() const
     r.markdown = m_markdown->isChecked();
     r.format = static_cast<render::ExportFormat>(m_format->currentData().toInt());
     r.scale = m_scale->value();
+    r.ganttRange = static_cast<ExportRequest::GanttRange>(m_ganttRange->currentData().toInt());
+    r.firstMicrobatches = m_firstMicrobatches->value();
     return r;
+}
+
+QString ExportDialog::folderError() const
+{
+    const QString folder = request().folder;
+    if (folder.isEmpty())
+        return tr("Choose a folder to export into.");
+    if (!QDir().mkpath(folder))
+        return tr("The folder %1 does not exist and cannot be created: choose another folder.")
+            .arg(QDir::toNativeSeparators(folder));
+    return {};
+}
+
+void ExportDialog::accept()
+{
+    const QString error = folderError();
+    m_error->setText(error);
+    m_error->setVisible(!error.isEmpty());
+    if (error.isEmpty())
+        QDialog::accept();
 }
 
 void ExportDialog::updatePreview()
@@ -110,6 +157,8 @@ void ExportDialog::updatePreview()
         : m_format->currentIndex() == 2               ? QStringLiteral("pdf")
                                                       : QStringLiteral("svg");
     m_scale->setEnabled(r.format == render::ExportFormat::Png);
+    m_ganttRange->setEnabled(r.gantt);
+    m_firstMicrobatches->setEnabled(r.gantt && r.ganttRange == ExportRequest::GanttRange::FirstMicrobatches);
     QStringList names;
     if (r.gantt)
         names << r.baseName + QStringLiteral("-gantt.") + ext;

@@ -9,6 +9,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QSpinBox;
 
 namespace parallax::ui {
 
@@ -18,6 +19,9 @@ class ExportDialog : public QDialog {
 public:
     ExportDialog(const ExportRequest& initial, QWidget* parent = nullptr);
     ExportRequest request() const;
+    // Stays open with a message under the fields when the folder cannot be made (choices kept).
+    void accept() override;
+    QString folderError() const;
 
 private:
     void updatePreview();
@@ -31,6 +35,9 @@ private:
     QCheckBox* m_markdown;
     QComboBox* m_format;
     QDoubleSpinBox* m_scale;
+    QComboBox* m_ganttRange;
+    QSpinBox* m_firstMicrobatches;
+    QLabel* m_error;
     QLabel* m_preview;
 };
 

@@ -115,16 +115,7 @@ void GanttView::paintEvent(QPaintEvent*)
         p.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap, m_emptyText);
         return;
     }
-    // Playing with future ops hidden, the plot right of the cursor stays empty: the renderer labels
-    // an op in progress across its whole length, which would show its future half.
-    const double cursorX = m_options.cursorTime >= 0 ? m_axis.toPixel(m_options.cursorTime) : -1;
-    if (m_options.hideFuture && cursorX >= m_layout.plot.left() && cursorX < m_layout.plot.right()) {
-        const QRect future
-            = QRectF(cursorX + 1, m_layout.plot.top(), m_layout.plot.right() + 1 - cursorX, m_layout.plot.height())
-                  .toAlignedRect();
-        p.fillRect(future, Qt::white);
-        p.setClipRegion(QRegion(rect()).subtracted(QRegion(future)));
-    }
+    // The renderer keeps the rows right of the cursor empty while playing (future ops hidden).
     m_renderer->paint(p, m_layout, m_axis, m_options);
 }
 

@@ -4,9 +4,11 @@
 #include "core/PresetLibrary.h"
 #include "core/ScenarioIo.h"
 #include "ui/ConfigPanel.h"
+#include "ui/DesignCompareTab.h"
 #include "ui/ExportDialog.h"
 #include "ui/Format.h"
 #include "ui/LaunchActions.h"
+#include "ui/GanttView.h"
 #include "ui/MemoryTab.h"
 #include "ui/PresetGallery.h"
 #include "ui/ProbeTab.h"
@@ -26,6 +28,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QMenuBar>
 #include <QRegularExpression>
@@ -65,6 +68,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(m_schedule, tr("Schedule"));
     m_tabs->addTab(m_recommendations, tr("Recommendations"));
     m_tabs->addTab(m_probe, tr("Probe"));
+    m_compare = new DesignCompareTab(m_tabs);
+    m_tabs->addTab(m_compare, tr("Compare designs"));
     setCentralWidget(m_tabs);
 
     auto* topologyDock = new QDockWidget(tr("Topology"), this);
@@ -108,6 +113,7 @@ MainWindow::MainWindow(QWidget* parent)
         m_rankMap->setEvaluation(e);
         m_memory->setEvaluation(e);
         m_schedule->setEvaluation(e);
+        m_compare->setEvaluation(e);
         updateStatus();
     });
     connect(m_document, &ScenarioDocument::scenarioChanged, this, [this] {
@@ -116,16 +122,24 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(
         m_document, &ScenarioDocument::modifiedChanged, this, [this](bool modified) { setWindowModified(modified); });
-    connect(m_document, &ScenarioDocument::filePathChanged, this, [this] { updateTitle(); });
+    connect(m_document, &ScenarioDocument::filePathChanged, this, [this] {
+        m_titleDesign = designLine(m_document->scenario());
+        updateTitle();
+    });
     connect(m_document, &ScenarioDocument::calibrationChanged, this, [this] { updateStatus(); });
     m_rankMap->setHighlightCallback([this](const std::vector<int>& gpus) { m_topology->setHighlightedGpus(gpus); });
+    m_topology->setGpuClickedCallback([this](int gpu) { m_rankMap->showGpuDetail(gpu); });
 
     m_unsavedPrompt = [this](const QString& name) {
         return QMessageBox::warning(this, tr("Unsaved changes"),
             tr("“%1” has changes that are not saved. Save them?").arg(name),
             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     };
-    m_errorReporter = [this](const QString& title, const QString& text) { QMessageBox::critical(this, title, text); };
+    m_errorReporter = [this](const QString& title, const QString& text) {
+        QMessageBox box(QMessageBox::Critical, title, text, QMessageBox::Ok, this);
+        box.setDetailedText(m_lastErrorDetails);
+        box.exec();
+    };
 
     QSettings settings;
     m_document->setAutoDataParallel(settings.value(QStringLiteral("autoDataParallel"), true).toBool());
@@ -171,7 +185,9 @@ void MainWindow::createMenus()
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addSeparator();
     file->addAction(tr("&Save"), this, &MainWindow::save)->setShortcut(QKeySequence::Save);
-    file->addAction(tr("Save &As…"), this, &MainWindow::saveAsDialog)->setShortcut(QKeySequence::SaveAs);
+    // QKeySequence::SaveAs is empty on some platforms (and offscreen): Ctrl+Shift+S everywhere.
+    file->addAction(tr("Save &As…"), this, &MainWindow::saveAsDialog)
+        ->setShortcuts({ QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S) });
     file->addAction(tr("&Export…"), this, &MainWindow::exportDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     launch::addMenuActions(file, this);
     file->addSeparator();
@@ -185,8 +201,11 @@ void MainWindow::createMenus()
     QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
     QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
     const QKeySequence ctrlShiftZ(Qt::CTRL | Qt::SHIFT | Qt::Key_Z);
-    if (!redoKeys.contains(ctrlShiftZ))
-        redoKeys.prepend(ctrlShiftZ);
+    // Ctrl+Y is the redo key users from every platform reach for, besides the platform's own.
+    for (const QKeySequence& key : { ctrlShiftZ, QKeySequence(Qt::CTRL | Qt::Key_Y) }) {
+        if (!redoKeys.contains(key))
+            redoKeys.append(key);
+    }
     redo->setShortcuts(redoKeys);
     edit->addAction(undo);
     edit->addAction(redo);
@@ -305,11 +324,22 @@ void MainWindow::updateStatus()
     m_findingsLabel->setText(findings);
 }
 
+QString MainWindow::designLine(const core::Scenario& s)
+{
+    const QString gpu
+        = s.topology.domains.empty() ? QString() : QString::fromStdString(s.topology.domains.front().gpu.name);
+    return tr("%1 on %2 %3").arg(QString::fromStdString(s.model.name)).arg(s.topology.gpuCount()).arg(gpu);
+}
+
 void MainWindow::updateTitle()
 {
     const core::Scenario& s = m_document->scenario();
     const QString path = m_document->filePath();
-    const QString name = s.name.empty() ? tr("Untitled") : QString::fromStdString(s.name);
+    QString name = s.name.empty() ? tr("Untitled") : QString::fromStdString(s.name);
+    // The scenario's name describes the design it was saved with; after the model or cluster
+    // changed, the title says what is on screen now.
+    if (const QString now = designLine(s); !m_titleDesign.isEmpty() && now != m_titleDesign)
+        name = tr("%1 (edited from “%2”)").arg(now, name);
     setWindowTitle(path.isEmpty() ? tr("%1[*] — Parallax").arg(name)
                                   : tr("%1[*] — %2 — Parallax").arg(name, QFileInfo(path).fileName()));
     setWindowFilePath(path);
@@ -317,8 +347,9 @@ void MainWindow::updateTitle()
         m_lessonAction->setEnabled(!s.description.empty());
 }
 
-void MainWindow::reportError(const QString& title, const QString& text)
+void MainWindow::reportError(const QString& title, const QString& text, const QString& details)
 {
+    m_lastErrorDetails = details;
     if (m_errorReporter)
         m_errorReporter(title, text);
 }
@@ -328,9 +359,21 @@ bool MainWindow::openFile(const QString& path)
     core::LoadError error;
     auto scenario = core::loadScenarioFile(QFileInfo(path).absoluteFilePath().toStdString(), error);
     if (!scenario) {
-        reportError(tr("Cannot open scenario"),
-            tr("%1 could not be opened:\n%2\n\nThe current scenario is unchanged.")
-                .arg(QDir::toNativeSeparators(path), QString::fromStdString(error.text())));
+        // One sentence up front; the parser's own text (with the bytes it read) behind Show Details.
+        const QString full = QString::fromStdString(error.text());
+        const QString file = QFileInfo(path).fileName();
+        QString what;
+        const auto where = QRegularExpression(QStringLiteral("line (\\d+), column (\\d+)")).match(full);
+        if (full.contains(QStringLiteral("not valid JSON")))
+            what = where.hasMatch()
+                ? tr("%1 is not valid JSON (line %2, column %3): the file is incomplete or damaged.")
+                      .arg(file, where.captured(1), where.captured(2))
+                : tr("%1 is not valid JSON: the file is incomplete or damaged.").arg(file);
+        else
+            what = tr("%1 is not a usable scenario: %2.")
+                       .arg(file, QFontMetrics(font()).elidedText(full.section(u'\n', 0, 0), Qt::ElideRight, 600));
+        reportError(
+            tr("Cannot open scenario"), what + QStringLiteral("\n") + tr("The current scenario is unchanged."), full);
         return false;
     }
     m_document->reset(std::move(*scenario), QFileInfo(path).absoluteFilePath());
@@ -464,29 +507,37 @@ void MainWindow::fillRecentMenu()
 QStringList MainWindow::tabNames()
 {
     return { QStringLiteral("rankmap"), QStringLiteral("memory"), QStringLiteral("schedule"),
-        QStringLiteral("recommendations"), QStringLiteral("probe") };
+        QStringLiteral("recommendations"), QStringLiteral("probe"), QStringLiteral("compare") };
 }
 
 void MainWindow::exportDialog()
 {
     QSettings settings;
-    ExportRequest initial;
-    initial.folder = settings.value(QStringLiteral("exportFolder")).toString();
-    if (initial.folder.isEmpty())
-        initial.folder = m_document->filePath().isEmpty() ? QDir::homePath() : QFileInfo(m_document->filePath()).path();
-    QString stem = QString::fromStdString(m_document->scenario().name).toLower();
-    stem.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
-    stem.remove(QRegularExpression(QStringLiteral("^-+|-+$")));
-    initial.baseName = stem.isEmpty() ? QStringLiteral("parallax") : stem;
-    initial.format = static_cast<render::ExportFormat>(
-        settings.value(QStringLiteral("exportFormat"), static_cast<int>(render::ExportFormat::Svg)).toInt());
-    ExportDialog dialog(initial, this);
+    ExportDialog dialog(initialExportRequest(), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
     const ExportRequest request = dialog.request();
     settings.setValue(QStringLiteral("exportFolder"), request.folder);
     settings.setValue(QStringLiteral("exportFormat"), static_cast<int>(request.format));
     exportFiles(request);
+}
+
+ExportRequest MainWindow::initialExportRequest() const
+{
+    QSettings settings;
+    ExportRequest initial;
+    // A saved scenario exports beside itself; an unsaved one where the last export went.
+    initial.folder = m_document->filePath().isEmpty() ? settings.value(QStringLiteral("exportFolder")).toString()
+                                                      : QFileInfo(m_document->filePath()).path();
+    if (initial.folder.isEmpty())
+        initial.folder = QDir::homePath();
+    QString stem = QString::fromStdString(m_document->scenario().name).toLower();
+    stem.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
+    stem.remove(QRegularExpression(QStringLiteral("^-+|-+$")));
+    initial.baseName = stem.isEmpty() ? QStringLiteral("parallax") : stem;
+    initial.format = static_cast<render::ExportFormat>(
+        settings.value(QStringLiteral("exportFormat"), static_cast<int>(render::ExportFormat::Svg)).toInt());
+    return initial;
 }
 
 ExportSources MainWindow::exportSources() const
@@ -496,6 +547,8 @@ ExportSources MainWindow::exportSources() const
     sources.gantt = m_schedule->ganttModel();
     if (m_schedule->showsComparison())
         sources.comparison = m_schedule->comparison();
+    if (const GanttView* gantt = m_schedule->gantt(); gantt && !gantt->targetAxis().isFullyZoomedOut())
+        sources.ganttView = render::GanttTimeRange { gantt->targetAxis().viewStart(), gantt->targetAxis().viewEnd() };
     sources.rankMap = m_rankMap->picture();
     const core::SearchResult* search = m_recommendations->result();
     if (search && !m_recommendations->isStale() && search->baselineReason)

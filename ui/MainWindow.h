@@ -8,9 +8,14 @@ class QLabel;
 class QMenu;
 class QTabWidget;
 
+namespace parallax::core {
+struct Scenario;
+}
+
 namespace parallax::ui {
 
 class ConfigPanel;
+class DesignCompareTab;
 class MemoryTab;
 class ProbeTab;
 class RankMapView;
@@ -39,6 +44,7 @@ public:
     MemoryTab* memoryTab() const { return m_memory; }
     ScheduleTab* scheduleTab() const { return m_schedule; }
     RecommendationsTab* recommendationsTab() const { return m_recommendations; }
+    DesignCompareTab* compareTab() const { return m_compare; }
     ProbeTab* probeTab() const { return m_probe; }
     // Tab names for --tab and the View menu: "rankmap", "memory", "schedule", "recommendations", "probe".
     static QStringList tabNames();
@@ -63,10 +69,12 @@ public:
     // (one undo step); the GPU and fabric stay unless the text carries Parallax's marker.
     bool importLaunchText(const QString& text);
     bool importLaunchFile(const QString& path);
+    ExportRequest initialExportRequest() const; // the Export dialog's choices when it opens
     bool maybeSave(); // true when it is fine to discard the document now
 
     void setUnsavedPrompt(UnsavedPrompt prompt) { m_unsavedPrompt = std::move(prompt); }
     void setErrorReporter(ErrorReporter reporter) { m_errorReporter = std::move(reporter); }
+    QString lastErrorDetails() const { return m_lastErrorDetails; } // of the last error reported
     void setDarkPalette(bool dark);
 
 protected:
@@ -76,12 +84,14 @@ private:
     void createMenus();
     void updateStatus();
     void updateTitle();
+    static QString designLine(const core::Scenario& s); // "Llama 3 70B on 64 H100 SXM"
     void addRecentFile(const QString& path);
     void fillRecentMenu();
     bool saveAsDialog();
     void exportDialog();
     void showLesson();
-    void reportError(const QString& title, const QString& text);
+    // `details` (raw parser text, ...) goes behind "Show Details", the text says it in a sentence.
+    void reportError(const QString& title, const QString& text, const QString& details = {});
 
     ScenarioDocument* m_document;
     TopologyEditor* m_topology;
@@ -91,9 +101,11 @@ private:
     MemoryTab* m_memory;
     ScheduleTab* m_schedule;
     RecommendationsTab* m_recommendations;
+    DesignCompareTab* m_compare = nullptr;
     ProbeTab* m_probe;
     QMenu* m_recentMenu = nullptr;
     QAction* m_lessonAction = nullptr;
+    QString m_titleDesign; // designLine() of the scenario as opened or saved
     QAction* m_darkAction = nullptr;
     QLabel* m_stepLabel;
     QLabel* m_mfuLabel;
@@ -103,6 +115,7 @@ private:
     QLabel* m_busyLabel;
     UnsavedPrompt m_unsavedPrompt;
     ErrorReporter m_errorReporter;
+    QString m_lastErrorDetails;
 };
 
 } // namespace parallax::ui

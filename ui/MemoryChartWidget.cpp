@@ -1,5 +1,7 @@
 #include "ui/MemoryChartWidget.h"
 
+#include "ui/render/RenderStyle.h"
+
 #include "ui/ToolTipEvent.h"
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -51,7 +53,7 @@ void MemoryChartWidget::paintEvent(QPaintEvent*)
         return;
     }
     // The renderer paints a white page (as in the exports) inside an 8 px margin.
-    p.fillRect(rect(), Qt::white);
+    p.fillRect(rect(), render::style::background());
     m_renderer->paint(p, m_layout, m_hovered);
 }
 

@@ -1,5 +1,7 @@
 #include "ui/RankMapView.h"
 
+#include "ui/GpuDetailPanel.h"
+#include "ui/RankMapSearch.h"
 #include "ui/Theme.h"
 #include "ui/ToolTipEvent.h"
 #include "ui/render/Exporter.h"
@@ -11,11 +13,18 @@
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
 #include <unordered_set>
 
 namespace parallax::ui {
@@ -49,17 +58,26 @@ public:
             update();
             return;
         }
+        // The fitted map (scrolling down when even small cells do not fit the view), then, zoomed,
+        // the same map on a canvas `zoom` times larger in both directions: cells grow with the zoom
+        // (up to the renderer's largest) and the scroll area pans.
         const QSize available = m_scroll->viewport()->size();
-        const QRectF area(kMargin, kMargin, std::max(100.0, available.width() - 2 * kMargin),
+        QRectF area(kMargin, kMargin, std::max(100.0, available.width() - 2 * kMargin),
             std::max(100.0, available.height() - 2 * kMargin));
         v.m_layout = v.m_renderer->layout(area, v.m_options);
-        if (v.m_layout.cellSize < kMinCell) {
-            const double h = v.m_renderer->preferredHeight(area.width(), v.m_options, 20000);
-            v.m_layout = v.m_renderer->layout(QRectF(area.topLeft(), QSizeF(area.width(), h)), v.m_options);
-            setMinimumSize(0, static_cast<int>(h + 2 * kMargin));
-        } else {
-            setMinimumSize(0, 0);
+        const bool scrolls = v.m_layout.cellSize < kMinCell;
+        if (scrolls)
+            area.setHeight(v.m_renderer->preferredHeight(area.width(), v.m_options, 20000));
+        const double z = v.m_zoom;
+        if (scrolls || z > 1) {
+            area.setSize(QSizeF(area.width() * z, area.height() * z));
+            v.m_layout = v.m_renderer->layout(area, v.m_options);
         }
+        if (scrolls || z > 1)
+            setMinimumSize(z > 1 ? static_cast<int>(area.width() + 2 * kMargin) : 0,
+                static_cast<int>(area.height() + 2 * kMargin));
+        else
+            setMinimumSize(0, 0);
         update();
     }
 
@@ -73,6 +91,42 @@ protected:
             return;
         v.m_renderer->paint(p, v.m_layout, v.m_options);
         paintSelection(p);
+        paintFound(p);
+    }
+
+    // What the search box found: a thick outline, visible at any zoom (at least 4 px).
+    void paintFound(QPainter& p) const
+    {
+        const auto& v = *m_view;
+        if (v.m_found.empty())
+            return;
+        QRectF box;
+        for (int gpu : v.m_found) {
+            if (gpu < static_cast<int>(v.m_layout.cells.size()))
+                box = box.isNull() ? v.m_layout.cells[static_cast<std::size_t>(gpu)]
+                                   : box.united(v.m_layout.cells[static_cast<std::size_t>(gpu)]);
+        }
+        if (box.isNull())
+            return;
+        if (box.width() < 4)
+            box.adjust(-(4 - box.width()) / 2, 0, (4 - box.width()) / 2, 0);
+        if (box.height() < 4)
+            box.adjust(0, -(4 - box.height()) / 2, 0, (4 - box.height()) / 2);
+        p.setPen(QPen(render::style::cursor(), 3));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(box.adjusted(-2, -2, 2, 2));
+    }
+
+    void wheelEvent(QWheelEvent* e) override
+    {
+        if (!(e->modifiers() & Qt::ControlModifier)) {
+            e->ignore(); // the scroll area pans
+            return;
+        }
+        const double steps = e->angleDelta().y() / 120.0;
+        m_view->setZoom(
+            m_view->m_zoom * std::pow(1.25, steps), m_scroll->viewport()->mapFromGlobal(e->globalPosition()));
+        e->accept();
     }
 
     // The selected group stays as painted; every other GPU is veiled, so the group stands out.
@@ -83,7 +137,7 @@ protected:
             return;
         const auto members = v.m_info.groupMembers(v.m_options.dim, v.m_selectedGroup);
         const std::unordered_set<int> selected(members.begin(), members.end());
-        const QColor veil(255, 255, 255, 170);
+        const QColor veil = render::style::backing(170);
         for (int gpu = 0; gpu < static_cast<int>(v.m_layout.cells.size()); ++gpu) {
             if (!selected.count(gpu))
                 p.fillRect(v.m_layout.cells[static_cast<std::size_t>(gpu)], veil);
@@ -120,8 +174,12 @@ protected:
     }
     void mousePressEvent(QMouseEvent* e) override
     {
-        if (e->button() == Qt::LeftButton)
-            m_view->clickGpu(m_view->m_layout.gpuAt(e->position()));
+        if (e->button() == Qt::LeftButton) {
+            const int gpu = m_view->m_layout.gpuAt(e->position());
+            m_view->clickGpu(gpu);
+            if (gpu >= 0 && m_view->m_gpuClicked)
+                m_view->m_gpuClicked(gpu);
+        }
     }
 
 private:
@@ -156,8 +214,33 @@ RankMapView::RankMapView(QWidget* parent)
     m_colorCombo->addItem(tr("position in group"));
     bar->addWidget(m_colorCombo);
     bar->addSpacing(12);
+    auto addButton = [&](const QString& text, const QString& tip, auto slot) {
+        auto* b = new QToolButton(this);
+        b->setText(text);
+        b->setToolTip(tip);
+        connect(b, &QToolButton::clicked, this, slot);
+        bar->addWidget(b);
+        return b;
+    };
+    addButton(QStringLiteral("−"), tr("Zoom out (Ctrl+wheel)"), [this] {
+        setZoom(m_zoom / 1.5);
+    })->setObjectName(QStringLiteral("rankMapZoomOut"));
+    addButton(QStringLiteral("+"), tr("Zoom in (Ctrl+wheel); cells show their ranks as they grow"), [this] {
+        setZoom(m_zoom * 1.5);
+    })->setObjectName(QStringLiteral("rankMapZoomIn"));
+    addButton(tr("Fit"), tr("Fit the whole map in the view"), [this] { setZoom(1); });
+    m_search = new QLineEdit(this);
+    m_search->setObjectName(QStringLiteral("rankMapSearch"));
+    m_search->setPlaceholderText(tr("Find: rank 517, gpu 12, node77"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setMinimumWidth(150);
+    m_search->setMaximumWidth(220);
+    bar->addWidget(m_search);
+    connect(m_search, &QLineEdit::returnPressed, this, [this] { find(m_search->text()); });
+    bar->addSpacing(12);
     m_summary = new QLabel(this);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window (1366x768)
     bar->addWidget(m_summary, 1);
     layout->addLayout(bar);
 
@@ -166,6 +249,11 @@ RankMapView::RankMapView(QWidget* parent)
     m_banner->setWordWrap(true);
     m_banner->setVisible(false);
     layout->addWidget(m_banner);
+    m_searchStatus = new QLabel(this);
+    m_searchStatus->setObjectName(QStringLiteral("rankMapSearchStatus"));
+    m_searchStatus->setWordWrap(true);
+    m_searchStatus->setVisible(false);
+    layout->addWidget(m_searchStatus);
 
     m_scroll = new QScrollArea(this);
     m_scroll->setWidgetResizable(true);
@@ -173,7 +261,22 @@ RankMapView::RankMapView(QWidget* parent)
     m_canvas = new RankMapCanvas(this, m_scroll);
     m_canvas->setObjectName(QStringLiteral("rankMapCanvas"));
     m_scroll->setWidget(m_canvas);
-    layout->addWidget(m_scroll, 1);
+    m_detail = new GpuDetailPanel(this);
+    m_detail->setMinimumWidth(230);
+    auto* detailScroll = new QScrollArea(this);
+    detailScroll->setWidgetResizable(true);
+    detailScroll->setFrameShape(QFrame::NoFrame);
+    detailScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    detailScroll->setWidget(m_detail);
+    detailScroll->setMinimumWidth(240);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setChildrenCollapsible(true);
+    split->addWidget(m_scroll);
+    split->addWidget(detailScroll);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setSizes({ 700, 260 });
+    layout->addWidget(split, 1);
 
     connect(m_dimCombo, &QComboBox::currentIndexChanged, this,
         [this](int index) { setDimension(static_cast<core::Dim>(m_dimCombo->itemData(index).toInt())); });
@@ -199,6 +302,7 @@ void RankMapView::setEvaluation(EvaluationPtr evaluation)
 {
     const int previousGroup = m_selectedGroup;
     m_info.setEvaluation(evaluation);
+    m_detail->setEvaluation(evaluation);
     m_renderer.reset();
     if (evaluation && evaluation->scenario.topology.gpuCount() > 0) {
         // Without a valid rank map every GPU is drawn idle, in its domain.
@@ -248,8 +352,62 @@ void RankMapView::setColorBy(ColorBy colorBy)
     refresh();
 }
 
+void RankMapView::setZoom(double zoom, std::optional<QPointF> anchor)
+{
+    zoom = std::clamp(zoom, 1.0, kMaxZoom);
+    if (zoom == m_zoom)
+        return;
+    QScrollBar* h = m_scroll->horizontalScrollBar();
+    QScrollBar* v = m_scroll->verticalScrollBar();
+    const QPointF a
+        = anchor.value_or(QPointF(m_scroll->viewport()->width() / 2.0, m_scroll->viewport()->height() / 2.0));
+    // The fraction of the canvas under the anchor stays under it.
+    const QSizeF before = m_canvas->size();
+    const double fx = before.width() > 0 ? (h->value() + a.x()) / before.width() : 0.5;
+    const double fy = before.height() > 0 ? (v->value() + a.y()) / before.height() : 0.5;
+    m_zoom = zoom;
+    m_canvas->relayout();
+    m_scroll->widget()->resize(m_scroll->widget()->minimumSize().expandedTo(m_scroll->viewport()->size()));
+    h->setValue(static_cast<int>(fx * m_canvas->width() - a.x()));
+    v->setValue(static_cast<int>(fy * m_canvas->height() - a.y()));
+}
+
+bool RankMapView::find(const QString& query)
+{
+    const EvaluationPtr& e = m_info.evaluation();
+    RankMapMatch match;
+    if (e)
+        match = findInRankMap(query, e->scenario.topology, m_info.hasRankMap() ? e->report.rankMap.worldSize() : 0);
+    else
+        match.error = tr("no cluster to search");
+    m_found = match.gpus;
+    m_searchStatus->setVisible(!query.trimmed().isEmpty());
+    m_searchStatus->setText(match.found() ? match.description
+                                          : QStringLiteral("<span style='color:%1'>%2</span>")
+                                                .arg(theme::problemColor().name(), match.error.toHtmlEscaped()));
+    if (match.found()) {
+        // Big enough to see one GPU: zoom until its cell is at least 16 px, then scroll to it.
+        const double cell = cellRect(m_found.front()).width();
+        if (cell > 0 && cell < 16 && m_found.size() == 1)
+            setZoom(m_zoom * 16 / cell);
+        const QRectF r = cellRect(m_found.front());
+        m_scroll->ensureVisible(static_cast<int>(r.center().x()), static_cast<int>(r.center().y()),
+            static_cast<int>(r.width() * 4 + 40), static_cast<int>(r.height() * 4 + 40));
+        m_detail->showGpu(m_found.front());
+    }
+    m_canvas->update();
+    return match.found();
+}
+
+void RankMapView::showGpuDetail(int gpu)
+{
+    m_detail->showGpu(gpu);
+}
+
 void RankMapView::clickGpu(int gpu)
 {
+    if (gpu >= 0)
+        m_detail->showGpu(gpu);
     const int group = m_info.groupOfGpu(m_options.dim, gpu);
     m_selectedGroup = (group < 0 || group == m_selectedGroup) ? -1 : group;
     selectionChanged();

@@ -7,18 +7,24 @@
 #include <QWidget>
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QLabel;
+class QLineEdit;
 class QScrollArea;
 
 namespace parallax::ui {
 
+class GpuDetailPanel;
 class RankMapCanvas;
 
 // The "Rank map" tab: dimension and coloring pickers, the problems banner, and the map with its
 // legend, painted by render::RankMapRenderer (the same code as the exports). Hover a cell for its
-// rank and coordinates (its group is outlined); click a cell to highlight its group (again to clear).
+// rank and coordinates (its group is outlined); click a cell to highlight its group (again to clear)
+// and to show the GPU in the detail panel beside the map. At scale (1024 to 16,384 GPUs) the map
+// zooms (Ctrl+wheel, the +/- buttons) and pans (scroll bars, wheel), cells gaining their labels as
+// they grow; the search box finds "rank 517", "gpu 12" or a domain ("node77").
 class RankMapView : public QWidget {
 public:
     using ColorBy = render::RankMapRenderer::ColorBy;
@@ -37,6 +43,21 @@ public:
     int selectedGroup() const { return m_selectedGroup; }
     // Called with the GPUs of the selected group (empty when cleared), to highlight them elsewhere.
     void setHighlightCallback(std::function<void(const std::vector<int>&)> callback);
+
+    // Zoom over the fitted map: 1 fits the view, up to kMaxZoom. `anchor` (viewport coordinates)
+    // keeps the point under it in place; none: the view's centre.
+    static constexpr double kMaxZoom = 32;
+    void setZoom(double zoom, std::optional<QPointF> anchor = std::nullopt);
+    double zoom() const { return m_zoom; }
+    // The search box's query: selects what it finds (shown outlined, scrolled into view, the first
+    // GPU in the detail panel); false and a message beside the box when nothing matches.
+    bool find(const QString& query);
+    const std::vector<int>& foundGpus() const { return m_found; }
+    GpuDetailPanel* detailPanel() const { return m_detail; }
+    QScrollArea* scrollArea() const { return m_scroll; }
+    // Called with a GPU clicked here, so that other views can show it too.
+    void setGpuClickedCallback(std::function<void(int)> callback) { m_gpuClicked = std::move(callback); }
+    void showGpuDetail(int gpu); // the detail panel only (a click in the topology editor)
 
     const RankMapInfo& info() const { return m_info; }
     // Null while there is no topology to draw.
@@ -68,6 +89,12 @@ private:
     QScrollArea* m_scroll = nullptr;
     RankMapCanvas* m_canvas = nullptr;
     std::function<void(const std::vector<int>&)> m_highlight;
+    std::function<void(int)> m_gpuClicked;
+    double m_zoom = 1;
+    std::vector<int> m_found;
+    QLineEdit* m_search = nullptr;
+    QLabel* m_searchStatus = nullptr;
+    GpuDetailPanel* m_detail = nullptr;
 };
 
 } // namespace parallax::ui

@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -80,6 +81,7 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
                                       "answer the old scenario and cannot be applied; search again.")));
     m_staleBanner->setVisible(false);
     m_summary = makeSummaryLabel(this);
+    m_summary->setObjectName(QStringLiteral("searchSummary"));
 
     m_candidateTable = makeSortedTable(this, m_candidates, CandidateModel::SortRole);
     m_candidateTable->setObjectName(QStringLiteral("candidateTable"));
@@ -113,11 +115,23 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
     auto* candidates = new QWidget(this);
     auto* cl = new QVBoxLayout(candidates);
     cl->setContentsMargins(0, 0, 0, 0);
+    // At 1366x768 the table keeps several rows in view, and neither it nor the Apply button moves
+    // as the selected candidate's reasons run longer or shorter: the reasons scroll in a box of
+    // fixed height beside the button.
+    const int rowHeight = m_candidateTable->verticalHeader()->defaultSectionSize();
+    m_candidateTable->setMinimumHeight(m_candidateTable->horizontalHeader()->sizeHint().height() + 4 * rowHeight + 4);
     cl->addWidget(m_candidateTable, 1);
+    auto* detailsScroll = new QScrollArea(candidates);
+    detailsScroll->setObjectName(QStringLiteral("candidateDetailsScroll"));
+    detailsScroll->setWidgetResizable(true);
+    detailsScroll->setFrameShape(QFrame::NoFrame);
+    detailsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    detailsScroll->setWidget(m_details);
+    detailsScroll->setFixedHeight(5 * fontMetrics().lineSpacing() + 6);
     auto* applyRow = new QHBoxLayout;
-    applyRow->addWidget(m_details, 1);
     applyRow->addWidget(m_applyButton, 0, Qt::AlignTop);
     applyRow->addWidget(m_copyButton, 0, Qt::AlignTop);
+    applyRow->addWidget(detailsScroll, 1);
     cl->addLayout(applyRow);
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -245,8 +259,10 @@ void RecommendationsTab::searchFinished(std::uint64_t, std::shared_ptr<const cor
                               .arg(st.scored)
                               .arg(st.simulated)
                               .arg(seconds, 0, 'f', 1));
+    m_candidateTable->clearSelection();
     if (m_candidates->rowCount() > 0)
         m_candidateTable->selectRow(0);
+    showDetails(); // never the previous run's candidate
     updateStale();
     showSummary();
     updateButtons();
@@ -261,7 +277,19 @@ void RecommendationsTab::showSummary()
         return;
     }
     QString text;
-    if (r.candidates.empty()) {
+    if (r.cancelled) {
+        // A cancelled search has not looked at everything: it must not claim that nothing fits.
+        text = tr("<b>Search cancelled</b> after %1 configurations scored and %2 simulated.")
+                   .arg(r.stats.scored)
+                   .arg(r.stats.simulated);
+        if (r.candidates.empty())
+            text += QStringLiteral(" ") + tr("No candidate had been ranked yet; search again and let it finish.");
+        else
+            text += QStringLiteral(" ")
+                + tr("Best found so far: %1, step %2 (not the whole space; search again for the full ranking).")
+                      .arg(QString::fromStdString(core::describe(r.candidates.front().point)).toHtmlEscaped(),
+                          format::seconds(r.candidates.front().report.stepTimeSeconds));
+    } else if (r.candidates.empty()) {
         text = tr("<b>No configuration fits</b> in %1 HBM.").arg(format::bytes(r.hbmBytes));
         if (r.leanest)
             text += QStringLiteral(" ")

@@ -49,6 +49,31 @@ render::TitleBlock comparisonTitle(const Evaluation& e, const std::vector<Compar
 }
 } // namespace
 
+std::optional<render::GanttTimeRange> ganttRangeOf(const ExportRequest& request, const ExportSources& sources)
+{
+    switch (request.ganttRange) {
+    case ExportRequest::GanttRange::WholeStep:
+        return std::nullopt;
+    case ExportRequest::GanttRange::Visible:
+        return sources.ganttView;
+    case ExportRequest::GanttRange::FirstMicrobatches: {
+        if (!sources.gantt)
+            return std::nullopt;
+        double end = 0;
+        for (int t = 0; t < sources.gantt->trackCount(); ++t) {
+            for (const core::TimedOp& op : sources.gantt->ops(t)) {
+                if (op.microbatch < request.firstMicrobatches)
+                    end = std::max(end, op.end);
+            }
+        }
+        if (end <= 0)
+            return std::nullopt;
+        return render::GanttTimeRange { 0, end };
+    }
+    }
+    return std::nullopt;
+}
+
 QString ExportRequest::pathOf(const QString& suffix, const QString& extension) const
 {
     return QDir(folder).filePath(baseName + suffix + u'.' + extension);
@@ -63,6 +88,12 @@ ExportOutcome exportReport(const ExportRequest& request, const ExportSources& so
                           .arg(e && !e->report.errors.empty()
                                   ? QStringLiteral(" (") + QString::fromStdString(e->report.errors.front().text) + u')'
                                   : QString());
+        return out;
+    }
+    // One clear line for a folder that cannot be made, instead of one error per file.
+    if (request.folder.isEmpty() || !QDir().mkpath(request.folder)) {
+        out.errors << QObject::tr("The folder %1 does not exist and cannot be created: choose another folder.")
+                          .arg(QDir::toNativeSeparators(request.folder));
         return out;
     }
     const QString ext = extensionOf(request.format);
@@ -91,7 +122,8 @@ ExportOutcome exportReport(const ExportRequest& request, const ExportSources& so
         if (sources.gantt)
             picture = render::ganttPicture(sources.gantt,
                 comparing ? comparisonTitle(*e, sources.comparison)
-                          : render::TitleBlock::forReport(e->scenario, e->report, QStringLiteral("pipeline schedule")));
+                          : render::TitleBlock::forReport(e->scenario, e->report, QStringLiteral("pipeline schedule")),
+                render::kGanttWidth, {}, ganttRangeOf(request, sources));
         writePicture(picture, QStringLiteral("-gantt"), QObject::tr("schedule"), md.ganttPicture);
     }
     if (request.rankMap)

@@ -4,6 +4,7 @@
 #include "ui/ScheduleComparison.h"
 #include "ui/render/Exporter.h"
 #include "ui/render/Picture.h"
+#include "ui/render/ReportPictures.h"
 
 #include <QString>
 #include <QStringList>
@@ -30,6 +31,11 @@ struct ExportRequest {
     bool markdown = true;
     render::ExportFormat format = render::ExportFormat::Svg;
     double scale = 2; // PNG only: device pixels per logical pixel
+    // Which part of the step the Gantt shows: what the Schedule tab shows (its zoom), the whole
+    // step, or the first `firstMicrobatches` micro-batches (from 0 to the end of their last op).
+    enum class GanttRange { Visible, WholeStep, FirstMicrobatches };
+    GanttRange ganttRange = GanttRange::Visible;
+    int firstMicrobatches = 8;
 
     QString pathOf(const QString& suffix, const QString& extension) const; // "<folder>/<base><suffix>.<ext>"
 };
@@ -39,6 +45,7 @@ struct ExportSources {
     EvaluationPtr evaluation;
     std::shared_ptr<const render::GanttModel> gantt; // the Schedule tab's model (compared schedules or one)
     std::vector<ComparedSchedule> comparison; // non-empty when the Gantt compares schedules
+    std::optional<render::GanttTimeRange> ganttView; // the Schedule tab's zoom; none: the whole step
     std::optional<render::Picture> rankMap; // the Rank map tab's picture (its dimension and coloring)
     std::vector<std::string> reasons; // for the Markdown report (the recommender's "why"), may be empty
 };
@@ -52,5 +59,7 @@ struct ExportOutcome {
 // Writes every requested file it can; an unwritable path or a missing chart is an error line, and
 // the other files are still written.
 ExportOutcome exportReport(const ExportRequest& request, const ExportSources& sources);
+// The time range the request's Gantt shows; none: the whole step.
+std::optional<render::GanttTimeRange> ganttRangeOf(const ExportRequest& request, const ExportSources& sources);
 
 } // namespace parallax::ui

@@ -1,5 +1,8 @@
 #include "ui/Theme.h"
 
+#include "ui/ContrastStyle.h"
+#include "ui/render/RenderStyle.h"
+
 #include <QApplication>
 #include <QPalette>
 #include <QStyle>
@@ -12,8 +15,8 @@ namespace {
 // Paul Tol, "light" scheme (pale grey reserved for "no data").
 constexpr std::array<QRgb, 8> kTolLight { 0x77AADD, 0xEE8866, 0xEEDD88, 0xFFAABB, 0x99DDFF, 0x44BB99, 0xBBCC33,
     0xAAAA00 };
-// Paul Tol, "bright" scheme (grey left out): distinct GPU types in the editor.
-constexpr std::array<QRgb, 6> kTolBright { 0x4477AA, 0xEE6677, 0x228833, 0xCCBB44, 0x66CCEE, 0xAA3377 };
+// Paul Tol's "bright" scheme, all seven: one per GPU preset, so no two types share a color.
+constexpr std::array<QRgb, 7> kTolBright { 0x4477AA, 0xEE6677, 0x228833, 0xCCBB44, 0x66CCEE, 0xAA3377, 0xBBBBBB };
 } // namespace
 
 int groupColorCount()
@@ -54,7 +57,8 @@ bool isDark()
 
 void applyPalette(QApplication& app, bool dark)
 {
-    app.setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    render::style::setDarkCanvas(dark); // the rank map, memory and Gantt canvases follow the palette
+    app.setStyle(new ContrastStyle(QStyleFactory::create(QStringLiteral("Fusion"))));
     if (!dark) {
         app.setPalette(app.style()->standardPalette());
         return;

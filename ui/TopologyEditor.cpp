@@ -165,10 +165,10 @@ TopologyEditor::TopologyEditor(ScenarioDocument* document, QWidget* parent)
     layout->addWidget(m_view, 1);
 
     m_message = new QLabel(this);
+    m_message->setObjectName(QStringLiteral("topologyStatus"));
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_message);
-    showMessage(tr("Drag GPUs between domains, domains onto fabrics. Wheel: zoom; drag the background: pan."), false);
 
     connect(m_document, &ScenarioDocument::scenarioChanged, this, &TopologyEditor::rebuild);
     rebuild();
@@ -178,6 +178,11 @@ TopologyEditor::~TopologyEditor() = default;
 
 void TopologyEditor::rebuild()
 {
+    // The scenario changed (undo, rename, delete, File > New, another panel): the last action's
+    // text no longer describes it; the counts are recomputed.
+    m_lastMessage.clear();
+    m_lastProblem = false;
+    refreshMessage();
     const int keepDomain = selectedDomain();
     const int keepFabric = selectedFabric();
     m_view->cancelDrag();
@@ -294,7 +299,24 @@ void TopologyEditor::viewportResized()
 void TopologyEditor::showMessage(const QString& text, bool problem)
 {
     m_lastMessage = text;
-    m_message->setText(problem
+    m_lastProblem = problem;
+    refreshMessage();
+}
+
+void TopologyEditor::refreshMessage()
+{
+    const core::Topology& t = m_document->scenario().topology;
+    const QString counts = tr("%1 GPUs in %2")
+                               .arg(t.gpuCount())
+                               .arg(format::plural(static_cast<int>(t.domains.size()), tr("domain"), tr("domains")));
+    if (m_lastMessage.isEmpty()) {
+        m_message->setText(counts.toHtmlEscaped() + QStringLiteral(" · ")
+            + tr("Drag GPUs between domains, domains onto fabrics. Wheel: zoom; drag the background: pan.")
+                  .toHtmlEscaped());
+        return;
+    }
+    const QString text = m_lastMessage + QStringLiteral(" · ") + counts;
+    m_message->setText(m_lastProblem
             ? QStringLiteral("<span style='color:%1'>%2</span>").arg(theme::problemColor().name(), text.toHtmlEscaped())
             : text.toHtmlEscaped());
 }
@@ -381,9 +403,18 @@ QPointF TopologyEditor::fabricScenePos(int fabric) const
 void TopologyEditor::selectAt(QPointF scenePos)
 {
     m_scene->clearSelection();
-    if (DomainItem* d = domainItemAt(scenePos))
+    if (DomainItem* d = domainItemAt(scenePos)) {
         d->setSelected(true);
-    else if (FabricItem* f = fabricItemAt(scenePos); f && f->fabricIndex() >= 0)
+        // A click on a GPU cell names that GPU (global index, topology order) for its detail panel.
+        const int inDomain = d->gpuAt(d->mapFromScene(scenePos));
+        const auto& domains = m_document->scenario().topology.domains;
+        if (inDomain >= 0 && m_gpuClicked && d->domainIndex() < static_cast<int>(domains.size())) {
+            int gpu = inDomain;
+            for (int i = 0; i < d->domainIndex(); ++i)
+                gpu += domains[static_cast<std::size_t>(i)].gpuCount;
+            m_gpuClicked(gpu);
+        }
+    } else if (FabricItem* f = fabricItemAt(scenePos); f && f->fabricIndex() >= 0)
         f->setSelected(true);
 }
 
@@ -417,8 +448,16 @@ void TopologyEditor::hoverDrop(const TopologyDrag& drag, QPointF scenePos)
     switch (drag.kind) {
     case Kind::Gpu:
     case Kind::PaletteGpu:
-        if (DomainItem* d = domainItemAt(scenePos); d && d->domainIndex() != drag.domain)
-            d->setDropTarget(true);
+        // Only a target that would accept the drop lights up (a domain holds one GPU type).
+        if (DomainItem* d = domainItemAt(scenePos); d && d->domainIndex() != drag.domain) {
+            core::Topology t = m_document->scenario().topology;
+            QString refusal;
+            if (drag.kind == Kind::Gpu && drag.domain >= 0 && drag.domain < static_cast<int>(t.domains.size()))
+                refusal = edits::moveGpu(t, drag.domain, d->domainIndex());
+            else if (const auto gpu = core::PresetLibrary::instance().gpu(drag.gpuId.toStdString()))
+                refusal = edits::addGpu(t, d->domainIndex(), *gpu);
+            d->setDropTarget(refusal.isEmpty());
+        }
         break;
     case Kind::Domain:
     case Kind::PaletteDomain:
@@ -524,8 +563,7 @@ bool TopologyEditor::drop(const TopologyDrag& drag, QPointF scenePos)
         s.topology = t;
         edits::normalizeCluster(s);
     });
-    showMessage(
-        text + QStringLiteral(" · ") + tr("%1 GPUs in %2 domains").arg(t.gpuCount()).arg(t.domains.size()), false);
+    showMessage(text, false);
     return true;
 }
 
@@ -543,7 +581,7 @@ void TopologyEditor::generateCluster(const QString& gpuId, int nodes, int gpusPe
         s.topology = t;
         edits::normalizeCluster(s);
     });
-    showMessage(text + QStringLiteral(" = ") + tr("%1 GPUs").arg(nodes * gpusPerNode), false);
+    showMessage(text, false);
 }
 
 void TopologyEditor::showGenerateDialog()

@@ -3,6 +3,7 @@
 #include "ui/TopologyView.h"
 
 #include <QWidget>
+#include <functional>
 #include <vector>
 
 class QGraphicsScene;
@@ -59,6 +60,8 @@ public:
 
     // GPUs to highlight (the rank map's selected group), by global GPU index.
     void setHighlightedGpus(const std::vector<int>& gpus);
+    // Called with the global index of a GPU cell clicked in the editor.
+    void setGpuClickedCallback(std::function<void(int)> callback) { m_gpuClicked = std::move(callback); }
     void fitAll();
     void viewportResized(); // while fitting: re-flow the domains to the view's shape
 
@@ -66,6 +69,7 @@ private:
     void rebuild();
     void applyHighlights();
     void showMessage(const QString& text, bool problem);
+    void refreshMessage(); // the last action (if the scenario has not changed since) and live counts
     DomainItem* domainItemAt(QPointF scenePos) const;
     FabricItem* fabricItemAt(QPointF scenePos) const;
     int selectedDomain() const;
@@ -78,6 +82,8 @@ private:
     QListWidget* m_palette;
     QLabel* m_message;
     QString m_lastMessage;
+    bool m_lastProblem = false;
+    std::function<void(int)> m_gpuClicked;
     std::vector<DomainItem*> m_domainItems;
     std::vector<FabricItem*> m_fabricItems; // by fabric index; the no-fabric area is separate
     FabricItem* m_orphanArea = nullptr;

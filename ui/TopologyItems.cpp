@@ -186,6 +186,14 @@ void FabricItem::setDropTarget(bool on)
     }
 }
 
+QString FabricItem::title() const
+{
+    if (m_info.index < 0)
+        return m_info.domainCount == 1 ? QObject::tr("Not on a fabric (1 domain)")
+                                       : QObject::tr("Not on a fabric (%1 domains)").arg(m_info.domainCount);
+    return QObject::tr("%1 · IB %2 Gb/s per NIC · %3 GPUs").arg(m_info.name).arg(m_info.nicGbps).arg(m_info.gpuCount);
+}
+
 void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*)
 {
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
@@ -208,9 +216,7 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
     f.setBold(true);
     p->setFont(f);
     p->setPen(orphan ? theme::problemColor() : pal.color(QPalette::Text));
-    const QString title = orphan
-        ? QObject::tr("Not on a fabric (%1 domains)").arg(m_info.domainCount)
-        : QObject::tr("%1 · IB %2 Gb/s per NIC · %3 GPUs").arg(m_info.name).arg(m_info.nicGbps).arg(m_info.gpuCount);
+    const QString title = this->title();
     const QRectF header(kPadding, 4, m_size.width() - 2 * kPadding, kHeader - 6);
     p->drawText(
         header, Qt::AlignLeft | Qt::AlignVCenter, QFontMetricsF(f).elidedText(title, Qt::ElideRight, header.width()));

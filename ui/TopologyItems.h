@@ -39,6 +39,7 @@ public:
     QPointF gpuCenter(int index) const; // item coordinates
     void setHighlightedGpus(std::vector<bool> highlighted);
     void setDropTarget(bool on);
+    bool isDropTarget() const { return m_dropTarget; }
 
 private:
     Info m_info;
@@ -70,6 +71,8 @@ public:
     const Info& info() const { return m_info; }
     int fabricIndex() const { return m_info.index; }
     void setDropTarget(bool on);
+    bool isDropTarget() const { return m_dropTarget; }
+    QString title() const; // the header line
 
 private:
     Info m_info;

@@ -1,5 +1,7 @@
 // parallax: the desktop application. Thin: options, then the main window (ui/).
 #include "core/ParallelConfig.h"
+#include "core/PresetLibrary.h"
+#include "ui/DesignCompareTab.h"
 #include "ui/GanttView.h"
 #include "ui/MainWindow.h"
 #include "ui/ProbeTab.h"
@@ -99,7 +101,7 @@ int main(int argc, char** argv)
     const QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."),
         QStringLiteral("WxH"), QStringLiteral("1600x1000"));
     const QCommandLineOption tabOption(QStringLiteral("tab"),
-        QStringLiteral("Tab to show first: rankmap, memory, schedule, recommendations, probe (or 1..5)."),
+        QStringLiteral("Tab to show first: rankmap, memory, schedule, recommendations, probe, compare (or 1..6)."),
         QStringLiteral("NAME"));
     const QCommandLineOption dimOption(
         QStringLiteral("dim"), QStringLiteral("Rank map dimension: tp, cp, dp, pp, ep, edp."), QStringLiteral("DIM"));
@@ -121,8 +123,19 @@ int main(int argc, char** argv)
         QStringLiteral("probe"), QStringLiteral("The parallax-probe executable to use."), QStringLiteral("FILE"));
     const QCommandLineOption runProbeOption(
         QStringLiteral("run-probe"), QStringLiteral("Probe tab: run the probe (--screenshot waits for it)."));
+    const QCommandLineOption designBOption(QStringLiteral("design-b"),
+        QStringLiteral("Compare designs tab: pin the opened design as A, then edit it into B with these changes, "
+                       "e.g. tp=2,cp=4 or gpu=gb200 (tp, cp, pp, vpp, dp, gpu, model)."),
+        QStringLiteral("CHANGES"));
+    const QCommandLineOption gpuOption(
+        QStringLiteral("gpu"), QStringLiteral("Rank map: show this GPU in the detail panel."), QStringLiteral("N"));
+    const QCommandLineOption findOption(QStringLiteral("find"),
+        QStringLiteral("Rank map: search for \"rank 517\", \"gpu 12\" or a domain name."), QStringLiteral("QUERY"));
+    const QCommandLineOption mapZoomOption(
+        QStringLiteral("map-zoom"), QStringLiteral("Rank map: zoom factor (1 fits the view)."), QStringLiteral("Z"));
     parser.addOptions({ screenshotOption, sizeOption, tabOption, dimOption, darkOption, compareOption, cursorOption,
-        zoomOption, searchOption, calibrationOption, probeOption, runProbeOption });
+        zoomOption, searchOption, calibrationOption, probeOption, runProbeOption, designBOption, gpuOption, findOption,
+        mapZoomOption });
     parser.process(app);
 
     QTemporaryDir settingsDir;
@@ -192,6 +205,41 @@ int main(int argc, char** argv)
                 window.rankMapView()->setDimension(dim);
         }
     }
+    if (parser.isSet(designBOption)) {
+        if (!window.document()->waitForEvaluation(120000))
+            return 1;
+        QApplication::processEvents();
+        window.compareTab()->pinCurrent();
+        parallax::core::Scenario b = window.document()->scenario();
+        for (const QString& change : parser.value(designBOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            const QString key = change.section(QLatin1Char('='), 0, 0).trimmed();
+            const QString value = change.section(QLatin1Char('='), 1).trimmed();
+            const auto& library = parallax::core::PresetLibrary::instance();
+            bool ok = true;
+            const int n = value.toInt(&ok);
+            if (key == QLatin1String("tp") && ok)
+                b.parallel.tp = n;
+            else if (key == QLatin1String("cp") && ok)
+                b.parallel.cp = n;
+            else if (key == QLatin1String("pp") && ok)
+                b.parallel.pp = n;
+            else if (key == QLatin1String("vpp") && ok)
+                b.parallel.vpp = n;
+            else if (key == QLatin1String("dp") && ok)
+                b.parallel.dp = n;
+            else if (key == QLatin1String("gpu") && library.gpu(value.toStdString())) {
+                for (auto& d : b.topology.domains)
+                    d.gpu = *library.gpu(value.toStdString());
+            } else if (key == QLatin1String("model") && library.model(value.toStdString())) {
+                b.model = *library.model(value.toStdString());
+                b.modelPreset = value.toStdString();
+            } else {
+                std::fprintf(stderr, "parallax: --design-b: cannot apply \"%s\"\n", qPrintable(change));
+                return 2;
+            }
+        }
+        window.document()->edit(QStringLiteral("Design B"), [b](parallax::core::Scenario& s) { s = b; });
+    }
     parallax::ui::RecommendationsTab* recommendations = window.recommendationsTab();
     if (parser.isSet(searchOption))
         recommendations->startSearch();
@@ -216,6 +264,13 @@ int main(int argc, char** argv)
         if (z.size() == 2)
             gantt->setView(z[0] * end, z[1] * end, false);
     }
+    parallax::ui::RankMapView* rankMap = window.rankMapView();
+    if (parser.isSet(mapZoomOption))
+        rankMap->setZoom(parser.value(mapZoomOption).toDouble());
+    if (parser.isSet(gpuOption))
+        rankMap->clickGpu(parser.value(gpuOption).toInt());
+    if (parser.isSet(findOption))
+        rankMap->find(parser.value(findOption));
     if (parser.isSet(cursorOption) && gantt->model())
         gantt->setCursorTime(parser.value(cursorOption).toDouble() * gantt->model()->endTime());
     if (parser.isSet(searchOption)) {

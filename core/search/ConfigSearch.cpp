@@ -187,6 +187,22 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     auto fitsSimulated = [&](std::size_t i) {
         return reports[i] && reports[i]->valid && fitsInMemory(*reports[i], options.optimizerOffload);
     };
+    // A cancelled search still returns what it has simulated that fits, best first (no reasons).
+    auto stopCancelledWithFound = [&] {
+        std::vector<std::size_t> found;
+        for (std::size_t i = 0; i < reports.size(); ++i) {
+            if (fitsSimulated(i))
+                found.push_back(i);
+        }
+        auto ranked = [&](std::size_t i) {
+            return Ranked { reports[i]->stepTimeSeconds, reports[i]->peakMemoryBytes, todo[i] };
+        };
+        std::sort(
+            found.begin(), found.end(), [&](std::size_t a, std::size_t b) { return better(ranked(a), ranked(b)); });
+        for (std::size_t k = 0; k < found.size() && static_cast<int>(k) < options.topK; ++k)
+            result.candidates.push_back({ todo[found[k]], *reports[found[k]], {} });
+        return stopCancelled();
+    };
     std::size_t simulatedUpTo = 0;
     for (int r = 0; r < kShortlistRounds; ++r) {
         const std::size_t from = simulatedUpTo;
@@ -213,7 +229,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         shortlisted = next;
     }
     if (closeSimulationPass())
-        return stopCancelled();
+        return stopCancelledWithFound();
     // Each family's representative: its best member that fits under the simulation, else its best
     // closed-form member, else its leanest.
     std::map<FamilyKey, SearchPoint> representatives;
@@ -301,7 +317,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         best = next;
     }
     if (closeSimulationPass())
-        return stopCancelled();
+        return stopCancelledWithFound();
 
     // Rank what fits under the simulation.
     std::vector<std::size_t> fitting;

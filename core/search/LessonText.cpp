@@ -178,6 +178,32 @@ bool isSearchName(const std::string& name)
     return name.rfind("recommended", 0) == 0 || name == "fix" || name.rfind("leanest", 0) == 0;
 }
 
+// Whether the scenario's own layout is the one the search ranks first, in a sentence: a lesson
+// that explains a layout must not present it as the best when the engine finds a faster one.
+std::string verdict(const Context& c)
+{
+    const SearchResult& r = *c.search;
+    if (r.cancelled)
+        return "The search was cancelled before it ranked every configuration.";
+    if (r.candidates.empty())
+        return "No configuration of this model fits this cluster: "
+            + fixForNothingFits(c.scenario, r, c.calibration).text + ".";
+    const Candidate& w = r.candidates.front();
+    const std::string best = "**" + describe(w.point) + "** (" + fixedText(w.report.stepTimeSeconds, 2)
+        + " s per step, " + fixedText(100 * w.report.mfu, 1) + "% MFU)";
+    if (r.baseline && !r.baselineReason)
+        return "Yes: the engine's search over every configuration ranks this layout first, " + best + ".";
+    if (!c.report.fits)
+        return "No: this layout does not fit in HBM. The engine's search over every configuration recommends " + best
+            + ".";
+    std::string text = "No: the engine's search over every configuration finds a faster layout, " + best
+        + "; this one takes " + fixedText(100 * (c.report.stepTimeSeconds / w.report.stepTimeSeconds - 1), 1)
+        + "% longer per step (" + fixedText(c.report.stepTimeSeconds, 2) + " s)";
+    if (r.baselineReason && !r.baselineReason->brief.empty())
+        text += ": " + r.baselineReason->brief;
+    return text + ".";
+}
+
 std::optional<std::string> searchValue(const std::string& name, const Context& c, std::string& error)
 {
     if (!c.search) {
@@ -191,6 +217,8 @@ std::optional<std::string> searchValue(const std::string& name, const Context& c
         return r.leanest ? describe(*r.leanest) : std::string("none");
     if (name == "leanest_peak_gib")
         return gib(r.leanestPeakBytes);
+    if (name == "recommended_verdict")
+        return verdict(c);
     if (r.candidates.empty()) {
         if (name == "recommended")
             return std::string("nothing fits");
@@ -206,7 +234,8 @@ std::optional<std::string> searchValue(const std::string& name, const Context& c
             why += (why.empty() ? "" : "; ") + w.reasons[i].brief;
         return why;
     }
-    if (name.rfind("recommended_", 0) == 0 && name != "recommended_why" && name != "recommended_speedup_pct") {
+    if (name.rfind("recommended_", 0) == 0 && name != "recommended_why" && name != "recommended_speedup_pct"
+        && name != "recommended_verdict") {
         if (auto v = reportValue(name.substr(12), applyPoint(c.scenario, w.point), w.report))
             return v;
         error = "unknown placeholder {{" + name + "}}";
@@ -333,6 +362,8 @@ const std::vector<std::pair<std::string, std::string>>& lessonPlaceholderNames()
         { "recommended_speedup_pct",
             "how much longer the scenario's own configuration takes per step than the "
             "winner, percent" },
+        { "recommended_verdict",
+            "a sentence: whether the scenario's own layout is the search's best, and if not which is and by how much" },
         { "leanest", "the configuration with the least peak memory (leanest_peak_gib: its peak)" },
         { "fix", "when nothing fits: the smallest changes that make something fit" },
     };

@@ -177,3 +177,52 @@ TEST(Export, SvgLooksLikeThePng)
         }
     EXPECT_LT(static_cast<double>(differing) / (png.width() * png.height()), 0.05);
 }
+
+// A Gantt picture of a time range (issue 14, defect 4: the export of a zoomed view) holds only the
+// ops of that range, each drawn on its own where the whole step would fold them into a grey slab.
+TEST(Export, GanttOfATimeRangeHoldsOnlyThatRangesOps)
+{
+    const auto model = render::test::uniformModel(ScheduleKind::OneFOneB, 8, 512); // 8,192 ops
+    auto count = [](const render::Picture& p, int* folded, double* first, double* last) {
+        render::SvgAnnotations a;
+        p.annotate(a);
+        int ops = 0;
+        *folded = 0;
+        *first = 1e300;
+        *last = -1e300;
+        for (const auto& item : a.items()) {
+            if (item.cssClass == QStringLiteral("op")) {
+                ++ops;
+                for (const auto& [k, v] : item.data) {
+                    if (k == QStringLiteral("start"))
+                        *first = std::min(*first, v.toDouble());
+                    if (k == QStringLiteral("end"))
+                        *last = std::max(*last, v.toDouble());
+                }
+            }
+            for (const auto& [k, v] : item.data)
+                if (item.cssClass == QStringLiteral("fold") && k == QStringLiteral("ops"))
+                    *folded += v.toInt();
+        }
+        return ops;
+    };
+    int folded = 0;
+    double first = 0, last = 0;
+    const int whole = count(render::ganttPicture(model, std::nullopt), &folded, &first, &last);
+    EXPECT_EQ(static_cast<std::size_t>(whole + folded), model->opCount());
+    EXPECT_GT(folded, 4000); // the whole step folds
+
+    const render::GanttTimeRange range { 100, 130 };
+    const render::Picture zoomed = render::ganttPicture(model, std::nullopt, render::kGanttWidth, {}, range);
+    const int inRange = count(zoomed, &folded, &first, &last);
+    std::size_t expected = 0;
+    for (const auto& op : model->ops(0))
+        expected += op.end > range.start && op.start < range.end;
+    EXPECT_EQ(folded, 0);
+    EXPECT_EQ(static_cast<std::size_t>(inRange), expected);
+    EXPECT_GT(last, range.start);
+    EXPECT_LT(first, range.end);
+    EXPECT_GE(first, range.start - 2); // an op that began just before the range is cut at its edge
+    EXPECT_LE(last, range.end + 2);
+    render::renderImage(zoomed, 1).save(render::test::outputPath(QStringLiteral("gantt-range.png")));
+}

@@ -2,11 +2,13 @@
 
 #include "ui/render/Exporter.h"
 #include "ui/render/GanttRenderer.h"
+#include "ui/render/RenderStyle.h"
 #include "ui/render/SvgAnnotations.h"
 
 #include <QColor>
 #include <QImage>
 #include <QPainter>
+#include <cmath>
 #include <gtest/gtest.h>
 
 using namespace parallax;
@@ -159,4 +161,84 @@ TEST(GanttRenderer, EmptyTimelinesPaintANote)
         p.end();
         EXPECT_FALSE(renderer.opAt(l, axis, QPointF(400, 100)).valid());
     }
+}
+
+// Playing with future ops hidden (issue 14, defect 3): nothing of a row is painted right of the
+// cursor, neither the idle hatch nor a p2p wait nor an op's label; the compared schedules' title
+// lines stay whole.
+TEST(GanttRenderer, PlaybackPaintsNothingOfTheRowsAfterTheCursor)
+{
+    std::vector<render::GanttTrack> tracks;
+    tracks.push_back(render::ganttTrack(render::test::uniformRun(ScheduleKind::OneFOneB, 4, 8),
+        core::ScheduleShape { ScheduleKind::OneFOneB, 4, 8, 1 }, QStringLiteral("1F1B with a long title line")));
+    tracks.push_back(render::ganttTrack(render::test::uniformRun(ScheduleKind::GPipe, 4, 8),
+        core::ScheduleShape { ScheduleKind::GPipe, 4, 8, 1 }, QStringLiteral("GPipe with a long title line")));
+    const GanttRenderer renderer(std::make_shared<const render::GanttModel>(std::move(tracks)));
+    GanttOptions o;
+    o.showLegend = false;
+    o.showInflight = false;
+    o.hideFuture = true;
+    const QRectF area(0, 0, 1000, 420);
+    const auto l = renderer.layout(area, o);
+    const auto axis = renderer.initialAxis(l);
+    auto render = [&](double cursor) {
+        QImage image(1000, 420, QImage::Format_RGB32);
+        image.fill(Qt::white);
+        QPainter p(&image);
+        GanttOptions frame = o;
+        frame.cursorTime = cursor;
+        renderer.paint(p, l, axis, frame);
+        p.end();
+        return image;
+    };
+    const double cursor = 6;
+    const QImage frame = render(cursor);
+    frame.save(render::test::outputPath(QStringLiteral("gantt-playback.png")));
+    const int cursorX = static_cast<int>(std::ceil(axis.toPixel(cursor))) + 3; // past the 2 px cursor line
+    const QRgb background = frame.pixel(static_cast<int>(area.right()) - 1, static_cast<int>(area.top()) + 1);
+    int painted = 0;
+    for (const auto& row : l.rows)
+        for (int y = static_cast<int>(row.rect.top()) + 1; y < static_cast<int>(row.rect.bottom()); ++y)
+            for (int x = cursorX; x < static_cast<int>(l.plot.right()); ++x) {
+                // Grid lines at the ticks are allowed: they are drawn over the full height.
+                const QColor c(frame.pixel(x, y));
+                painted += frame.pixel(x, y) != background && c != render::style::gridLine();
+            }
+    EXPECT_EQ(painted, 0) << "pixels of rows painted after the cursor";
+    // Left of the cursor the rows are drawn (ops and idle hatch).
+    int before = 0;
+    for (const auto& row : l.rows)
+        for (int x = static_cast<int>(l.plot.left()) + 1; x < cursorX - 6; ++x)
+            before += frame.pixel(x, static_cast<int>(row.rect.center().y())) != background;
+    EXPECT_GT(before, 100);
+    // The title lines of both lanes are painted in full, on both sides of the cursor.
+    const QImage full = render(-1);
+    for (const QRectF& h : l.headers) {
+        for (int y = static_cast<int>(h.top()); y < static_cast<int>(h.bottom()); ++y)
+            for (int x = cursorX; x < static_cast<int>(l.plot.right()); ++x)
+                ASSERT_EQ(frame.pixel(x, y), full.pixel(x, y)) << "header cut at x=" << x;
+    }
+}
+
+// Tooltips resolve the zoom (defect 10): at a 1 ms view an op's times carry microseconds.
+TEST(GanttRenderer, ToolTipTimesFollowTheZoom)
+{
+    core::SimulationResult run = render::test::uniformRun(ScheduleKind::OneFOneB, 2, 4);
+    for (auto& op : run.ops) { // units -> seconds: forward 1.2345 ms, twelve seconds into a step
+        op.start = 12 + op.start * 1.2345e-3;
+        op.end = 12 + op.end * 1.2345e-3;
+    }
+    run.makespan = 12 + run.makespan * 1.2345e-3;
+    render::GanttTrack track = render::ganttTrack(run, core::ScheduleShape { ScheduleKind::OneFOneB, 2, 4, 1 });
+    track.timeUnits = render::TimeAxis::Units::Seconds;
+    std::vector<render::GanttTrack> tracks { track };
+    const GanttRenderer renderer(std::make_shared<const render::GanttModel>(std::move(tracks)));
+    const auto l = renderer.layout(QRectF(0, 0, 1000, 300));
+    auto axis = renderer.initialAxis(l);
+    const auto& first = renderer.model().ops(0).front();
+    axis.setView(first.start, first.start + 1e-3);
+    const QString zoomed = renderer.toolTip(l, axis, renderer.opRect(l, axis, { 0, 0 }).center(), {});
+    EXPECT_TRUE(zoomed.contains(QStringLiteral("12.00")) && zoomed.contains(QStringLiteral("duration 1.23")))
+        << zoomed.toStdString();
+    EXPECT_FALSE(zoomed.contains(QStringLiteral("start 12.00 s"))) << zoomed.toStdString(); // not 10 ms resolution
 }

@@ -1,5 +1,7 @@
 #include "ui/render/Exporter.h"
 
+#include "ui/render/RenderStyle.h"
+
 #include "ui/render/SvgAnnotations.h"
 
 #include <QBuffer>
@@ -61,6 +63,7 @@ QString checkWritable(const QString& path)
 
 QImage renderImage(const Picture& picture, double scale)
 {
+    const style::ScopedLightScheme light; // a review document does not follow the screen's theme
     if (!(scale > 0))
         scale = 1;
     QImage image(deviceSize(picture.size, scale), QImage::Format_ARGB32_Premultiplied);
@@ -88,6 +91,7 @@ QByteArray encodePng(const QImage& image)
 
 QByteArray renderSvg(const Picture& picture)
 {
+    const style::ScopedLightScheme light; // a review document does not follow the screen's theme
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
@@ -116,6 +120,7 @@ QByteArray renderSvg(const Picture& picture)
 
 QByteArray renderPdf(const Picture& picture)
 {
+    const style::ScopedLightScheme light; // a review document does not follow the screen's theme
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);

@@ -324,14 +324,21 @@ QString GanttModel::opLabel(int track, const TimedOp& op) const
     return {};
 }
 
-QString GanttModel::formatTime(int track, double t) const
+QString GanttModel::formatTime(int track, double t, double resolution) const
 {
     if (this->track(track).timeUnits == TimeAxis::Units::Unitless)
         return QString::number(t, 'g', 6);
-    return style::seconds(t);
+    if (!(resolution > 0) || !std::isfinite(resolution))
+        return style::seconds(t);
+    const double a = std::abs(t);
+    const double scale = a >= 1 || a == 0 ? 1 : (a >= 1e-3 ? 1e-3 : 1e-6);
+    const QString unit
+        = scale == 1 ? QStringLiteral(" s") : (scale == 1e-3 ? QStringLiteral(" ms") : QStringLiteral(" µs"));
+    const int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(resolution / scale) - 1e-9)), 0, 9);
+    return QString::number(t / scale, 'f', decimals) + unit;
 }
 
-QString GanttModel::opDescription(OpRef ref) const
+QString GanttModel::opDescription(OpRef ref, double resolution) const
 {
     const TimedOp& o = op(ref);
     const int c = chunksPerRank(ref.track);
@@ -351,8 +358,9 @@ QString GanttModel::opDescription(OpRef ref) const
             + part(o.microbatch2, o.chunk2, o.direction2) + u'\n';
     else
         text += part(o.microbatch, o.chunk, o.direction) + u'\n';
-    text += QStringLiteral("start ") + formatTime(ref.track, o.start) + QStringLiteral(", end ")
-        + formatTime(ref.track, o.end) + QStringLiteral(", duration ") + formatTime(ref.track, o.end - o.start);
+    text += QStringLiteral("start ") + formatTime(ref.track, o.start, resolution) + QStringLiteral(", end ")
+        + formatTime(ref.track, o.end, resolution) + QStringLiteral(", duration ")
+        + formatTime(ref.track, o.end - o.start, resolution);
     const TimeInterval wait = p2pWaitBefore(ref);
     if (wait.end > wait.start)
         text += QStringLiteral("\nwaited ") + formatTime(ref.track, wait.end - wait.start)

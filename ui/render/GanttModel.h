@@ -92,8 +92,10 @@ public:
     // "F3", "B3", "W3", "F3 B5"; "F3c1" with v > 1 chunks; "F3↓" / "B5↑" for DualPipe's directions.
     QString opLabel(int track, const core::TimedOp& op) const;
     // Several lines: rank, kind, micro-batch, chunk, direction, start, end, duration, p2p wait.
-    QString opDescription(OpRef ref) const;
-    QString formatTime(int track, double t) const; // seconds, or unit times
+    // `resolution` (model time units, e.g. the time of one pixel of the zoomed view): times carry
+    // the digits that resolve it; 0: the default digits.
+    QString opDescription(OpRef ref, double resolution = 0) const;
+    QString formatTime(int track, double t, double resolution = 0) const; // seconds, or unit times
 
 private:
     struct Step {

@@ -42,7 +42,7 @@ GanttOpPainter::GanttOpPainter(
 
 QColor GanttOpPainter::faded(const QColor& c)
 {
-    return style::blend(c, Qt::white, kFadeToWhite);
+    return style::blend(c, style::background(), kFadeToWhite);
 }
 
 void GanttOpPainter::block(const TimedOp& op, const QRectF& r, bool future)
@@ -148,7 +148,7 @@ void GanttOpPainter::label(const GanttLayout::Row& row, const TimedOp& o, const 
         // A backing so the text reads over hatch or a two-tone block.
         const double tw = m_fm.horizontalAdvance(text) + 4;
         const QRectF back(visible.center().x() - tw / 2, visible.center().y() - m_fm.height() / 2, tw, m_fm.height());
-        m_painter.fillRect(back, future ? faded(style::background()) : QColor(255, 255, 255, 225));
+        m_painter.fillRect(back, future ? faded(style::background()) : style::backing(225));
     }
     m_painter.setPen(future ? faded(c) : c);
     m_painter.drawText(visible, Qt::AlignCenter, text);

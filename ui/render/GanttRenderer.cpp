@@ -1,5 +1,7 @@
 #include "ui/render/GanttRenderer.h"
 
+#include <QRegion>
+
 #include "core/Units.h"
 #include "ui/render/GanttLegend.h"
 #include "ui/render/GanttOpPainter.h"
@@ -9,6 +11,7 @@
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPath>
+#include <QRegion>
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -287,8 +290,25 @@ void GanttRenderer::paint(
     const double left = layout.plot.left();
     const double right = layout.plot.right();
 
+    // Playing with future ops hidden, nothing of the rows is drawn right of the cursor: not the idle
+    // hatch, not a p2p wait, not the label of an op in progress. Headers and the axis stay whole.
+    const double cursorX = options.cursorTime >= 0 ? axis.toPixel(options.cursorTime) : right;
+    const bool clipFuture = options.cursorTime >= 0 && options.hideFuture && cursorX < right;
+    auto clipRowsToCursor = [&] {
+        p.save();
+        if (clipFuture) {
+            QRegion keep(layout.area.toAlignedRect());
+            for (const auto& row : layout.rows)
+                keep -= QRectF(std::max(left, cursorX), row.rect.top() - 1, right + 2 - std::max(left, cursorX),
+                    row.rect.height() + 2)
+                            .toAlignedRect();
+            p.setClipRegion(keep, Qt::IntersectClip);
+        }
+    };
+
     // 1. Row labels and idle time: every instant of [0, makespan] a rank is not busy is a bubble;
     //    the ops cover the busy part below.
+    clipRowsToCursor();
     const int labelEvery
         = std::max(1, static_cast<int>(std::ceil((fm.height() + 1) / (layout.rowHeight + rowGap(layout.rowHeight)))));
     for (const auto& row : layout.rows) {
@@ -322,6 +342,8 @@ void GanttRenderer::paint(
                            "bubble and in-flight figures come from the closed forms."));
     }
 
+    p.restore();
+
     // 2. Grid lines at the ticks, under the ops.
     const auto ticks = axis.ticks(90);
     p.setPen(QPen(style::gridLine(), 1));
@@ -332,6 +354,7 @@ void GanttRenderer::paint(
     }
 
     // 3. p2p waits, then the ops (folded where narrow).
+    clipRowsToCursor();
     for (const auto& row : layout.rows) {
         for (const TimeInterval& w : m_model->p2pWaits(row.track, row.rank)) {
             if (w.end <= axis.viewStart() || w.start >= axis.viewEnd())
@@ -368,6 +391,7 @@ void GanttRenderer::paint(
     GanttOpPainter sink(p, *m_model, options, axis, layout.rowHeight >= 11);
     for (int i = 0; i < static_cast<int>(layout.rows.size()); ++i)
         visitRow(layout, i, axis, options, scratch, sink);
+    p.restore();
 
     // 4. Hover outline.
     if (options.hovered.valid() && options.hovered.track < m_model->trackCount()
@@ -447,8 +471,9 @@ OpRef GanttRenderer::opAt(const GanttLayout& layout, const TimeAxis& axis, QPoin
 QString GanttRenderer::toolTip(
     const GanttLayout& layout, const TimeAxis& axis, QPointF point, const GanttOptions& options) const
 {
+    // Times to the resolution of the zoom: one pixel's worth of time.
     if (const OpRef ref = opAt(layout, axis, point); ref.valid())
-        return m_model->opDescription(ref);
+        return m_model->opDescription(ref, axis.pixelsPerSecond() > 0 ? 1 / axis.pixelsPerSecond() : 0);
     const int ri = layout.rowAt(point.y());
     if (ri < 0)
         return {};
@@ -560,7 +585,7 @@ void GanttRenderer::paintInflight(QPainter& p, const GanttLayout& layout, const 
             = options.cursorTime >= 0 ? m_model->inflightAt(row.track, row.rank, options.cursorTime) : peak;
         const double barH = std::max(1.0, std::min(row.rect.height(), std::round(row.rect.height() * 0.6)));
         const QRectF track(layout.gutter.left(), row.rect.center().y() - barH / 2, barWidth, barH);
-        p.fillRect(track, QColor(0xee, 0xee, 0xee));
+        p.fillRect(track, style::trackFill());
         p.fillRect(QRectF(track.left(), track.top(), barWidth * value / scale, barH), style::foldedBackward());
         if (options.cursorTime >= 0 && peak > 0) {
             // The rank's peak, so the bar's rise and fall reads against it.

@@ -290,7 +290,7 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
         const QFontMetricsF fb(p.font());
         const double w = fb.horizontalAdvance(label) + 8;
         const QRectF box(l.plot.right() - w, y - fb.height() - 3, w, fb.height());
-        p.fillRect(box, QColor(255, 255, 255, 230));
+        p.fillRect(box, style::backing(230));
         p.setPen(style::text());
         p.drawText(box, Qt::AlignCenter, label);
     }

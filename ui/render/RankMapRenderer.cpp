@@ -108,8 +108,9 @@ RankMapRenderer::Grid RankMapRenderer::chooseGrid(double width, double height) c
     const int domains = std::max(1, static_cast<int>(m_topology.domains.size()));
     std::set<int> inner { n, (n + 1) / 2, (n + 2) / 3, static_cast<int>(std::ceil(std::sqrt(n))),
         static_cast<int>(std::ceil(std::sqrt(2.0 * n))) };
-    Grid best;
-    double bestHeight = 1e18;
+    // The best grid with domain names above the boxes and the best without, chosen below.
+    Grid bests[2];
+    double bestHeights[2] = { 1e18, 1e18 };
     for (int ic : inner) {
         if (ic < 1 || ic > n)
             continue;
@@ -126,16 +127,18 @@ RankMapRenderer::Grid RankMapRenderer::chooseGrid(double width, double height) c
                 if (cell < 2 || (headers && cell < kHeaderMinCell))
                     continue;
                 const double used = orows * (ir * cell + 2 * kPad + hh) + (orows - 1) * kGap;
-                const bool better = cell > best.cell + 0.5
-                    || (std::abs(cell - best.cell) <= 0.5
-                        && ((headers && !best.headers) || (headers == best.headers && used < bestHeight)));
-                if (better) {
+                Grid& best = bests[headers ? 1 : 0];
+                double& bestHeight = bestHeights[headers ? 1 : 0];
+                if (cell > best.cell + 0.5 || (std::abs(cell - best.cell) <= 0.5 && used < bestHeight)) {
                     best = { ic, ir, oc, orows, cell, headers };
                     bestHeight = used;
                 }
             }
         }
     }
+    // Names of the domains ("node7") are worth a quarter of the cell size: without them a reader
+    // cannot tell which box is which node.
+    Grid best = bests[1].cell > 0 && bests[1].cell >= 0.75 * bests[0].cell ? bests[1] : bests[0];
     if (best.cell <= 0) // nothing fits: tiny cells in one long grid
         best = { n, 1, std::max(1, static_cast<int>(width / (n * 3 + 2 * kPad + kGap))), 1, 2, false };
     best.outerRows = (domains + best.outerColumns - 1) / best.outerColumns;
@@ -213,7 +216,7 @@ void RankMapRenderer::paint(QPainter& p, const Layout& l, const Options& options
     const QFontMetricsF fh(headerFont);
     for (int d = 0; d < static_cast<int>(l.domains.size()); ++d) {
         const QRectF box = l.domains[static_cast<std::size_t>(d)];
-        p.fillRect(box, QColor(0xf2, 0xf2, 0xf2));
+        p.fillRect(box, style::panelFill());
         p.setPen(QPen(style::frame(), 1));
         p.setBrush(Qt::NoBrush);
         p.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));

@@ -27,6 +27,13 @@ int wrap(int i, int n)
     return ((i % n) + n) % n;
 }
 
+bool g_darkCanvas = false; // the GUI thread sets and reads it; exports force light
+
+QColor pick(QRgb light, QRgb dark)
+{
+    return QColor(g_darkCanvas ? dark : light);
+}
+
 QColor mix(const QColor& a, const QColor& b, double f)
 {
     return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - f) + b.redF() * f),
@@ -45,25 +52,44 @@ QFont font(int pixelSize, bool bold)
     return f;
 }
 
+void setDarkCanvas(bool dark)
+{
+    g_darkCanvas = dark;
+}
+bool isDarkCanvas()
+{
+    return g_darkCanvas;
+}
+ScopedLightScheme::ScopedLightScheme()
+    : m_wasDark(g_darkCanvas)
+{
+    g_darkCanvas = false;
+}
+ScopedLightScheme::~ScopedLightScheme()
+{
+    g_darkCanvas = m_wasDark;
+}
+
+// Dark variants: the dark palette's window and base greys (ui/Theme.cpp), text at WCAG AA contrast.
 QColor text()
 {
-    return QColor(0x1a, 0x1a, 0x1a);
+    return pick(0x1a1a1a, 0xe6e6e6);
 }
 QColor mutedText()
 {
-    return QColor(0x55, 0x55, 0x55);
+    return pick(0x555555, 0xaab0b6);
 }
 QColor background()
 {
-    return Qt::white;
+    return pick(0xffffff, 0x1e2023);
 }
 QColor gridLine()
 {
-    return QColor(0xe2, 0xe2, 0xe2);
+    return pick(0xe2e2e2, 0x383b40);
 }
 QColor frame()
 {
-    return QColor(0xa0, 0xa0, 0xa0);
+    return pick(0xa0a0a0, 0x6c7076);
 }
 
 int microbatchHueCount()
@@ -88,24 +114,38 @@ QColor textOn(const QColor& fill)
     // Relative luminance (WCAG 2.x); the threshold balances contrast with black and with white.
     auto lin = [](double c) { return c <= 0.03928 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
     const double l = 0.2126 * lin(fill.redF()) + 0.7152 * lin(fill.greenF()) + 0.0722 * lin(fill.blueF());
-    return l > 0.2 ? text() : Qt::white;
+    return l > 0.2 ? QColor(0x1a, 0x1a, 0x1a) : QColor(Qt::white); // on the fill, not the canvas: any scheme
 }
 
+QColor trackFill()
+{
+    return pick(0xeeeeee, 0x34373c);
+}
+QColor panelFill()
+{
+    return pick(0xf2f2f2, 0x27292d);
+}
+QColor backing(int alpha)
+{
+    QColor c = background();
+    c.setAlpha(alpha);
+    return c;
+}
 QColor bubbleFill()
 {
-    return QColor(0xf4, 0xf4, 0xf4);
+    return pick(0xf4f4f4, 0x2a2c30);
 }
 QColor bubbleHatch()
 {
-    return QColor(0xcc, 0xcc, 0xcc);
+    return pick(0xcccccc, 0x50545a);
 }
 QColor p2pFill()
 {
-    return QColor(0xdd, 0xe4, 0xee);
+    return pick(0xdde4ee, 0x34404e);
 }
 QColor p2pLine()
 {
-    return QColor(0x44, 0x55, 0x6a);
+    return pick(0x44556a, 0xaebdd0);
 }
 QColor foldedForward()
 {
@@ -138,7 +178,7 @@ QColor groupColor(int index)
 }
 QColor idleGpu()
 {
-    return QColor(0xdd, 0xdd, 0xdd);
+    return pick(0xdddddd, 0x4a4d52);
 }
 
 QColor memoryComponent(int component)

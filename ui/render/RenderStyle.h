@@ -22,11 +22,29 @@ inline constexpr int kText = 12;
 inline constexpr int kHeading = 14;
 inline constexpr int kTitle = 20;
 
-QColor text(); // near-black
+// Canvas scheme: the screen follows the application's light or dark palette; every export is
+// painted light (ScopedLightScheme) so that a review document does not depend on a user's theme.
+void setDarkCanvas(bool dark);
+bool isDarkCanvas();
+class ScopedLightScheme {
+public:
+    ScopedLightScheme();
+    ~ScopedLightScheme();
+    ScopedLightScheme(const ScopedLightScheme&) = delete;
+    ScopedLightScheme& operator=(const ScopedLightScheme&) = delete;
+
+private:
+    bool m_wasDark;
+};
+
+QColor text(); // near-black (near-white on a dark canvas)
 QColor mutedText(); // captions, axis labels
 QColor background();
 QColor gridLine();
 QColor frame();
+QColor trackFill(); // the empty part of a gauge (in-flight activations)
+QColor panelFill(); // a box behind a group of items (a rank map's NVLink domain)
+QColor backing(int alpha); // the background, translucent: behind text drawn over a chart
 
 int microbatchHueCount();
 QColor microbatchBase(int microbatch); // saturated: backward blocks

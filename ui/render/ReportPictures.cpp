@@ -102,7 +102,7 @@ GanttTrack ganttTrack(const core::SimulationResult& result, const core::Schedule
 }
 
 Picture ganttPicture(std::shared_ptr<const GanttModel> model, const std::optional<TitleBlock>& title, double width,
-    const GanttOptions& options)
+    const GanttOptions& options, std::optional<GanttTimeRange> timeRange)
 {
     auto renderer = std::make_shared<const GanttRenderer>(std::move(model));
     const Composition c = compose(title, width);
@@ -111,14 +111,20 @@ Picture ganttPicture(std::shared_ptr<const GanttModel> model, const std::optiona
     pic.size = QSizeF(width, std::ceil(c.totalHeight(chartHeight)));
     pic.title = pictureTitle(title, QStringLiteral("Pipeline schedule"));
     pic.description = QStringLiteral("Parallax pipeline schedule: %1 ops").arg(renderer->model().opCount());
-    pic.paint = [renderer, c, chartHeight, options](QPainter& p) {
+    auto axisOf = [renderer, timeRange](const GanttLayout& l) {
+        TimeAxis axis = renderer->initialAxis(l);
+        if (timeRange && timeRange->end > timeRange->start)
+            axis.setView(timeRange->start, timeRange->end);
+        return axis;
+    };
+    pic.paint = [renderer, c, chartHeight, options, axisOf](QPainter& p) {
         c.paintTitle(p, chartHeight);
         const GanttLayout l = renderer->layout(c.chartRect(chartHeight), options);
-        renderer->paint(p, l, renderer->initialAxis(l), options);
+        renderer->paint(p, l, axisOf(l), options);
     };
-    pic.annotate = [renderer, c, chartHeight, options](SvgAnnotations& out) {
+    pic.annotate = [renderer, c, chartHeight, options, axisOf](SvgAnnotations& out) {
         const GanttLayout l = renderer->layout(c.chartRect(chartHeight), options);
-        renderer->annotate(out, l, renderer->initialAxis(l), options);
+        renderer->annotate(out, l, axisOf(l), options);
     };
     return pic;
 }

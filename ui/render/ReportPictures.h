@@ -30,8 +30,14 @@ inline constexpr double kMemoryWidth = 1200;
 
 // Whole pictures: the title block (when given) over the chart, sized for `width`. The renderers
 // are shared, so a picture stays valid after the caller's copies go.
+// A Gantt `timeRange` (model time units, [start, end]) draws only that part of the step, with the
+// time axis of that range; none: the whole step.
+struct GanttTimeRange {
+    double start = 0;
+    double end = 0;
+};
 Picture ganttPicture(std::shared_ptr<const GanttModel> model, const std::optional<TitleBlock>& title,
-    double width = kGanttWidth, const GanttOptions& options = {});
+    double width = kGanttWidth, const GanttOptions& options = {}, std::optional<GanttTimeRange> timeRange = {});
 Picture rankMapPicture(std::shared_ptr<const RankMapRenderer> renderer, const std::optional<TitleBlock>& title,
     const RankMapRenderer::Options& options, double width = kRankMapWidth);
 Picture memoryPicture(std::shared_ptr<const MemoryChartRenderer> renderer, const std::optional<TitleBlock>& title,

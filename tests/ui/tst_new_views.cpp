@@ -1,0 +1,220 @@
+// Issue 14's new views: compare two designs side by side, the per-GPU detail panel, and the rank
+// map at scale (zoom, pan, level of detail, search box).
+#include "TestSupport.h"
+
+#include "core/search/SearchSpace.h"
+#include "ui/DesignCompareTab.h"
+#include "ui/DesignComparisonModel.h"
+#include "ui/Format.h"
+#include "ui/GanttView.h"
+#include "ui/GpuDetailPanel.h"
+#include "ui/RankMapSearch.h"
+#include "ui/RankMapView.h"
+#include "ui/TopologyEditor.h"
+#include "ui/TopologyItems.h"
+#include "ui/render/GanttModel.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QGraphicsView>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTemporaryDir>
+
+using namespace parallax;
+using namespace parallax::ui;
+
+namespace {
+// Llama 3 70B on `gpus` H100 in nodes of eight, tp=8, pp=8 or 1, dp the rest.
+core::Scenario atScale(int nodes)
+{
+    core::Scenario s = test::presetScenario();
+    s.topology = core::Topology::regular(*core::PresetLibrary::instance().gpu("h100-sxm"), nodes, 8, 400);
+    edits::normalizeCluster(s);
+    s.parallel.pp = nodes >= 8 ? 8 : 1;
+    s.parallel.vpp = s.parallel.pp > 1 ? 2 : 1;
+    s.parallel.dp = nodes * 8 / (s.parallel.tp * s.parallel.pp);
+    s.training.globalBatch = s.parallel.dp * 16;
+    return s;
+}
+
+int rowOf(const DesignComparisonModel* m, const QString& metric)
+{
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (m->data(m->index(r, DesignComparisonModel::Metric)).toString().trimmed() == metric)
+            return r;
+    return -1;
+}
+} // namespace
+
+class NewViewsTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { test::initApplication(); }
+
+    // Pin A, edit into B (TP8 PP8 -> TP2 CP4 PP8): figures side by side with the differences
+    // marked, both schedules on one time axis, and an export for a review.
+    void compareTwoDesigns()
+    {
+        test::Window w;
+        w.load(test::presetScenario());
+        DesignCompareTab* tab = w.window.compareTab();
+        QVERIFY(tab);
+        QAbstractItemModelTester tester(tab->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tab->pinCurrent();
+        QVERIFY(tab->hasPin());
+        const EvaluationPtr a = w.doc()->evaluation();
+        w.doc()->edit(QStringLiteral("B"), [](core::Scenario& s) {
+            s.parallel.tp = 2;
+            s.parallel.cp = 4;
+        });
+        QVERIFY(w.doc()->waitForEvaluation());
+        const EvaluationPtr b = w.doc()->evaluation();
+        QVERIFY(b->report.valid);
+        const DesignComparisonModel* m = tab->model();
+        QCOMPARE(m->designA(), a);
+        QCOMPARE(m->designB(), b);
+        QVERIFY(m->headerData(DesignComparisonModel::A, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("TP=8")));
+        QVERIFY(m->headerData(DesignComparisonModel::B, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("CP=4")));
+        const int step = rowOf(m, QStringLiteral("Step time"));
+        QVERIFY(step >= 0);
+        QCOMPARE(
+            m->data(m->index(step, DesignComparisonModel::A)).toString(), format::seconds(a->report.stepTimeSeconds));
+        QCOMPARE(
+            m->data(m->index(step, DesignComparisonModel::B)).toString(), format::seconds(b->report.stepTimeSeconds));
+        QVERIFY(m->data(m->index(step, 0), DesignComparisonModel::DiffersRole).toBool());
+        const int better = m->data(m->index(step, 0), DesignComparisonModel::BetterRole).toInt();
+        QCOMPARE(better, b->report.stepTimeSeconds < a->report.stepTimeSeconds ? 1 : -1);
+        // Memory per stage, one row each.
+        for (std::size_t s = 0; s < a->report.stages.size(); ++s)
+            QVERIFY(rowOf(m, QStringLiteral("memory, stage %1").arg(s)) >= 0);
+        // TP communication differs (tp 8 -> 2), the MFU row is there.
+        QVERIFY(m->data(m->index(rowOf(m, QStringLiteral("TP communication")), 0), DesignComparisonModel::DiffersRole)
+                    .toBool());
+        QVERIFY(tab->verdictText().contains(QStringLiteral("B runs a step")));
+        // One Gantt model with two lanes: one time axis for both.
+        QVERIFY(tab->ganttModel());
+        QCOMPARE(tab->ganttModel()->trackCount(), 2);
+        QCOMPARE(tab->ganttModel()->endTime(), std::max(a->report.schedule.makespan, b->report.schedule.makespan));
+
+        QTemporaryDir dir;
+        QStringList written;
+        QString error;
+        QVERIFY2(tab->exportComparison(dir.path(), QStringLiteral("review"), &written, &error), qPrintable(error));
+        QCOMPARE(written.size(), 2);
+        QFile md(dir.filePath(QStringLiteral("review-comparison.md")));
+        QVERIFY(md.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(md.readAll());
+        QVERIFY(text.contains(QStringLiteral("**Step time**")));
+        QVERIFY(text.contains(QStringLiteral("review-comparison-gantt.svg")));
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("review-comparison-gantt.svg"))));
+
+        // Same GPU count on another GPU: the comparison follows (B on H200).
+        w.doc()->edit(QStringLiteral("H200"), [](core::Scenario& s) {
+            for (auto& d : s.topology.domains)
+                d.gpu = *core::PresetLibrary::instance().gpu("h200");
+        });
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(m->headerData(DesignComparisonModel::B, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("H200")));
+    }
+
+    // Click a GPU (rank map or topology): its rank, every group with members and links, memory,
+    // busy and idle time.
+    void gpuDetailPanelShowsEverythingAboutOneGpu()
+    {
+        test::Window w;
+        w.load(test::presetScenario()); // TP8 PP8 on 8 x 8 H100: rank r on GPU r
+        RankMapView* map = w.window.rankMapView();
+        map->clickGpu(13);
+        GpuDetailPanel* panel = map->detailPanel();
+        QCOMPARE(panel->gpu(), 13);
+        const QString text = panel->plainText();
+        const auto& report = w.doc()->evaluation()->report;
+        const core::RankCoords& c = report.rankMap.coords(13);
+        QVERIFY2(text.contains(QStringLiteral("Rank 13")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("pp %1").arg(c.pp)));
+        QVERIFY2(
+            text.contains(QStringLiteral("TP group 1: ranks 8–15 (8 ranks); NVLink inside node1")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("PP group")) && text.contains(QStringLiteral("crosses InfiniBand")),
+            qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("DP group")));
+        QVERIFY(text.contains(QStringLiteral("Memory on this GPU (pipeline stage %1").arg(c.pp)));
+        QVERIFY(text.contains(format::bytes(report.stages[static_cast<std::size_t>(c.pp)].totalBytes())));
+        QVERIFY(text.contains(QStringLiteral("busy ")) && text.contains(QStringLiteral("idle ")));
+        QVERIFY(text.contains(format::seconds(report.schedule.busySecondsPerRank[static_cast<std::size_t>(c.pp)])));
+
+        // A click on a GPU cell in the topology editor shows the same panel for that GPU.
+        TopologyEditor* editor = w.window.topologyEditor();
+        auto* view = editor->findChild<QGraphicsView*>();
+        DomainItem* node2 = nullptr;
+        for (QGraphicsItem* item : view->scene()->items())
+            if (auto* d = qgraphicsitem_cast<DomainItem*>(item); d && d->domainIndex() == 2)
+                node2 = d;
+        QVERIFY(node2);
+        editor->selectAt(node2->mapToScene(node2->gpuCenter(3)));
+        QCOMPARE(panel->gpu(), 2 * 8 + 3);
+        QCOMPARE(GpuDetailPanel::rankList({ 0, 8, 16, 24, 32, 40, 48, 56, 64, 72 }),
+            QStringLiteral("0, 8, 16, 24, …, 72, every 8 (10 ranks)"));
+    }
+
+    // 1024 and 16,384 GPUs: zoom (anchored, clamped), pan, level of detail, and the search box.
+    void rankMapAtScale()
+    {
+        for (int nodes : { 128, 2048 }) {
+            test::Window w;
+            w.load(atScale(nodes));
+            RankMapView* map = w.window.rankMapView();
+            w.window.tabs()->setCurrentWidget(map);
+            QApplication::processEvents();
+            QCOMPARE(map->mapLayout().cells.size(), std::size_t(nodes * 8));
+            const double fitted = map->mapLayout().cellSize;
+            const QSize fittedCanvas = map->canvas()->size();
+            map->setZoom(4);
+            QApplication::processEvents();
+            QCOMPARE(map->zoom(), 4.0);
+            QVERIFY2(map->mapLayout().cellSize > fitted * 2,
+                qPrintable(QStringLiteral("%1 -> %2").arg(fitted).arg(map->mapLayout().cellSize)));
+            QVERIFY(map->canvas()->width() > fittedCanvas.width() * 2); // pans: wider than the view
+            QVERIFY(map->scrollArea()->horizontalScrollBar()->maximum() > 0);
+            map->setZoom(1000);
+            QCOMPARE(map->zoom(), RankMapView::kMaxZoom);
+            map->setZoom(0.1);
+            QCOMPARE(map->zoom(), 1.0);
+
+            // Search: a rank, a domain, nonsense.
+            QVERIFY(map->find(QStringLiteral("rank 517")));
+            QCOMPARE(map->foundGpus(), std::vector<int> { 517 });
+            QCOMPARE(map->detailPanel()->gpu(), 517);
+            QVERIFY(map->cellRect(517).width() >= 15); // zoomed until the cell can be seen
+            const QRect visible(QPoint(map->scrollArea()->horizontalScrollBar()->value(),
+                                    map->scrollArea()->verticalScrollBar()->value()),
+                map->scrollArea()->viewport()->size());
+            QVERIFY(visible.intersects(map->cellRect(517).toAlignedRect()));
+            QVERIFY(map->find(QStringLiteral("node77")));
+            QCOMPARE(map->foundGpus().size(), std::size_t(8));
+            QCOMPARE(map->foundGpus().front(), 77 * 8);
+            QVERIFY(!map->find(QStringLiteral("rack nine")));
+            QVERIFY(map->foundGpus().empty());
+            // Typed into the box.
+            auto* box = map->findChild<QLineEdit*>(QStringLiteral("rankMapSearch"));
+            box->setText(QStringLiteral("gpu 1000"));
+            QTest::keyClick(box, Qt::Key_Return);
+            QCOMPARE(map->foundGpus(), std::vector<int> { 1000 });
+        }
+        const core::Topology t = core::Topology::regular(*core::PresetLibrary::instance().gpu("h100-sxm"), 2, 8, 400);
+        QVERIFY(!findInRankMap(QStringLiteral("rank 16"), t, 16).found());
+        QVERIFY(findInRankMap(QStringLiteral("rank 16"), t, 16).error.contains(QStringLiteral("0 to 15")));
+        QCOMPARE(findInRankMap(QStringLiteral("NODE1"), t, 16).gpus.front(), 8);
+        QCOMPARE(findInRankMap(QStringLiteral("5"), t, 16).gpus.front(), 5);
+    }
+};
+
+QTEST_MAIN(NewViewsTest)
+#include "tst_new_views.moc"
