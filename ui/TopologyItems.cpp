@@ -186,6 +186,21 @@ void FabricItem::setDropTarget(bool on)
     }
 }
 
+namespace {
+// " · rail-optimised (PXN) · 2:1 · also joins 8 domains drawn above", or empty for a plain fabric.
+QString fabricTraits(const FabricItem::Info& info)
+{
+    QString text;
+    if (info.railOptimized)
+        text += QObject::tr(" · rail-optimised") + (info.pxn ? QObject::tr(" (PXN)") : QString());
+    if (info.oversubscription > 1)
+        text += QStringLiteral(" · %1:1").arg(info.oversubscription);
+    if (info.sharedDomains > 0)
+        text += QObject::tr(" · also joins %1 domains drawn in other fabrics").arg(info.sharedDomains);
+    return text;
+}
+} // namespace
+
 void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*)
 {
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
@@ -210,7 +225,8 @@ void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWid
     p->setPen(orphan ? theme::problemColor() : pal.color(QPalette::Text));
     const QString title = orphan
         ? QObject::tr("Not on a fabric (%1 domains)").arg(m_info.domainCount)
-        : QObject::tr("%1 · IB %2 Gb/s per NIC · %3 GPUs").arg(m_info.name).arg(m_info.nicGbps).arg(m_info.gpuCount);
+        : QObject::tr("%1 · IB %2 Gb/s per NIC · %3 GPUs").arg(m_info.name).arg(m_info.nicGbps).arg(m_info.gpuCount)
+            + fabricTraits(m_info);
     const QRectF header(kPadding, 4, m_size.width() - 2 * kPadding, kHeader - 6);
     p->drawText(
         header, Qt::AlignLeft | Qt::AlignVCenter, QFontMetricsF(f).elidedText(title, Qt::ElideRight, header.width()));
