@@ -1,6 +1,7 @@
 #include "core/CommGroups.h"
 
 #include "core/Calibration.h"
+#include "core/cluster/FabricPath.h"
 
 #include <algorithm>
 #include <map>
@@ -54,8 +55,12 @@ CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology, 
     std::map<int, int> perDomain;
     for (int r : ranks)
         ++perDomain[map.domainOfRank(r)];
-    return commGroupFromDomains(
+    CommGroup g = commGroupFromDomains(
         static_cast<int>(ranks.size()), { perDomain.begin(), perDomain.end() }, DomainLinks::of(topology));
+    // The scale-out level runs over the path the members' fabrics and rails give (rank r on GPU r).
+    if (const GroupRoute route = groupRoute(topology, ranks); route.spansDomains && route.link.bytesPerSecond > 0)
+        g.inter = route.link;
+    return g;
 }
 
 namespace {

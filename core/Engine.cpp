@@ -12,6 +12,7 @@
 #include "core/Units.h"
 #include "core/Validation.h"
 #include "core/costs/StepOverheads.h"
+#include "core/cluster/FabricPath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -66,6 +67,18 @@ struct LayerCosts {
     const LayerTimes& times(const ModelSpec& m, int layer) const { return m.isMoeLayer(layer) ? moe : dense; }
 };
 
+// Per micro-batch and chunk, the pipeline rank whose forward send (to the next rank) plus backward
+// send (to the previous one) takes longest: the hops differ where the pipeline changes link (NVLink
+// inside a domain, a leaf, the spine, a rail change).
+double busiestRankSendSeconds(const std::vector<std::vector<double>>& p2p)
+{
+    const int pp = static_cast<int>(p2p.size());
+    double worst = 0;
+    for (int r = 0; r < pp; ++r)
+        worst = std::max(worst, p2p[r][(r + 1) % pp] + p2p[r][(r + pp - 1) % pp]);
+    return worst;
+}
+
 LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, const ComputeRates& rates,
     const LayerCommGroups& groups, const EfficiencyDefaults& defaults, bool epCommOverlap)
 {
@@ -113,8 +126,17 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     // Rank map and communicators.
     report.rankMap = RankMap::build(par, &topo);
     const RankMap& map = report.rankMap;
-    for (int d = 0; d < kDimCount; ++d)
+    for (int d = 0; d < kDimCount; ++d) {
         report.groupsCrossingDomains[d] = map.groupsCrossingDomains(static_cast<Dim>(d));
+        for (const ParallelGroup& g : map.groups(static_cast<Dim>(d))) {
+            if (!g.crossesDomain)
+                continue;
+            const GroupRoute route
+                = static_cast<Dim>(d) == Dim::Pp ? chainRoute(topo, g.ranks) : groupRoute(topo, g.ranks);
+            report.groupsCrossingFabrics[d] += route.crossesFabric;
+            report.groupsCrossingRails[d] += route.crossesRail;
+        }
+    }
     bool commCalibrated = false;
     const EngineCommGroups comm = buildCommGroups(par, topo, map, options.calibration, commCalibrated);
 
@@ -159,7 +181,7 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
         shape.virtualStages = 1;
     }
     const int chunks = chunksPerRank(shape);
-    const StageLayout layout(model.layers, modelStageCount(shape));
+    const StageLayout layout = StageLayout::of(model.layers, shape, par);
     const int lastStage = layout.stages() - 1;
     const bool split = scheduleSplitsBackward(shape.kind);
 
@@ -236,7 +258,7 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
                 sim.durations[r][c].backwardInput += sim.p2pSeconds[r][(r + par.pp - 1) % par.pp];
             }
         }
-        report.comm.ppSeconds = 2.0 * report.microbatches * chunks * sim.p2pSeconds[0][1];
+        report.comm.ppSeconds = report.microbatches * chunks * busiestRankSendSeconds(sim.p2pSeconds);
         sim.p2pSeconds.assign(par.pp, std::vector<double>(par.pp, 0));
     }
 
@@ -310,7 +332,7 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     report.comm.cpSeconds = m * cpSecondsPerMb[worst];
     report.comm.epSeconds = m * epSecondsPerMb[worst];
     if (par.p2pOverlap)
-        report.comm.ppSeconds = par.pp > 1 ? 2.0 * m * chunks * sim.p2pSeconds[0][1] : 0.0;
+        report.comm.ppSeconds = par.pp > 1 ? m * chunks * busiestRankSendSeconds(sim.p2pSeconds) : 0.0;
     report.comm.dpSeconds = dpExposed;
     report.comm.dpTotalSeconds = dpTotal;
 

@@ -39,6 +39,14 @@ struct ParallelConfig {
     // --overlap-moe-expert-parallel-comm: the MoE dispatch/combine all-to-alls of one micro-batch run
     // behind another's compute. Off (the default), they sit on the critical path.
     bool epCommOverlap = false;
+    // Uneven pipeline split (Megatron-Core TransformerConfig num_layers_in_first_pipeline_stage /
+    // num_layers_in_last_pipeline_stage, --decoder-first/last-pipeline-num-layers): transformer layers
+    // of the first and last pipeline ranks, 0 = even split. The account_for_* switches count the
+    // embedding / the loss as one layer of the first / last rank instead. See core/PipelineSplit.h.
+    int firstStageLayers = 0;
+    int lastStageLayers = 0;
+    bool accountForEmbedding = false;
+    bool accountForLoss = false;
 
     int worldSize() const { return tp * cp * pp * dp; }
 };

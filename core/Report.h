@@ -79,6 +79,10 @@ struct Report {
     StepBreakdown step;
     RankMap rankMap;
     std::array<int, kDimCount> groupsCrossingDomains {};
+    // Groups whose members sit on different leaf fabrics, and groups whose scale-out traffic changes
+    // rail on a rail-optimised fabric (core/cluster/FabricPath.h).
+    std::array<int, kDimCount> groupsCrossingFabrics {};
+    std::array<int, kDimCount> groupsCrossingRails {};
 
     SimulationResult schedule; // simulated timeline of pipeline group 0
     std::vector<std::string> calibrated; // quantities taken from a probe calibration

@@ -18,9 +18,19 @@ json messages(const std::vector<Message>& list)
 
 json parallelConfigToJson(const ParallelConfig& p, const TrainingConfig& t)
 {
-    return json { { "tp", p.tp }, { "sp", p.sp }, { "cp", p.cp }, { "pp", p.pp }, { "vpp", p.vpp }, { "dp", p.dp },
+    json j { { "tp", p.tp }, { "sp", p.sp }, { "cp", p.cp }, { "pp", p.pp }, { "vpp", p.vpp }, { "dp", p.dp },
         { "ep", p.ep }, { "etp", p.etp }, { "zero", p.zero }, { "schedule", toString(p.schedule) },
         { "micro_batch", t.microBatch }, { "recompute", toString(t.recompute) } };
+    // Present only for an uneven split, so that even configurations read as before.
+    if (p.firstStageLayers > 0)
+        j["first_stage_layers"] = p.firstStageLayers;
+    if (p.lastStageLayers > 0)
+        j["last_stage_layers"] = p.lastStageLayers;
+    if (p.accountForEmbedding)
+        j["account_for_embedding"] = true;
+    if (p.accountForLoss)
+        j["account_for_loss"] = true;
+    return j;
 }
 
 json timelineToJson(const SimulationResult& s)
@@ -86,6 +96,19 @@ json reportToJson(const Scenario& scenario, const Report& r)
     for (Dim d : { Dim::Tp, Dim::Cp, Dim::Ep, Dim::Dp, Dim::Pp })
         crossing[toString(d)] = r.groupsCrossingDomains[static_cast<int>(d)];
     j["rank_map"] = { { "world_size", r.rankMap.worldSize() }, { "groups_crossing_domains", crossing } };
+    // Only where the topology has more than one fabric or some group changes rail, so that flat
+    // clusters read as before.
+    int fabricOrRail = 0;
+    json crossingFabrics, crossingRails;
+    for (Dim d : { Dim::Tp, Dim::Cp, Dim::Ep, Dim::Dp, Dim::Pp }) {
+        crossingFabrics[toString(d)] = r.groupsCrossingFabrics[static_cast<int>(d)];
+        crossingRails[toString(d)] = r.groupsCrossingRails[static_cast<int>(d)];
+        fabricOrRail += r.groupsCrossingFabrics[static_cast<int>(d)] + r.groupsCrossingRails[static_cast<int>(d)];
+    }
+    if (fabricOrRail > 0 || scenario.topology.fabrics.size() > 1) {
+        j["rank_map"]["groups_crossing_fabrics"] = crossingFabrics;
+        j["rank_map"]["groups_crossing_rails"] = crossingRails;
+    }
     j["calibrated"] = r.calibrated;
     return j;
 }

@@ -143,6 +143,7 @@ void readRegularCluster(JsonReader& c, Scenario& s, json& extra)
     double latency = defaults.latencySeconds;
     double oversub = 1.0;
     bool rail = true;
+    bool pxn = true;
     if (c.has("ib")) {
         JsonReader ib = c.object("ib");
         nicGbps = ib.number("nic_gbps", 1, 1e5, nicGbps);
@@ -150,6 +151,7 @@ void readRegularCluster(JsonReader& c, Scenario& s, json& extra)
         latency = ib.number("latency_us", 0, 1e6, latency * 1e6) * 1e-6;
         oversub = ib.number("oversubscription", 1, 1e3, 1.0);
         rail = ib.boolean("rail_optimized", true);
+        pxn = ib.boolean("pxn", true);
         ib.collectUnknown(extra["cluster"]["ib"]);
     }
     s.topology = Topology::regular(gpu, s.nodes, s.gpusPerNode, nicGbps, nicsPerNode);
@@ -157,6 +159,7 @@ void readRegularCluster(JsonReader& c, Scenario& s, json& extra)
         f.latencySeconds = latency;
         f.oversubscription = oversub;
         f.railOptimized = rail;
+        f.pxn = pxn;
     }
 }
 
@@ -201,6 +204,7 @@ void readExplicitTopology(JsonReader& c, Scenario& s, json& extra)
             fab.latencySeconds = f.number("latency_us", 0, 1e6, 5) * 1e-6;
             fab.oversubscription = f.number("oversubscription", 1, 1e3, 1);
             fab.railOptimized = f.boolean("rail_optimized", true);
+            fab.pxn = f.boolean("pxn", true);
             const json& members = f.at("domains");
             if (!members.is_array())
                 f.fail("domains", "must be an array of domain names");
@@ -240,6 +244,10 @@ void readParallel(JsonReader& p, ParallelConfig& c)
     c.dpOverlap = p.boolean("dp_overlap", true);
     c.p2pOverlap = p.boolean("p2p_overlap", true);
     c.gradReduceInFp32 = p.boolean("grad_reduce_fp32", true);
+    c.firstStageLayers = static_cast<int>(p.integer("first_stage_layers", 0, kMaxDegree, 0));
+    c.lastStageLayers = static_cast<int>(p.integer("last_stage_layers", 0, kMaxDegree, 0));
+    c.accountForEmbedding = p.boolean("account_for_embedding", false);
+    c.accountForLoss = p.boolean("account_for_loss", false);
 }
 
 void readTraining(JsonReader& t, TrainingConfig& c)
@@ -465,6 +473,8 @@ json scenarioToJson(const Scenario& s)
                 cluster["ib"]["oversubscription"] = f.oversubscription;
             if (!f.railOptimized)
                 cluster["ib"]["rail_optimized"] = false;
+            if (!f.pxn)
+                cluster["ib"]["pxn"] = false;
         }
     } else {
         json domains = json::array();
@@ -489,6 +499,8 @@ json scenarioToJson(const Scenario& s)
                 fj["oversubscription"] = f.oversubscription;
             if (!f.railOptimized)
                 fj["rail_optimized"] = false;
+            if (!f.pxn)
+                fj["pxn"] = false;
             fabrics.push_back(fj);
         }
         cluster["topology"] = { { "domains", domains }, { "fabrics", fabrics } };
@@ -510,6 +522,14 @@ json scenarioToJson(const Scenario& s)
         j["parallel"]["p2p_overlap"] = false;
     if (!p.gradReduceInFp32)
         j["parallel"]["grad_reduce_fp32"] = false;
+    if (p.firstStageLayers > 0)
+        j["parallel"]["first_stage_layers"] = p.firstStageLayers;
+    if (p.lastStageLayers > 0)
+        j["parallel"]["last_stage_layers"] = p.lastStageLayers;
+    if (p.accountForEmbedding)
+        j["parallel"]["account_for_embedding"] = true;
+    if (p.accountForLoss)
+        j["parallel"]["account_for_loss"] = true;
     const TrainingConfig& t = s.training;
     j["training"] = { { "micro_batch", t.microBatch }, { "global_batch", t.globalBatch },
         { "recompute", toString(t.recompute) }, { "dtype", toString(t.dtype) } };

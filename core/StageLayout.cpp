@@ -1,5 +1,7 @@
 #include "core/StageLayout.h"
 
+#include "core/PipelineSplit.h"
+
 #include <algorithm>
 
 namespace parallax::core {
@@ -21,6 +23,23 @@ StageLayout::StageLayout(int layers, int stages)
     m_first.assign(stages + 1, 0);
     for (int s = 0; s < stages; ++s)
         m_first[s + 1] = m_first[s] + count[s];
+}
+
+StageLayout::StageLayout(const std::vector<int>& layersPerStage)
+{
+    m_first.assign(layersPerStage.size() + 1, 0);
+    for (std::size_t s = 0; s < layersPerStage.size(); ++s)
+        m_first[s + 1] = m_first[s] + std::max(0, layersPerStage[s]);
+    if (layersPerStage.empty())
+        m_first.assign(2, 0);
+}
+
+StageLayout StageLayout::of(int layers, const ScheduleShape& shape, const ParallelConfig& p)
+{
+    const std::vector<int> uneven = unevenStageLayerCounts(layers, shape, p);
+    if (!uneven.empty())
+        return StageLayout(uneven);
+    return StageLayout(layers, modelStageCount(shape));
 }
 
 } // namespace parallax::core

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/ModelSpec.h"
+#include "core/ParallelConfig.h"
 #include "core/schedule/PipelineSchedule.h"
 
 #include <vector>
@@ -13,6 +14,11 @@ namespace parallax::core {
 class StageLayout {
 public:
     StageLayout(int layers, int stages);
+    // Layers per model stage given explicitly (an uneven split, core/PipelineSplit.h).
+    explicit StageLayout(const std::vector<int>& layersPerStage);
+    // The parallel config's split: Megatron's uneven first/last-rank split when one is set and
+    // valid, else the even split above.
+    static StageLayout of(int layers, const ScheduleShape& shape, const ParallelConfig& p);
     int stages() const { return static_cast<int>(m_first.size()) - 1; }
     int firstLayer(int stage) const { return m_first[stage]; }
     int endLayer(int stage) const { return m_first[stage + 1]; }

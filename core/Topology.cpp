@@ -1,6 +1,7 @@
 #include "core/Topology.h"
 
 #include "core/Units.h"
+#include "core/cluster/FabricPath.h"
 
 #include <algorithm>
 
@@ -67,6 +68,16 @@ int Topology::fabricOfDomain(int domain) const
     return -1;
 }
 
+std::vector<int> Topology::fabricsOfDomain(int domain) const
+{
+    std::vector<int> out;
+    for (std::size_t f = 0; f < fabrics.size(); ++f) {
+        if (std::find(fabrics[f].domains.begin(), fabrics[f].domains.end(), domain) != fabrics[f].domains.end())
+            out.push_back(static_cast<int>(f));
+    }
+    return out;
+}
+
 double Topology::nvlinkBytesPerSecond(int domain) const
 {
     const NvlinkDomain& d = domains[domain];
@@ -98,7 +109,7 @@ double Topology::p2pBytesPerSecond(int gpuA, int gpuB) const
     const int db = domainOf(gpuB);
     if (da == db)
         return nvlinkBytesPerSecond(da);
-    return std::min(scaleOutBytesPerSecondPerGpu(da), scaleOutBytesPerSecondPerGpu(db));
+    return routeBetween(*this, gpuA, gpuB).link.bytesPerSecond;
 }
 
 double Topology::p2pLatencySeconds(int gpuA, int gpuB) const
@@ -108,21 +119,14 @@ double Topology::p2pLatencySeconds(int gpuA, int gpuB) const
     constexpr double kNvlinkLatencySeconds = 2e-6; // NCCL LL protocol intra-node, order of a microsecond
     if (da == db)
         return kNvlinkLatencySeconds;
-    return std::max(scaleOutLatencySeconds(da), scaleOutLatencySeconds(db));
+    return routeBetween(*this, gpuA, gpuB).link.latencySeconds;
 }
 
 bool Topology::connected() const
 {
     if (domains.size() <= 1)
         return true;
-    const int f0 = fabricOfDomain(0);
-    if (f0 < 0)
-        return false;
-    for (std::size_t d = 1; d < domains.size(); ++d) {
-        if (fabricOfDomain(static_cast<int>(d)) != f0)
-            return false;
-    }
-    return true;
+    return fabricsConnectAllDomains(*this);
 }
 
 } // namespace parallax::core

@@ -22,8 +22,12 @@ struct Fabric {
     int nicsPerDomain = 0; // 0 means one NIC per GPU (HGX)
     double latencySeconds = 5e-6;
     double oversubscription = 1.0; // >= 1; bisection divided by this
+    // Rail-optimised (NVIDIA DGX SuperPOD reference architecture): NIC i of every domain sits on rail
+    // switch i, so same-rail traffic crosses one non-blocking leaf and `oversubscription` applies only
+    // to cross-rail traffic, which climbs to the spine unless NCCL's PXN moves it over NVLink first.
     bool railOptimized = true;
-    std::vector<int> domains; // indices into Topology::domains
+    bool pxn = true; // NCCL_PXN_DISABLE=0, NCCL's default since 2.12
+    std::vector<int> domains; // indices into Topology::domains; a domain may sit on several fabrics
 };
 
 struct GpuLocation {
@@ -45,16 +49,18 @@ public:
     GpuLocation locate(int gpu) const; // gpu in [0, gpuCount())
     int domainOf(int gpu) const { return locate(gpu).domain; }
     const GpuSpec& gpuSpec(int gpu) const;
-    int fabricOfDomain(int domain) const; // -1 when the domain is on no fabric
+    int fabricOfDomain(int domain) const; // the first fabric holding it; -1 when on none
+    std::vector<int> fabricsOfDomain(int domain) const; // every fabric holding it, in order
 
     double nvlinkBytesPerSecond(int domain) const;
     // Per-GPU share of the scale-out bandwidth leaving a domain, per direction.
     double scaleOutBytesPerSecondPerGpu(int domain) const;
     double scaleOutLatencySeconds(int domain) const;
-    // Point-to-point bandwidth between two GPUs (NVLink inside a domain, else the IB path).
+    // Point-to-point bandwidth between two GPUs (NVLink inside a domain, else the best scale-out path
+    // over a fabric both domains sit on, rails included: core/cluster/FabricPath.h).
     double p2pBytesPerSecond(int gpuA, int gpuB) const;
     double p2pLatencySeconds(int gpuA, int gpuB) const;
-    // Whether every domain pair is reachable (all on one fabric, or only one domain).
+    // Whether every domain pair shares a fabric (or there is only one domain).
     bool connected() const;
 
 private:

@@ -1,6 +1,7 @@
 #include "core/Validation.h"
 
 #include "core/Limits.h"
+#include "core/PipelineSplit.h"
 #include "core/schedule/PipelineSchedule.h"
 
 #include <algorithm>
@@ -227,6 +228,10 @@ ValidationResult validateScenario(const Scenario& s)
                 c.error("parallel.pp",
                     "layers=" + str(m.layers) + " is fewer than the " + str(stages) + " model stages of pp=" + str(p.pp)
                         + (p.vpp > 1 ? " x vpp=" + str(p.vpp) : std::string()) + ": lower pp or vpp");
+            else if (const std::string split = pipelineSplitProblem(m.layers, p); !split.empty())
+                c.error(split.substr(0, split.find(": ")), split.substr(split.find(": ") + 2));
+            else if (hasUnevenSplit(p))
+                ; // the split's own rules replace the even split's divisibility
             else if (p.schedule == ScheduleKind::Interleaved1F1B && !interleavingDividesStages(m.layers, p.pp, p.vpp))
                 c.error("parallel.vpp",
                     "the " + str(m.layers / p.pp) + " layers of each pipeline stage do not split into vpp=" + str(p.vpp)
@@ -244,6 +249,10 @@ ValidationResult validateScenario(const Scenario& s)
         }
     } else if (p.pp == 1 && p.vpp > 1) {
         c.error("parallel.vpp", "vpp=" + str(p.vpp) + " needs pp > 1: set vpp=1");
+    }
+    if (p.pp <= 1 && hasUnevenSplit(p)) {
+        const std::string split = pipelineSplitProblem(m.layers, p);
+        c.error(split.substr(0, split.find(": ")), split.substr(split.find(": ") + 2));
     }
     if (p.zero > 0 && p.dp * p.cp == 1)
         c.note("parallel.zero", "ZeRO shards over the data-parallel group; with dp=1 it has no effect");

@@ -254,6 +254,10 @@ void TopologyEditor::rebuild()
         info.index = static_cast<int>(f);
         info.name = QString::fromStdString(fab.name);
         info.nicGbps = fab.nicGbps;
+        info.railOptimized = fab.railOptimized;
+        info.pxn = fab.pxn;
+        info.oversubscription = fab.oversubscription;
+        info.sharedDomains = static_cast<int>(fab.domains.size() - members.size());
         m_fabricItems.push_back(placeGroup(members, info));
     }
     std::vector<int> orphans;
@@ -793,12 +797,43 @@ void TopologyEditor::showContextMenu(QPoint globalPos, QPointF scenePos)
             menu.addAction(tr("Detach from fabric"), this, [this, d] {
                 drop({ Kind::Domain, {}, d, -1 }, { -1e9, -1e9 });
             });
+        // Several fabrics per domain: leaf fabrics under a spine.
+        const auto& topo = m_document->scenario().topology;
+        const std::vector<int> on = topo.fabricsOfDomain(d);
+        QMenu* also = menu.addMenu(tr("Also attach to"));
+        QMenu* leave = menu.addMenu(tr("Take off"));
+        for (int f = 0; f < static_cast<int>(topo.fabrics.size()); ++f) {
+            const QString name = QString::fromStdString(topo.fabrics[static_cast<std::size_t>(f)].name);
+            if (std::find(on.begin(), on.end(), f) == on.end())
+                also->addAction(name, this, [this, d, f] { alsoAttachDomain(d, f); });
+            else if (on.size() > 1)
+                leave->addAction(name, this, [this, d, f] { leaveFabric(d, f); });
+        }
+        also->setEnabled(!also->isEmpty());
+        leave->setEnabled(!leave->isEmpty());
         menu.addSeparator();
         menu.addAction(tr("Delete domain"), this, [this, d] { deleteDomain(d); });
     } else if (FabricItem* f = fabricItemAt(scenePos); f && f->fabricIndex() >= 0) {
         const int index = f->fabricIndex();
         menu.addAction(tr("Rename…"), this, &TopologyEditor::renameSelection);
         menu.addAction(tr("NIC bandwidth…"), this, &TopologyEditor::setBandwidthOfSelection);
+        const core::Fabric& fab = m_document->scenario().topology.fabrics[static_cast<std::size_t>(index)];
+        QAction* rail = menu.addAction(tr("Rail-optimised"));
+        rail->setCheckable(true);
+        rail->setChecked(fab.railOptimized);
+        connect(rail, &QAction::toggled, this, [this, index](bool on) { setFabricRailOptimized(index, on); });
+        QAction* pxn = menu.addAction(tr("PXN (NVLink before a rail change)"));
+        pxn->setCheckable(true);
+        pxn->setChecked(fab.pxn);
+        pxn->setEnabled(fab.railOptimized);
+        connect(pxn, &QAction::toggled, this, [this, index](bool on) { setFabricPxn(index, on); });
+        menu.addAction(tr("Oversubscription…"), this, [this, index, ratio = fab.oversubscription] {
+            bool ok = false;
+            const double value = QInputDialog::getDouble(
+                this, tr("Oversubscription"), tr("Downlinks per uplink (1 = non-blocking):"), ratio, 1, 64, 2, &ok);
+            if (ok)
+                setFabricOversubscription(index, value);
+        });
         menu.addAction(tr("Add NVLink domain"), this, [this, scenePos] {
             drop({ Kind::PaletteDomain, {}, -1, -1 }, scenePos);
         });

@@ -47,6 +47,11 @@ public:
     void renameFabric(int fabric, const QString& name);
     void setDomainNvlink(int domain, double gigabytesPerSecond); // per GPU per direction; 0 = datasheet
     void setFabricNic(int fabric, double gigabitsPerSecond);
+    void setFabricRailOptimized(int fabric, bool on);
+    void setFabricPxn(int fabric, bool on);
+    void setFabricOversubscription(int fabric, double ratio); // >= 1
+    void alsoAttachDomain(int domain, int fabric); // a further fabric: leaves under a spine
+    void leaveFabric(int domain, int fabric);
     void deleteDomain(int domain);
     void deleteFabric(int fabric);
     void removeGpu(int domain);

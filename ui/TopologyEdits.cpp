@@ -103,17 +103,36 @@ int addFabric(core::Topology& t, double nicGbps)
     return static_cast<int>(t.fabrics.size()) - 1;
 }
 
+void alsoAttachDomain(core::Topology& t, int domain, int fabric)
+{
+    if (!validDomain(t, domain) || !validFabric(t, fabric))
+        return;
+    auto& members = t.fabrics[fabric].domains;
+    if (std::find(members.begin(), members.end(), domain) != members.end())
+        return;
+    // Keep members in rank order so that the file lists them as the editor draws them.
+    members.insert(std::upper_bound(members.begin(), members.end(), domain), domain);
+}
+
+void leaveFabric(core::Topology& t, int domain, int fabric)
+{
+    if (!validDomain(t, domain) || !validFabric(t, fabric))
+        return;
+    auto& members = t.fabrics[fabric].domains;
+    members.erase(std::remove(members.begin(), members.end(), domain), members.end());
+}
+
 void attachDomain(core::Topology& t, int domain, int fabric)
 {
     if (!validDomain(t, domain))
         return;
-    for (auto& f : t.fabrics)
-        f.domains.erase(std::remove(f.domains.begin(), f.domains.end(), domain), f.domains.end());
-    if (validFabric(t, fabric)) {
-        auto& members = t.fabrics[fabric].domains;
-        // Keep members in rank order so that the file lists them as the editor draws them.
-        members.insert(std::upper_bound(members.begin(), members.end(), domain), domain);
+    if (!validFabric(t, fabric)) {
+        for (auto& f : t.fabrics)
+            f.domains.erase(std::remove(f.domains.begin(), f.domains.end(), domain), f.domains.end());
+        return;
     }
+    leaveFabric(t, domain, t.fabricOfDomain(domain));
+    alsoAttachDomain(t, domain, fabric);
 }
 
 void removeDomain(core::Topology& t, int domain)

@@ -15,7 +15,12 @@ QString addGpu(core::Topology& t, int domain, const core::GpuSpec& gpu);
 void removeGpu(core::Topology& t, int domain);
 int addDomain(core::Topology& t, const core::GpuSpec& gpu, int gpuCount, int fabric); // returns its index
 int addFabric(core::Topology& t, double nicGbps);
-void attachDomain(core::Topology& t, int domain, int fabric); // fabric -1 detaches it
+// Moves a domain off the fabric it is drawn in (its first) onto `fabric`; its other fabrics (a
+// spine above its leaf) stay. Fabric -1 detaches it from every fabric.
+void attachDomain(core::Topology& t, int domain, int fabric);
+// Adds a fabric to a domain's fabrics (leaf fabrics under a spine) / takes one away.
+void alsoAttachDomain(core::Topology& t, int domain, int fabric);
+void leaveFabric(core::Topology& t, int domain, int fabric);
 void removeDomain(core::Topology& t, int domain);
 void removeFabric(core::Topology& t, int fabric); // its domains stay, on no fabric
 QString renameDomain(core::Topology& t, int domain, const QString& name);

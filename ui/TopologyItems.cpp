@@ -186,12 +186,28 @@ void FabricItem::setDropTarget(bool on)
     }
 }
 
+namespace {
+// " · rail-optimised (PXN) · 2:1 · also joins 8 domains drawn above", or empty for a plain fabric.
+QString fabricTraits(const FabricItem::Info& info)
+{
+    QString text;
+    if (info.railOptimized)
+        text += QObject::tr(" · rail-optimised") + (info.pxn ? QObject::tr(" (PXN)") : QString());
+    if (info.oversubscription > 1)
+        text += QStringLiteral(" · %1:1").arg(info.oversubscription);
+    if (info.sharedDomains > 0)
+        text += QObject::tr(" · also joins %1 domains drawn in other fabrics").arg(info.sharedDomains);
+    return text;
+}
+} // namespace
+
 QString FabricItem::title() const
 {
     if (m_info.index < 0)
         return m_info.domainCount == 1 ? QObject::tr("Not on a fabric (1 domain)")
                                        : QObject::tr("Not on a fabric (%1 domains)").arg(m_info.domainCount);
-    return QObject::tr("%1 · IB %2 Gb/s per NIC · %3 GPUs").arg(m_info.name).arg(m_info.nicGbps).arg(m_info.gpuCount);
+    return QObject::tr("%1 · IB %2 Gb/s per NIC · %3 GPUs").arg(m_info.name).arg(m_info.nicGbps).arg(m_info.gpuCount)
+        + fabricTraits(m_info);
 }
 
 void FabricItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*)

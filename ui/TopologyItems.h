@@ -61,6 +61,10 @@ public:
         double nicGbps = 0;
         int domainCount = 0;
         int gpuCount = 0;
+        bool railOptimized = false;
+        bool pxn = true;
+        double oversubscription = 1;
+        int sharedDomains = 0; // members drawn in another fabric (a spine above leaves)
     };
     FabricItem(Info info, QSizeF size);
 

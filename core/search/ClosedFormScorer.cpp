@@ -10,6 +10,7 @@
 #include "core/ParameterShard.h"
 #include "core/PipelineClosedForm.h"
 #include "core/StageLayout.h"
+#include "core/cluster/FabricPath.h"
 #include "core/schedule/PipelineSchedule.h"
 
 #include <algorithm>
@@ -80,7 +81,12 @@ CommGroup geometry(
         firstDomain = std::min(firstDomain, domain);
         lastDomain = std::max(lastDomain, domain);
     }
-    return commGroupFromDomains(g.size, perDomain, links);
+    CommGroup out = commGroupFromDomains(g.size, perDomain, links);
+    if (perDomain.size() > 1) {
+        if (const GroupRoute route = groupRoute(topo, ranks); route.link.bytesPerSecond > 0)
+            out.inter = route.link;
+    }
+    return out;
 }
 
 // buildCommGroups() picks the more spread of the first and the last group of a dimension.

@@ -1,6 +1,7 @@
 #include "core/search/ConfigSearch.h"
 
 #include "core/Engine.h"
+#include "core/PipelineSplit.h"
 #include "core/search/ClosedFormPass.h"
 #include "core/search/ClosedFormScorer.h"
 #include "core/search/Explainer.h"
@@ -160,6 +161,19 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         if (slot.any()) {
             for (const SearchPoint& p : slot.contenders())
                 want(p);
+        }
+    }
+    // Each shortlisted pipeline also with the uneven split that balances the LM head on the last
+    // rank (Megatron --decoder-first/last-pipeline-num-layers); the closed form scores even splits.
+    const double headLayers = lmHeadLayerEquivalents(base.model, base.seqLen());
+    constexpr std::size_t kSplitVariants = 32; // the best few pipelines: each variant costs a simulation
+    for (std::size_t i = 0; i < std::min(shortlisted, kSplitVariants); ++i) {
+        SearchPoint p = shortlist[i].point;
+        const StageSplit split = balancedPipelineSplit(base.model.layers, p.pp, p.vpp, p.schedule, headLayers);
+        if (split.firstStageLayers > 0 || split.lastStageLayers > 0) {
+            p.firstStageLayers = split.firstStageLayers;
+            p.lastStageLayers = split.lastStageLayers;
+            want(p);
         }
     }
     const SearchPoint basePoint = pointOf(base);

@@ -35,7 +35,7 @@ ParameterShard rankParameters(const Scenario& s, int rank)
         shape.kind = ScheduleKind::OneFOneB;
         shape.virtualStages = 1;
     }
-    const StageLayout layout(s.model.layers, modelStageCount(shape));
+    const StageLayout layout = StageLayout::of(s.model.layers, shape, p);
     const int last = layout.stages() - 1;
     ParameterShard total;
     for (int c = 0; c < chunksPerRank(shape); ++c) {

@@ -22,6 +22,8 @@ std::string describe(const SearchPoint& p)
     s += " ZeRO-" + std::to_string(p.zero);
     if (p.pp > 1)
         s += std::string(" ") + toString(p.schedule);
+    if (p.firstStageLayers > 0 || p.lastStageLayers > 0)
+        s += " layers " + std::to_string(p.firstStageLayers) + "/../" + std::to_string(p.lastStageLayers);
     s += " mb=" + std::to_string(p.microBatch);
     s += std::string(" recompute ") + toString(p.recompute);
     return s;
@@ -42,6 +44,10 @@ Scenario applyPoint(const Scenario& base, const SearchPoint& p)
     s.parallel.schedule = p.schedule;
     s.training.microBatch = p.microBatch;
     s.training.recompute = p.recompute;
+    s.parallel.firstStageLayers = p.firstStageLayers;
+    s.parallel.lastStageLayers = p.lastStageLayers;
+    s.parallel.accountForEmbedding = false;
+    s.parallel.accountForLoss = false;
     return s;
 }
 
@@ -58,6 +64,8 @@ SearchPoint pointOf(const Scenario& s)
     p.microBatch = s.training.microBatch;
     p.schedule = s.parallel.schedule;
     p.recompute = s.training.recompute;
+    p.firstStageLayers = s.parallel.firstStageLayers;
+    p.lastStageLayers = s.parallel.lastStageLayers;
     return p;
 }
 

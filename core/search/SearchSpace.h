@@ -23,13 +23,16 @@ struct SearchPoint {
     int microBatch = 1;
     ScheduleKind schedule = ScheduleKind::OneFOneB;
     Recompute recompute = Recompute::None;
+    // Megatron's uneven pipeline split (core/PipelineSplit.h); 0, 0 is the even split.
+    int firstStageLayers = 0;
+    int lastStageLayers = 0;
 
     bool sp() const { return tp > 1; }
     // Total order used for deterministic tie-breaks.
     auto key() const
     {
-        return std::tuple(
-            tp, cp, pp, vpp, dp, ep, zero, microBatch, static_cast<int>(schedule), static_cast<int>(recompute));
+        return std::tuple(tp, cp, pp, vpp, dp, ep, zero, microBatch, static_cast<int>(schedule),
+            static_cast<int>(recompute), firstStageLayers, lastStageLayers);
     }
     bool operator==(const SearchPoint& o) const { return key() == o.key(); }
 };
@@ -59,7 +62,7 @@ struct ScheduleChoice {
 inline SearchPoint pointAt(const Layout& l, int ep, const ScheduleChoice& s, int microBatch,
     Recompute recompute = Recompute::None, int zero = 0)
 {
-    return { l.tp, l.cp, l.pp, s.vpp, l.dp, ep, zero, microBatch, s.kind, recompute };
+    return { l.tp, l.cp, l.pp, s.vpp, l.dp, ep, zero, microBatch, s.kind, recompute, 0, 0 };
 }
 
 // Bounds of the enumeration. Defaults cover every schedule the engine simulates.

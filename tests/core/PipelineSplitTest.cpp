@@ -1,0 +1,169 @@
+#include "core/PipelineSplit.h"
+#include "core/Engine.h"
+#include "core/PresetLibrary.h"
+#include "core/ScenarioIo.h"
+#include "core/StageLayout.h"
+#include "core/Validation.h"
+
+#include <gtest/gtest.h>
+
+using namespace parallax::core;
+
+namespace {
+
+Scenario preset(const std::string& id)
+{
+    const ScenarioPresetInfo* info = PresetLibrary::instance().scenario(id);
+    if (!info)
+        throw std::runtime_error("missing scenario preset " + id);
+    LoadError error;
+    auto s = parseScenario(info->json, error);
+    if (!s)
+        throw std::runtime_error(error.path + ": " + error.message);
+    return *s;
+}
+
+std::vector<int> counts(const StageLayout& l)
+{
+    std::vector<int> out;
+    for (int s = 0; s < l.stages(); ++s)
+        out.push_back(l.layerCount(s));
+    return out;
+}
+
+ParallelConfig pipeline(int pp, ScheduleKind kind, int vpp = 1)
+{
+    ParallelConfig p;
+    p.pp = pp;
+    p.vpp = vpp;
+    p.schedule = kind;
+    return p;
+}
+
+} // namespace
+
+// Megatron-Core get_num_layers_to_build, by hand: the named ranks hold their counts, the others
+// share the rest; the account_for_* form counts the embedding / loss as a layer.
+TEST(PipelineSplit, LayerCountsFollowMegatron)
+{
+    struct Case {
+        int layers, pp, vpp, first, last;
+        bool embedding, loss;
+        std::vector<int> expected; // per model stage (chunk * pp + rank when interleaved)
+    };
+    const std::vector<Case> cases = {
+        { 80, 9, 1, 9, 8, false, false, { 9, 9, 9, 9, 9, 9, 9, 9, 8 } },
+        { 80, 9, 1, 0, 8, false, false, { 9, 9, 9, 9, 9, 9, 9, 9, 8 } },
+        { 32, 4, 1, 6, 0, false, false, { 6, 26 / 3, 26 / 3, 26 / 3 } }, // 26 does not divide by 3: invalid
+        { 30, 4, 1, 0, 0, true, true, { 7, 8, 8, 7 } },
+        { 31, 4, 1, 0, 0, false, true, { 8, 8, 8, 7 } },
+        { 32, 4, 2, 6, 6, false, false, { 3, 5, 5, 3, 3, 5, 5, 3 } },
+    };
+    for (const Case& c : cases) {
+        ParallelConfig p = pipeline(c.pp, c.vpp > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB, c.vpp);
+        p.firstStageLayers = c.first;
+        p.lastStageLayers = c.last;
+        p.accountForEmbedding = c.embedding;
+        p.accountForLoss = c.loss;
+        const ScheduleShape shape { p.schedule, c.pp, 8, c.vpp };
+        const std::vector<int> got = unevenStageLayerCounts(c.layers, shape, p);
+        if (c.layers == 32 && c.first == 6 && c.last == 0) {
+            EXPECT_TRUE(got.empty());
+            EXPECT_NE(pipelineSplitProblem(c.layers, p).find("parallel.first_stage_layers"), std::string::npos);
+            continue;
+        }
+        EXPECT_TRUE(pipelineSplitProblem(c.layers, p).empty()) << pipelineSplitProblem(c.layers, p);
+        EXPECT_EQ(got, c.expected) << c.layers << " layers pp=" << c.pp;
+        EXPECT_EQ(counts(StageLayout::of(c.layers, shape, p)), c.expected);
+    }
+}
+
+TEST(PipelineSplit, InvalidSplitsNameTheFieldAndTheFix)
+{
+    ParallelConfig p = pipeline(8, ScheduleKind::ZbV);
+    p.lastStageLayers = 9;
+    EXPECT_NE(pipelineSplitProblem(80, p).find("parallel.last_stage_layers: schedule zb-v"), std::string::npos);
+    p = pipeline(1, ScheduleKind::OneFOneB);
+    p.firstStageLayers = 9;
+    EXPECT_NE(pipelineSplitProblem(80, p).find("needs pp > 1"), std::string::npos);
+    p = pipeline(8, ScheduleKind::OneFOneB);
+    p.firstStageLayers = 9;
+    p.accountForLoss = true;
+    EXPECT_NE(pipelineSplitProblem(80, p).find("exclude each other"), std::string::npos);
+    p = pipeline(4, ScheduleKind::Interleaved1F1B, 2);
+    p.firstStageLayers = 7;
+    p.lastStageLayers = 7;
+    EXPECT_NE(pipelineSplitProblem(32, p).find("not a multiple of vpp=2"), std::string::npos);
+    p = pipeline(8, ScheduleKind::OneFOneB);
+    p.accountForEmbedding = true;
+    EXPECT_NE(pipelineSplitProblem(80, p).find("parallel.account_for_embedding"), std::string::npos);
+
+    // Through the engine: an error with the field, never a crash.
+    Scenario s = preset("llama3-70b-uneven-72xh100");
+    s.parallel.firstStageLayers = 10;
+    const Report r = evaluate(s);
+    ASSERT_FALSE(r.valid);
+    EXPECT_EQ(r.errors.front().field, "parallel.first_stage_layers");
+}
+
+// By hand for Llama 3 70B (80 layers) on pp=9: the even split is 8 | 9 x7 | 9 + head; the head's
+// 2 h V logits GEMM is ~1.2 layers of forward FLOPs, so moving one layer off the last rank onto the
+// first (or letting the other ranks share it) drops the heaviest rank from ~10.2 to 9.2 layers.
+TEST(PipelineSplit, BalancedSplitTakesALayerOffTheHeadStage)
+{
+    const ModelSpec m = *PresetLibrary::instance().model("llama3-70b");
+    const double head = lmHeadLayerEquivalents(m, 8192);
+    EXPECT_GT(head, 1.0);
+    EXPECT_LT(head, 1.5);
+    const StageSplit split = balancedPipelineSplit(80, 9, 1, ScheduleKind::OneFOneB, head);
+    EXPECT_EQ(split.firstStageLayers, 0); // fewer switches: the others share the rest (9 each)
+    EXPECT_EQ(split.lastStageLayers, 8);
+    // Nothing to gain without a head, and V schedules keep the even split.
+    const StageSplit none = balancedPipelineSplit(80, 8, 1, ScheduleKind::OneFOneB, 0.0);
+    EXPECT_EQ(none.firstStageLayers + none.lastStageLayers, 0);
+    const StageSplit v = balancedPipelineSplit(80, 8, 1, ScheduleKind::ZbV, head);
+    EXPECT_EQ(v.firstStageLayers + v.lastStageLayers, 0);
+}
+
+// The done-when: the uneven preset (first 9, last 8 with the head) shows a smaller simulated
+// bubble than the even split, and memory follows the layers (the last rank holds one layer fewer).
+TEST(PipelineSplit, UnevenPresetHasSmallerBubbleThanEvenSplit)
+{
+    const Scenario uneven = preset("llama3-70b-uneven-72xh100");
+    ASSERT_EQ(uneven.parallel.firstStageLayers, 9);
+    ASSERT_EQ(uneven.parallel.lastStageLayers, 8);
+    Scenario even = uneven;
+    even.parallel.firstStageLayers = even.parallel.lastStageLayers = 0;
+    const Report ru = evaluate(uneven);
+    const Report re = evaluate(even);
+    ASSERT_TRUE(ru.valid) << (ru.errors.empty() ? "" : ru.errors.front().text);
+    ASSERT_TRUE(re.valid);
+    EXPECT_LT(ru.bubbleFraction, re.bubbleFraction);
+    EXPECT_LT(ru.stepTimeSeconds, re.stepTimeSeconds);
+    // Per-stage durations follow the layers: the last rank's ops shrink by one layer's worth.
+    ASSERT_EQ(ru.stages.size(), 9u);
+    EXPECT_EQ(ru.stages.back().layers, 8);
+    EXPECT_EQ(re.stages.back().layers, 9);
+    EXPECT_EQ(ru.stages.front().layers, 9);
+    EXPECT_EQ(re.stages.front().layers, 8);
+    EXPECT_LT(ru.stages.back().weightsBytes, re.stages.back().weightsBytes);
+    EXPECT_GT(ru.stages.front().weightsBytes, re.stages.front().weightsBytes);
+}
+
+TEST(PipelineSplit, ScenarioKeysRoundTrip)
+{
+    Scenario s = preset("llama3-70b-uneven-72xh100");
+    s.parallel.firstStageLayers = 0;
+    s.parallel.lastStageLayers = 0;
+    s.parallel.accountForEmbedding = true;
+    s.parallel.accountForLoss = true;
+    LoadError error;
+    const auto back = parseScenario(scenarioToJson(s).dump(), error);
+    ASSERT_TRUE(back) << error.message;
+    EXPECT_TRUE(back->parallel.accountForEmbedding);
+    EXPECT_TRUE(back->parallel.accountForLoss);
+    const auto uneven = parseScenario(scenarioToJson(preset("llama3-70b-uneven-72xh100")).dump(), error);
+    ASSERT_TRUE(uneven);
+    EXPECT_EQ(uneven->parallel.firstStageLayers, 9);
+    EXPECT_EQ(uneven->parallel.lastStageLayers, 8);
+}
