@@ -79,7 +79,9 @@ TEST(CalibrationEngine, HbmBandwidthScalesTheOptimizerStep)
     EvaluateOptions o;
     o.calibration = &c;
     const Report slow = evaluate(s, o);
-    EXPECT_NEAR(slow.step.optimizerSeconds / datasheet.step.optimizerSeconds, 2.0, 0.05);
+    const double ratio = slow.step.optimizerSeconds / datasheet.step.optimizerSeconds;
+    EXPECT_GT(ratio, 1.9);
+    EXPECT_LT(ratio, 2.0);
 }
 
 // A measured intra-node all-reduce bus bandwidth replaces NVLink's datasheet number for TP.
