@@ -11,6 +11,7 @@
 #include "core/PipelineClosedForm.h"
 #include "core/StageLayout.h"
 #include "core/cluster/FabricPath.h"
+#include "core/costs/StepOverheads.h"
 #include "core/schedule/PipelineSchedule.h"
 
 #include <algorithm>
@@ -134,7 +135,6 @@ struct ClosedFormScorer::RankTable {
     int chunks = 1;
     double sumDense0 = 0, sumMoe0 = 0, sumHead0 = 0; // chunk 0 over all ranks
     double dense00 = 0, moe00 = 0, head00 = 0; // rank 0, chunk 0
-    double optimizerSeconds[4] = {};
     double fixedOtherBytes = 0; // CUDA context + NCCL buffers
 };
 
@@ -267,7 +267,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     const LayerCommGroups groups { comm.tp, comm.cp, comm.ep };
     auto cost = std::make_unique<LayerCostSet>();
     auto fill = [&](const LayerShape& shape, LayerCostSet::Kind& k) {
-        const LayerTimes t = layerTimes(model, shape, ctx, *m_rates, groups, m_defaults);
+        const LayerTimes t = layerTimes(model, shape, ctx, *m_rates, groups, m_defaults, m_base.parallel.epCommOverlap);
         k.forward = t.forward();
         k.backwardInput = t.backwardInput();
         k.backwardWeight = t.backwardWeight();
@@ -373,8 +373,6 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
             row.grads[z] = shard(kGradBytesPerParam, 2);
             row.optimizer[z] = shard(kOptimizerBytesPerParam, 1);
             row.states[z] = w + row.grads[z] + row.optimizer[z];
-            table->optimizerSeconds[z] = std::max(
-                table->optimizerSeconds[z], m_rates->memorySeconds(28.0 * row.optimizer[z] / kOptimizerBytesPerParam));
         }
         // ZeRO-3 keeps two gathered layers of this rank's unsharded share resident (prefetch).
         row.zeroThreeTransient = 2.0 * kWeightBytesPerParam * (denseParams + expertParams) / std::max(1, layers);
@@ -478,9 +476,18 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         sc.peakBytes = 0;
         sc.peakStage = 0;
         sc.peakWithoutOptimizerBytes = 0;
-        double dpExposed = 0;
+        double dpExposed = 0, fixedSeconds = 0;
         for (int r = 0; r < p; ++r) {
             const RankTable::Row& row = t.rows[r];
+            // Optimizer step and fixed per-step work, as core/Engine.cpp (core/costs/StepOverheads).
+            StepOverheadInputs fixed;
+            fixed.optimizerShardParams = row.optimizer[z] / kOptimizerBytesPerParam;
+            fixed.gradBufferBytes = row.grads[z];
+            fixed.microbatches = m;
+            fixed.tokensPerMicrobatch = m_base.seqLen() / static_cast<double>(l.cp) * microBatch;
+            fixed.tp = comm.tp;
+            fixed.dp = comm.dp;
+            fixedSeconds = std::max(fixedSeconds, stepOverheads(fixed, *m_rates).total());
             const double act = m_activations[r];
             const double transient = m_transient[r] + (z >= 3 ? row.zeroThreeTransient : 0.0);
             const double otherBytes = t.fixedOtherBytes + 0.05 * (act + row.grads[z]) + transient;
@@ -498,7 +505,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             dpExposed = std::max(dpExposed, exposed);
         }
         sc.fits = (m_optimizerOffload ? sc.peakWithoutOptimizerBytes : sc.peakBytes) <= m_hbm;
-        sc.stepSeconds = makespan + dpExposed + t.optimizerSeconds[z];
+        sc.stepSeconds = makespan + dpExposed + fixedSeconds;
     }
 }
 

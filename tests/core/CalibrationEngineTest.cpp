@@ -67,7 +67,9 @@ TEST(CalibrationEngine, HalvingGemmThroughputRoughlyDoublesCompute)
     EXPECT_TRUE(datasheet.calibrated.empty());
 }
 
-// Measured HBM bandwidth drives the memory-bound optimizer step: half the bandwidth, twice the time.
+// Measured HBM bandwidth drives the memory-bound optimizer step: half the bandwidth, twice the time
+// (within the latency-bound batch broadcast and scalar reductions of the fixed per-step work, which
+// do not scale with HBM).
 TEST(CalibrationEngine, HbmBandwidthScalesTheOptimizerStep)
 {
     const Scenario s = singleStage();
@@ -77,7 +79,9 @@ TEST(CalibrationEngine, HbmBandwidthScalesTheOptimizerStep)
     EvaluateOptions o;
     o.calibration = &c;
     const Report slow = evaluate(s, o);
-    EXPECT_NEAR(slow.step.optimizerSeconds / datasheet.step.optimizerSeconds, 2.0, 1e-9);
+    const double ratio = slow.step.optimizerSeconds / datasheet.step.optimizerSeconds;
+    EXPECT_GT(ratio, 1.9);
+    EXPECT_LT(ratio, 2.0);
 }
 
 // A measured intra-node all-reduce bus bandwidth replaces NVLink's datasheet number for TP.
