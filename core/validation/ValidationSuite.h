@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/memory/PredictionBands.h"
 #include "core/validation/PublishedRun.h"
 
 #include <map>
@@ -15,6 +16,7 @@ struct ValidationRow {
     bool valid = false; // the engine accepted the configuration
     std::string invalidReason;
     bool fits = false;
+    MemoryVerdict memoryVerdict = MemoryVerdict::DoesNotFit;
     double predictedStepSeconds = 0;
     double predicted = 0; // in the run's metric (seconds or TFLOP/s per GPU)
     double error = 0; // predicted / published - 1
@@ -50,6 +52,9 @@ struct ValidationSummary {
     std::vector<std::string> failures; // bounds exceeded, in words
     bool withinBounds() const { return failures.empty(); }
 };
+
+// One run through the engine, compared with what was published (whatever its family).
+ValidationRow evaluatePublishedRun(PublishedRun run);
 
 // Evaluates every record of a published-runs file (a JSON array; data/README.md schema).
 ValidationSummary runValidation(const nlohmann::json& records);
