@@ -76,14 +76,14 @@ TEST(MemoryVerdict, NoPublishedLayoutIsCalledOutOfMemory)
 TEST(MemoryVerdict, GuideSeventyBOnEightH100DoesNotFit)
 {
     LoadError error;
-    const auto s = loadScenarioFile(std::string(PARALLAX_SOURCE_DIR) + "/presets/scenarios/guide-70b-8xh100.parallax.json", error);
+    const auto s = loadScenarioFile(
+        std::string(PARALLAX_SOURCE_DIR) + "/presets/scenarios/guide-70b-8xh100.parallax.json", error);
     ASSERT_TRUE(s) << error.message;
     const Report r = evaluate(*s);
     ASSERT_TRUE(r.valid);
     std::printf("guide 70B on 8 H100: peak %.1f GiB (%.1f-%.1f)\n", r.peakMemoryBytes / kGiB,
         r.peakMemoryLowBytes / kGiB, r.peakMemoryHighBytes / kGiB);
-    EXPECT_GT(r.peakMemoryBytes / kGiB, 130);
-    EXPECT_LT(r.peakMemoryBytes / kGiB, 160);
+    EXPECT_GT(r.peakMemoryLowBytes / kGiB, 130); // 18 B/param of 70.6B over tp=8 alone is 148 GiB
     EXPECT_EQ(r.memoryVerdict, MemoryVerdict::DoesNotFit);
     EXPECT_FALSE(r.fits);
 }
@@ -101,8 +101,8 @@ TEST(PredictionBands, MemoryBandCoversEveryMemoryRow)
     const double lo = *std::min_element(ratio.begin(), ratio.end());
     const double hi = *std::max_element(ratio.begin(), ratio.end());
     const ErrorBand band = memoryBand();
-    std::printf("memory: %zu rows, published/predicted %.3f-%.3f; band -%.3f +%.3f\n", ratio.size(), lo, hi,
-        band.below, band.above);
+    std::printf("memory: %zu rows, published/predicted %.3f-%.3f; band -%.3f +%.3f\n", ratio.size(), lo, hi, band.below,
+        band.above);
     EXPECT_GE(band.below, 1.0 - lo);
     EXPECT_GE(band.above, hi - 1.0);
     EXPECT_LE(band.below, std::max(0.0, 1.0 - lo) + kSlack);

@@ -30,8 +30,8 @@ TEST(ModelStateBytes, MatchesTheMegatronCoreTable)
     }
     // Without the distributed optimizer: 18 and 20 bytes (the table's left column).
     EXPECT_DOUBLE_EQ(modelStateBytes(one, 0, true, 8, 8).total(), 18.0);
-    EXPECT_DOUBLE_EQ(modelStateBytes(one, 0, false, 8, 8).total() + modelStateBytes(one, 0, false, 8, 8).mainGradShard,
-        20.0);
+    EXPECT_DOUBLE_EQ(
+        modelStateBytes(one, 0, false, 8, 8).total() + modelStateBytes(one, 0, false, 8, 8).mainGradShard, 20.0);
 }
 
 // --grad-reduce-in-bf16 (NeMo grad_reduce_in_fp32=False) halves the grad buffer in the engine.
@@ -61,8 +61,8 @@ TEST(ModelStateBytes, MainGradientShardSetsThePeakWhenActivationsAreSmall)
     const StageMemory& st = r.stages[0];
     const double params = st.weightsBytes / kWeightBytesPerParam;
     // Everything outside the CUDA context and allocator reserve: states + max(activations + transients, 4 B/param).
-    EXPECT_GE(st.weightsBytes + st.gradsBytes + st.optimizerBytes + st.activationsBytes + st.otherBytes
-            - st.runtimeBytes,
+    EXPECT_GE(
+        st.weightsBytes + st.gradsBytes + st.optimizerBytes + st.activationsBytes + st.otherBytes - st.runtimeBytes,
         st.weightsBytes + st.gradsBytes + st.optimizerBytes + 4.0 * params - 1.0);
 }
 
