@@ -7,6 +7,16 @@ namespace parallax::core {
 namespace {
 constexpr double kBf16 = 2.0;
 constexpr double kMask = 1.0; // dropout masks are bytes (arXiv:2205.05198 sec. 4.1)
+constexpr double kFp8 = 1.0;
+
+// Bytes per element of a tensor saved as a linear layer's input for its weight gradient. Under FP8,
+// Transformer Engine's Linear / LayerNormLinear / GroupedLinear quantize the input before the GEMM
+// and save that fp8 copy for the backward (TE docs, "Using FP8 with Transformer Engine"; the
+// fused LayerNorm-linear emits its normalized output directly in fp8).
+double linearInputBytes(const ActivationContext& c)
+{
+    return c.fp8 ? kFp8 : kBf16;
+}
 
 // Factor for tensors that are replicated over tp unless sequence parallelism shards them.
 double replicatedShare(const ActivationContext& c)
@@ -39,11 +49,13 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
     // Attention block (arXiv:2205.05198 sec. 4.1): LayerNorm input, QKV input, Q and K, V,
     // output-projection input, dropout mask.
     perToken += kBf16 * h * rep; // LayerNorm input
-    perToken += kBf16 * h * rep; // QKV (or MLA down-projection) input
+    perToken += linearInputBytes(c) * h * rep; // QKV (or MLA down-projection) input: the LayerNorm output
     perToken += kBf16 * shape.mlaLatentWidth * 2; // MLA latents and their normed copies, replicated
     perToken += kBf16 * (shape.heads * shape.qkHeadDim + shape.kvHeads * shape.qkHeadDim) / t; // Q, K
     perToken += kBf16 * shape.kvHeads * shape.vHeadDim / t; // V
-    perToken += kBf16 * shape.heads * shape.vHeadDim / t; // output projection input
+    // Attention output: kept in 16 bits for the fused attention backward (the same tensor is the output
+    // projection's saved input), plus its fp8 copy under FP8.
+    perToken += (kBf16 + (c.fp8 ? kFp8 : 0.0)) * shape.heads * shape.vHeadDim / t;
     perToken += kMask * masks * h * rep; // attention dropout mask
     // Score matrix per head (softmax output 2as, its dropout mask as, dropout output 2as; arXiv:2205.05198).
     const double keys = c.seqLen; // each query attends to the whole sequence (CP gathers keys)
@@ -52,11 +64,13 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
     // MLP block: LayerNorm input, first linear input, activation input/output, dropout mask.
     const bool swiglu = m.activation == Activation::SwiGlu;
     auto mlpBytesPerToken = [&](double width, double split) {
-        // GELU: pre-activation and post-activation 2+2 per element; SwiGLU: gate and up (2+2), product 2.
-        return (swiglu ? 3.0 : 2.0) * kBf16 * width / split;
+        // The activation function's input (GELU: the pre-activation, 2 per element; SwiGLU: gate and up,
+        // 2 + 2) and its output, the down projection's saved input (2, or 1 in fp8).
+        return ((swiglu ? 2.0 : 1.0) * kBf16 + linearInputBytes(c)) * width / split;
     };
     perToken += kBf16 * h * rep; // LayerNorm input
-    perToken += kBf16 * h * rep; // MLP / router input
+    // MLP input, the LayerNorm output; on MoE layers the router (a 16-bit GEMM in Megatron-Core) saves it.
+    perToken += (shape.moe ? kBf16 : linearInputBytes(c)) * h * rep;
     perToken += kMask * masks * h * rep;
     if (shape.mlpWidth > 0)
         perToken += mlpBytesPerToken(shape.mlpWidth, t);
@@ -70,7 +84,7 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
         total += 4.0 * shape.experts * local; // fp32 router logits
         const double routed = routedTokensPerGpu(shape, c);
         // Dispatched expert inputs plus the expert MLP's intermediates (split over etp).
-        total += routed * (kBf16 * h + mlpBytesPerToken(shape.expertWidth, c.etp));
+        total += routed * (linearInputBytes(c) * h + mlpBytesPerToken(shape.expertWidth, c.etp));
     }
     return total;
 }

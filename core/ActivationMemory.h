@@ -17,10 +17,14 @@ struct ActivationContext {
     double expertLoadImbalance = 1.0; // busiest GPU's routed tokens / mean
     bool flashAttention = true; // fused attention: the s x s scores are neither stored nor written to HBM
     bool tpCommOverlap = false; // TP collectives pipelined with the adjacent GEMMs
+    // FP8 GEMMs (Transformer Engine): each linear saves its input for the weight gradient already cast
+    // to fp8, 1 byte per element, instead of the 16-bit tensor.
+    bool fp8 = false;
 };
 
 // Bytes of activations one layer stores for the backward, per micro-batch, counted tensor by tensor
-// (16-bit activations, 1-byte dropout masks). For the GPT block this reproduces arXiv:2205.05198
+// (16-bit activations, 1-byte dropout masks, and only when the model has dropout; fp8 linear inputs
+// under Transformer Engine FP8). For the GPT block this reproduces arXiv:2205.05198
 // Table 2: sbh(34 + 5as/h), sbh(10 + 24/t + 5as/(ht)), (sbh/t)(34 + 5as/h), and with selective
 // recompute the same without the 5as/h term; full recompute keeps the layer input only.
 double layerActivationBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c);

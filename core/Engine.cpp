@@ -13,6 +13,7 @@
 #include "core/Validation.h"
 #include "core/costs/StepOverheads.h"
 #include "core/cluster/FabricPath.h"
+#include "core/memory/PredictionBands.h"
 
 #include <algorithm>
 #include <cmath>
@@ -170,6 +171,7 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     ctx.expertLoadImbalance = model.isMoe() ? defaults.expertLoadImbalance : 1.0;
     ctx.flashAttention = train.flashAttention;
     ctx.tpCommOverlap = par.tpCommOverlap && par.tp > 1;
+    ctx.fp8 = train.dtype == DType::Fp8;
     const LayerCosts costs
         = computeLayerCosts(model, ctx, rates, { comm.tp, comm.cp, comm.ep }, defaults, par.epCommOverlap);
     const HeadTimes head = lmHeadTimes(model, ctx, rates, comm.tp);
@@ -282,13 +284,20 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     // Memory per pipeline rank.
     MemoryInputs mem { model, par, train, shape, layout, report.schedule, sim, backwardWorkingSet, ctx };
     report.stages = memoryPerStage(mem);
-    for (const auto& st : report.stages) {
+    const ErrorBand memBand = memoryBand();
+    for (auto& st : report.stages) {
+        const double allocated = st.totalBytes() - st.runtimeBytes;
+        st.lowBytes = st.runtimeBytes + memBand.low(allocated);
+        st.highBytes = st.runtimeBytes + memBand.high(allocated);
+        report.peakMemoryLowBytes = std::max(report.peakMemoryLowBytes, st.lowBytes);
+        report.peakMemoryHighBytes = std::max(report.peakMemoryHighBytes, st.highBytes);
         if (st.totalBytes() > report.peakMemoryBytes) {
             report.peakMemoryBytes = st.totalBytes();
             report.peakMemoryStage = st.stage;
         }
     }
-    report.fits = report.peakMemoryBytes <= report.hbmBytes;
+    report.memoryVerdict = memoryVerdict(report.peakMemoryLowBytes, report.peakMemoryHighBytes, report.hbmBytes);
+    report.fits = report.memoryVerdict != MemoryVerdict::DoesNotFit;
 
     // Data-parallel gradient sync and optimizer step, per pipeline rank; the slowest rank decides.
     double dpExposed = 0, dpTotal = 0, optimizer = 0;
@@ -325,6 +334,10 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     report.step.computeSeconds = busiest;
     report.step.bubbleSeconds = report.schedule.makespan * report.bubbleFraction;
     report.stepTimeSeconds = report.step.stepSeconds;
+    const StepTimeBand timeBand = stepTimeBand(gpu.id.empty() ? gpu.name : gpu.id, model.isMoe());
+    report.stepTimeLowSeconds = timeBand.band.low(report.stepTimeSeconds);
+    report.stepTimeHighSeconds = timeBand.band.high(report.stepTimeSeconds);
+    report.stepTimeFamily = timeBand.family;
 
     const int worst = report.peakMemoryStage;
     const double m = report.microbatches;
@@ -396,13 +409,24 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
         report.notes.push_back({ "parallel.ep",
             "EP groups span " + std::to_string(comm.ep.outer) + " NVLink domains: the all-to-all runs over IB ("
                 + fixed(report.comm.epSeconds * 1e3, 1) + " ms per step on the busiest rank)" });
-    if (!report.fits) {
-        const StageMemory& st = report.stages[report.peakMemoryStage];
+    const StageMemory& peak = report.stages[report.peakMemoryStage];
+    const std::string peakText = "pipeline stage " + std::to_string(peak.stage) + " needs "
+        + fixed(peak.totalBytes() / kGiB, 1) + " GiB (" + fixed(peak.lowBytes / kGiB, 1) + "-"
+        + fixed(peak.highBytes / kGiB, 1) + ")";
+    if (report.memoryVerdict == MemoryVerdict::DoesNotFit) {
         report.warnings.push_back({ "memory",
-            "pipeline stage " + std::to_string(st.stage) + " needs " + fixed(st.totalBytes() / kGiB, 1) + " GiB > "
-                + fixed(report.hbmBytes / kGiB, 1) + " GiB of HBM: out of memory by "
-                + fixed((st.totalBytes() - report.hbmBytes) / kGiB, 1) + " GiB (" + memoryFixes(scenario) + ")" });
+            peakText + " > " + fixed(report.hbmBytes / kGiB, 1) + " GiB of HBM: out of memory by "
+                + fixed((peak.totalBytes() - report.hbmBytes) / kGiB, 1)
+                + " GiB even at the low end of the model's error (" + memoryFixes(scenario) + ")" });
+    } else if (report.memoryVerdict == MemoryVerdict::Tight) {
+        report.warnings.push_back({ "memory",
+            peakText + " against " + fixed(report.hbmBytes / kGiB, 1)
+                + " GiB of HBM: tight, the range of the memory model's measured error straddles HBM (it may run; for "
+                  "margin, "
+                + memoryFixes(scenario) + ")" });
     }
+    if (!timeBand.measured)
+        report.notes.push_back({ "step_time", "step-time range: " + timeBand.family + "; the widest band is used" });
     return report;
 }
 

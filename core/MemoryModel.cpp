@@ -1,5 +1,8 @@
 #include "core/MemoryModel.h"
 
+#include "core/LayerShape.h"
+#include "core/memory/ModelStateBytes.h"
+
 #include <algorithm>
 
 namespace parallax::core {
@@ -7,6 +10,24 @@ namespace parallax::core {
 double lmHeadTransientBytes(double tokens, double vocab, double hidden, int tp, double replicatedShare)
 {
     return 4.0 * tokens * vocab / tp + 4.0 * tokens * hidden * replicatedShare;
+}
+
+double largestModuleParameters(
+    const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer, bool holdsVocab)
+{
+    double largest = holdsVocab ? static_cast<double>(m.vocab) * m.hidden / p.tp : 0.0;
+    int lastKind = -1;
+    for (int l = firstLayer; l < endLayer; ++l) {
+        const int kind = m.isMoeLayer(l) ? 1 : 0;
+        if (kind == lastKind)
+            continue;
+        lastKind = kind;
+        for (const LinearShape& lin : layerShape(m, l).linears) {
+            const double split = lin.routedExpert ? p.etp : lin.tensorParallel ? p.tp : 1;
+            largest = std::max(largest, lin.inFeatures * lin.outFeatures / split);
+        }
+    }
+    return largest;
 }
 
 ParameterShard rankParameters(const MemoryInputs& in, int rank)
@@ -49,15 +70,10 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
         StageMemory st;
         st.stage = r;
         const ParameterShard params = rankParameters(in, r);
-        // ZeRO (arXiv:1910.02054 sec. 5.1-5.3): stage 1 shards the optimizer, 2 also the gradients,
-        // 3 also the weights, over the data-parallel group (experts over expert-data-parallel).
-        auto shard = [&](double perParam, int fromStage) {
-            const bool sharded = p.zero >= fromStage;
-            return perParam * (params.dense / (sharded ? dpGroup : 1.0) + params.expert / (sharded ? edpGroup : 1.0));
-        };
-        st.weightsBytes = shard(kWeightBytesPerParam, 3);
-        st.gradsBytes = shard(kGradBytesPerParam, 2);
-        st.optimizerBytes = shard(kOptimizerBytesPerParam, 1);
+        const ModelStateBytes state = modelStateBytes(params, p.zero, p.gradReduceInFp32, dpGroup, edpGroup);
+        st.weightsBytes = state.weights;
+        st.gradsBytes = state.grads;
+        st.optimizerBytes = state.optimizer;
         for (int c = 0; c < chunks; ++c)
             st.layers += in.layout.layerCount(modelStageOf(in.shape, r, c));
 
@@ -75,12 +91,20 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
                     tokens, static_cast<double>(in.model.vocab), static_cast<double>(in.model.hidden), p.tp, rep));
         }
         if (p.zero >= 3) {
-            // ZeRO-3 gathers one layer's full weights ahead of use (prefetch: two layers resident).
-            const double perLayer = params.total() / std::max(1, st.layers); // this rank's unsharded share
-            transient += 2.0 * kWeightBytesPerParam * perLayer;
+            double largest = 0;
+            for (int c = 0; c < chunks; ++c) {
+                const int stage = modelStageOf(in.shape, r, c);
+                largest = std::max(largest,
+                    largestModuleParameters(in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage),
+                        stage == 0 || stage == last));
+            }
+            transient += zeroThreeGatheredBytes(largest);
         }
+        // The fp32 gradient shard of 16-bit gradient training exists only at the optimizer step, when the
+        // activations are gone: it raises the peak only where it exceeds them.
+        transient += std::max(0.0, state.mainGradShard - st.activationsBytes - transient);
         st.runtimeBytes = other.cudaContextBytes + communicators * other.ncclBytesPerCommunicator
-            + other.fragmentationFraction * (st.activationsBytes + st.gradsBytes);
+            + other.fragmentationFraction * (st.activationsBytes + transient);
         st.otherBytes = st.runtimeBytes + transient;
         out.push_back(st);
     }

@@ -27,7 +27,10 @@ struct MemoryInputs {
 // CUDA context and cuBLAS/cuDNN workspaces: ~0.5-1 GiB per process on Hopper (PyTorch CUDA context
 // measurements; NVIDIA CUDA C Programming Guide, "Lazy loading"). NCCL: NCCL_BUFFSIZE 4 MiB per
 // channel and peer, ~0.25 GiB per communicator in practice (NCCL environment variable docs).
-// Caching-allocator fragmentation: a stated 5% of the dynamic (activation and gradient) memory.
+// Caching-allocator reserve above the allocated bytes: the parameter, gradient and optimizer buffers are
+// a few large contiguous allocations (Megatron-Core param_and_grad_buffer.py) that the allocator only
+// rounds up to 2 MiB (c10/cuda/CUDACachingAllocator.cpp, kRoundLarge); the many activation and
+// transient tensors of varying size leave split, cached blocks: a stated 5% of that dynamic memory.
 struct OtherMemoryDefaults {
     double cudaContextBytes = 0.75 * 1024 * 1024 * 1024;
     double ncclBytesPerCommunicator = 0.25 * 1024 * 1024 * 1024;
@@ -38,6 +41,12 @@ struct OtherMemoryDefaults {
 // vocabulary-parallel, plus the final norm and head inputs (arXiv:2205.05198 sec. 4.3:
 // 4 s b v / t + 4 s b h / t).
 double lmHeadTransientBytes(double tokens, double vocab, double hidden, int tp, double replicatedShare);
+
+// Parameters of the largest single module (one linear, or the vocabulary table) among layers
+// [firstLayer, endLayer) and, when holdsVocab, the embedding / LM head, as one GPU holds it: the unit
+// ZeRO-3 gathers at a time.
+double largestModuleParameters(
+    const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer, bool holdsVocab);
 
 ParameterShard rankParameters(const MemoryInputs& in, int rank);
 std::vector<StageMemory> memoryPerStage(const MemoryInputs& in);

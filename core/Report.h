@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/RankMap.h"
+#include "core/memory/PredictionBands.h"
 #include "core/schedule/PipelineSimulator.h"
 
 #include <string>
@@ -25,6 +26,10 @@ struct StageMemory {
     double runtimeBytes = 0; // the part of otherBytes outside PyTorch's allocated bytes (context, NCCL, fragmentation)
     double inflightMicrobatches = 0; // peak activations / one micro-batch's activations of one stage
     int layers = 0; // transformer layers on this rank (all chunks)
+    // Range of totalBytes() from the measured error of the memory model (core/memory/PredictionBands.h),
+    // applied to the allocator-visible part; the CUDA context and NCCL buffers are taken as stated.
+    double lowBytes = 0;
+    double highBytes = 0;
     double totalBytes() const { return weightsBytes + gradsBytes + optimizerBytes + activationsBytes + otherBytes; }
 };
 
@@ -49,7 +54,8 @@ struct StepBreakdown {
 
 struct Report {
     bool valid = false; // the configuration can be run as given
-    bool fits = false; // every GPU's peak memory is under its HBM
+    bool fits = false; // memoryVerdict is not DoesNotFit: the memory range reaches below HBM on every GPU
+    MemoryVerdict memoryVerdict = MemoryVerdict::DoesNotFit;
     std::vector<Message> errors;
     std::vector<Message> warnings;
     std::vector<Message> notes; // how the engine read the scenario (mappings, assumptions)
@@ -61,6 +67,9 @@ struct Report {
     int seqLen = 0;
 
     double stepTimeSeconds = 0;
+    double stepTimeLowSeconds = 0; // range from the validation error of the closest family
+    double stepTimeHighSeconds = 0;
+    std::string stepTimeFamily; // that family ("h100-sxm dense"), or why none was found
     double tflopsPerGpu = 0; // model FLOPs / step / GPU
     double mfu = 0;
     double hfu = 0;
@@ -73,6 +82,8 @@ struct Report {
     double hbmBytes = 0; // smallest HBM among the GPUs used
     std::vector<StageMemory> stages;
     double peakMemoryBytes = 0;
+    double peakMemoryLowBytes = 0; // the highest stage's range
+    double peakMemoryHighBytes = 0;
     int peakMemoryStage = 0;
 
     CommBreakdown comm;

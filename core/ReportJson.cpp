@@ -70,6 +70,10 @@ json reportToJson(const Scenario& scenario, const Report& r)
     if (!r.valid)
         return j;
     j["step_time_s"] = r.stepTimeSeconds;
+    j["step_time_range_s"] = { r.stepTimeLowSeconds, r.stepTimeHighSeconds };
+    j["step_time_family"] = r.stepTimeFamily;
+    j["memory_verdict"] = toString(r.memoryVerdict);
+    j["peak_memory_range_bytes"] = { r.peakMemoryLowBytes, r.peakMemoryHighBytes };
     j["tflops_per_gpu"] = r.tflopsPerGpu;
     j["mfu"] = r.mfu;
     j["hfu"] = r.hfu;
@@ -83,7 +87,8 @@ json reportToJson(const Scenario& scenario, const Report& r)
         stages.push_back({ { "stage", s.stage }, { "layers", s.layers }, { "weights_bytes", s.weightsBytes },
             { "grads_bytes", s.gradsBytes }, { "optimizer_bytes", s.optimizerBytes },
             { "activations_bytes", s.activationsBytes }, { "other_bytes", s.otherBytes },
-            { "total_bytes", s.totalBytes() }, { "inflight_microbatches", s.inflightMicrobatches } });
+            { "total_bytes", s.totalBytes() }, { "range_bytes", { s.lowBytes, s.highBytes } },
+            { "inflight_microbatches", s.inflightMicrobatches } });
     }
     j["memory"] = { { "hbm_bytes", r.hbmBytes }, { "peak_bytes", r.peakMemoryBytes },
         { "peak_stage", r.peakMemoryStage }, { "stages", stages } };

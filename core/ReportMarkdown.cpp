@@ -1,6 +1,7 @@
 #include "core/ReportMarkdown.h"
 
 #include "core/Units.h"
+#include "core/memory/RangeText.h"
 #include "core/search/NumberText.h"
 
 #include <cmath>
@@ -143,12 +144,17 @@ std::string reportToMarkdown(const Scenario& s, const Report& r, const MarkdownO
     if (!r.valid) {
         out << "**This configuration cannot run as given.**\n\n";
     } else {
-        out << "| Step time | Tokens/s | TFLOP/s per GPU | MFU | HFU | Pipeline bubble | Peak memory | Fits |\n";
+        out << "| Step time | Tokens/s | TFLOP/s per GPU | MFU | HFU | Pipeline bubble | Peak memory | Memory |\n";
         out << "|---:|---:|---:|---:|---:|---:|---:|:---:|\n";
-        out << "| " << formatSeconds(r.stepTimeSeconds) << " | " << fixed(r.tokensPerSecond, 0) << " | "
-            << fixed(r.tflopsPerGpu, 1) << " | " << percentText(r.mfu) << " | " << percentText(r.hfu) << " | "
-            << percentText(r.bubbleFraction) << " | " << gibText(r.peakMemoryBytes) << " of " << gibText(r.hbmBytes, 0)
-            << " (stage " << r.peakMemoryStage << ") | " << (r.fits ? "yes" : "**no**") << " |\n\n";
+        const char* verdict = toString(r.memoryVerdict);
+        out << "| " << stepTimeRangeText(r) << " | " << fixed(r.tokensPerSecond, 0) << " | " << fixed(r.tflopsPerGpu, 1)
+            << " | " << percentText(r.mfu) << " | " << percentText(r.hfu) << " | " << percentText(r.bubbleFraction)
+            << " | " << peakMemoryRangeText(r) << " of " << gibText(r.hbmBytes, 0) << " (stage " << r.peakMemoryStage
+            << ") | "
+            << (r.memoryVerdict == MemoryVerdict::Fits ? std::string(verdict) : "**" + std::string(verdict) + "**")
+            << " |\n\n";
+        out << "Ranges: the measured error of the engine on published runs (step time: " << cell(r.stepTimeFamily)
+            << "; memory: all memory rows); docs/validation.md.\n\n";
         out << "Step time = pipeline " << formatSeconds(r.step.pipelineSeconds) << " (of which bubble "
             << formatSeconds(r.step.bubbleSeconds) << ") + exposed data-parallel sync "
             << formatSeconds(r.step.dpExposedSeconds) << " + optimizer " << formatSeconds(r.step.optimizerSeconds)
@@ -166,15 +172,15 @@ std::string reportToMarkdown(const Scenario& s, const Report& r, const MarkdownO
 
     if (r.valid && !r.stages.empty()) {
         out << "## Memory per GPU, by pipeline stage\n\n";
-        out << "| Stage | Layers | Weights | Grads | Optimizer | Activations | Other | Total | In flight |\n";
-        out << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        out << "| Stage | Layers | Weights | Grads | Optimizer | Activations | Other | Total | Range | In flight |\n";
+        out << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
         for (const StageMemory& st : r.stages) {
             const bool over = r.hbmBytes > 0 && st.totalBytes() > r.hbmBytes;
             out << "| " << st.stage << " | " << st.layers << " | " << gibText(st.weightsBytes) << " | "
                 << gibText(st.gradsBytes) << " | " << gibText(st.optimizerBytes) << " | "
                 << gibText(st.activationsBytes) << " | " << gibText(st.otherBytes) << " | " << (over ? "**" : "")
-                << gibText(st.totalBytes()) << (over ? "**" : "") << " | " << fixed(st.inflightMicrobatches, 1)
-                << " |\n";
+                << gibText(st.totalBytes()) << (over ? "**" : "") << " | " << fixed(st.lowBytes / kGiB, 1) << "-"
+                << fixed(st.highBytes / kGiB, 1) << " | " << fixed(st.inflightMicrobatches, 1) << " |\n";
         }
         out << "\nHBM per GPU: " << gibText(r.hbmBytes, 0) << ".\n\n";
     }

@@ -44,7 +44,8 @@ int runMatrix(const std::vector<std::string>& argv)
         if (c.recommended && c.report)
             std::cout << padRight(core::describe(*c.recommended), 66)
                       << padLeft(duration(c.report->stepTimeSeconds), 10) << padLeft(percent(c.report->mfu), 8)
-                      << padLeft(gib(c.report->peakMemoryBytes), 11) << "\n";
+                      << padLeft(gib(c.report->peakMemoryBytes), 11)
+                      << (c.report->memoryVerdict == core::MemoryVerdict::Tight ? "  tight" : "") << "\n";
         else
             std::cout << padRight("nothing fits", 66) << padLeft("-", 10) << padLeft("-", 8) << padLeft("-", 11)
                       << "\n";

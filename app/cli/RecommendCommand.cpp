@@ -42,7 +42,8 @@ void printTable(std::ostream& out, const core::Scenario& s, const core::SearchRe
             const auto& c = r.candidates[i];
             out << padLeft(std::to_string(i + 1), 3) << "  " << padRight(core::describe(c.point), 72)
                 << padLeft(duration(c.report.stepTimeSeconds), 10) << padLeft(percent(c.report.mfu), 8)
-                << padLeft(gib(c.report.peakMemoryBytes), 11) << "\n";
+                << padLeft(gib(c.report.peakMemoryBytes), 11)
+                << (c.report.memoryVerdict == core::MemoryVerdict::Tight ? "  tight" : "") << "\n";
         }
         out << "\nWhy #1:\n";
         for (const auto& reason : r.candidates.front().reasons)

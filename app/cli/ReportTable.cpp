@@ -3,6 +3,8 @@
 #include "TextFormat.h"
 
 #include "core/Units.h"
+#include "core/memory/RangeText.h"
+#include "core/search/NumberText.h"
 
 #include <iomanip>
 
@@ -11,6 +13,25 @@ namespace parallax::cli {
 using namespace parallax::core;
 
 namespace {
+// The verdict as the table prints it: upper case when it needs the reader's attention.
+std::string memoryVerdictText(MemoryVerdict v)
+{
+    switch (v) {
+    case MemoryVerdict::Fits:
+        return "fits";
+    case MemoryVerdict::Tight:
+        return "TIGHT (the range straddles HBM)";
+    case MemoryVerdict::DoesNotFit:
+    default:
+        return "DOES NOT FIT";
+    }
+}
+
+std::string gibBoundsText(double low, double high)
+{
+    return fixedText(low / kGiB, 1) + "-" + fixedText(high / kGiB, 1);
+}
+
 void printMessages(std::ostream& out, const char* title, const std::vector<Message>& list)
 {
     if (list.empty())
@@ -54,23 +75,26 @@ void printReport(std::ostream& out, const Scenario& s, const Report& r)
         printMessages(out, "Notes", r.notes);
         return;
     }
-    out << "Step time        " << duration(r.stepTimeSeconds) << "  (pipeline " << duration(r.step.pipelineSeconds)
+    out << "Step time        " << stepTimeRangeText(r) << "  (pipeline " << duration(r.step.pipelineSeconds)
         << ", exposed DP sync " << duration(r.step.dpExposedSeconds) << ", optimizer "
         << duration(r.step.optimizerSeconds) << ")\n";
     out << "Throughput       " << std::fixed << std::setprecision(0) << r.tokensPerSecond << " tokens/s, "
         << std::setprecision(1) << r.tflopsPerGpu << " TFLOP/s per GPU\n";
     out << "MFU / HFU        " << percent(r.mfu) << " / " << percent(r.hfu) << "\n";
     out << "Pipeline bubble  " << percent(r.bubbleFraction) << " over " << r.microbatches << " micro-batches\n";
-    out << "Memory           peak " << gib(r.peakMemoryBytes) << " on stage " << r.peakMemoryStage << " of "
-        << gib(r.hbmBytes) << " HBM: " << (r.fits ? "fits" : "DOES NOT FIT") << "\n\n";
+    out << "Memory           peak " << peakMemoryRangeText(r) << " on stage " << r.peakMemoryStage << " of "
+        << gib(r.hbmBytes) << " HBM: " << memoryVerdictText(r.memoryVerdict) << "\n";
+    out << "Ranges           measured error on published runs (step time: " << r.stepTimeFamily
+        << "; memory: all memory rows)\n\n";
 
-    out << "  stage  layers   weights     grads  optimizer  activations     other      total  in-flight\n";
+    out << "  stage  layers   weights     grads  optimizer  activations     other      total        range  in-flight\n";
     for (const auto& st : r.stages) {
         out << "  " << padLeft(std::to_string(st.stage), 5) << "  " << padLeft(std::to_string(st.layers), 6) << "  "
             << padLeft(gib(st.weightsBytes), 8) << "  " << padLeft(gib(st.gradsBytes), 8) << "  "
             << padLeft(gib(st.optimizerBytes), 9) << "  " << padLeft(gib(st.activationsBytes), 11) << "  "
             << padLeft(gib(st.otherBytes), 8) << "  " << padLeft(gib(st.totalBytes()), 9) << "  "
-            << std::setprecision(2) << padLeft(std::to_string(st.inflightMicrobatches).substr(0, 5), 9) << "\n";
+            << padLeft(gibBoundsText(st.lowBytes, st.highBytes), 11) << "  " << std::setprecision(2)
+            << padLeft(std::to_string(st.inflightMicrobatches).substr(0, 5), 9) << "\n";
     }
     out << "\nCommunication per step on the busiest stage: TP " << duration(r.comm.tpSeconds) << ", CP "
         << duration(r.comm.cpSeconds) << ", EP " << duration(r.comm.epSeconds) << ", PP " << duration(r.comm.ppSeconds)

@@ -12,6 +12,8 @@
 #include "core/StageLayout.h"
 #include "core/cluster/FabricPath.h"
 #include "core/costs/StepOverheads.h"
+#include "core/memory/ModelStateBytes.h"
+#include "core/memory/PredictionBands.h"
 #include "core/schedule/PipelineSchedule.h"
 
 #include <algorithm>
@@ -128,7 +130,8 @@ struct ClosedFormScorer::RankTable {
         double states[4] = {}; // weights + grads + optimizer bytes per ZeRO stage
         double grads[4] = {};
         double optimizer[4] = {};
-        double zeroThreeTransient = 0; // two gathered layers under ZeRO-3
+        double mainGradShard[4] = {}; // fp32 gradient shard at the optimizer step (16-bit gradients)
+        double zeroThreeTransient = 0; // the largest gathered module under ZeRO-3
         DpCollectives dp; // gradient and parameter collectives of this rank, per step
     };
     std::vector<Row> rows;
@@ -264,6 +267,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.expertLoadImbalance = model.isMoe() ? m_defaults.expertLoadImbalance : 1.0;
     ctx.flashAttention = m_base.training.flashAttention;
     ctx.tpCommOverlap = m_base.parallel.tpCommOverlap && l.tp > 1;
+    ctx.fp8 = m_base.training.dtype == DType::Fp8;
     const LayerCommGroups groups { comm.tp, comm.cp, comm.ep };
     auto cost = std::make_unique<LayerCostSet>();
     auto fill = [&](const LayerShape& shape, LayerCostSet::Kind& k) {
@@ -325,14 +329,17 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
         communicators += degree > 1;
     table->fixedOtherBytes = other.cudaContextBytes + communicators * other.ncclBytesPerCommunicator;
 
+    ParallelConfig split = m_base.parallel; // the degrees that divide a module's weights
+    split.tp = l.tp;
+    split.etp = 1;
     table->rows.resize(l.pp);
     for (int r = 0; r < l.pp; ++r) {
         RankTable::Row& row = table->rows[r];
-        double denseParams = 0, expertParams = 0;
-        int layers = 0;
+        double denseParams = 0, expertParams = 0, largest = 0;
         for (int c = 0; c < table->chunks; ++c) {
             const int stage = modelStageOf(shape, r, c);
             const int first = layout.firstLayer(stage), end = layout.endLayer(stage);
+            largest = std::max(largest, largestModuleParameters(model, split, first, end, stage == 0 || stage == last));
             const int nDense = std::max(0, std::min(end, firstMoe) - first);
             const int nMoe = (end - first) - nDense;
             const double head = stage == last ? 1.0 : 0.0;
@@ -341,7 +348,6 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
             row.head = std::max(row.head, head);
             row.hasDense = row.hasDense || nDense > 0;
             row.hasMoe = row.hasMoe || nMoe > 0;
-            layers += end - first;
             if (c == 0) {
                 table->sumDense0 += nDense;
                 table->sumMoe0 += nMoe;
@@ -363,19 +369,17 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
                     denseParams += vocabTable;
             }
         }
-        // ZeRO (arXiv:1910.02054 sec. 5.1-5.3) as core/MemoryModel.cpp applies it.
+        // Megatron-Core's buffers and ZeRO sharding as core/MemoryModel.cpp applies them.
+        const ParameterShard params { denseParams, expertParams };
+        const bool fp32Grads = m_base.parallel.gradReduceInFp32;
         for (int z = 0; z < 4; ++z) {
-            auto shard = [&](double perParam, int fromStage) {
-                const bool sharded = z >= fromStage;
-                return perParam * (denseParams / (sharded ? dpGroup : 1.0) + expertParams / (sharded ? edpGroup : 1.0));
-            };
-            const double w = shard(kWeightBytesPerParam, 3);
-            row.grads[z] = shard(kGradBytesPerParam, 2);
-            row.optimizer[z] = shard(kOptimizerBytesPerParam, 1);
-            row.states[z] = w + row.grads[z] + row.optimizer[z];
+            const ModelStateBytes state = modelStateBytes(params, z, fp32Grads, dpGroup, edpGroup);
+            row.grads[z] = state.grads;
+            row.optimizer[z] = state.optimizer;
+            row.mainGradShard[z] = state.mainGradShard;
+            row.states[z] = state.total();
         }
-        // ZeRO-3 keeps two gathered layers of this rank's unsharded share resident (prefetch).
-        row.zeroThreeTransient = 2.0 * kWeightBytesPerParam * (denseParams + expertParams) / std::max(1, layers);
+        row.zeroThreeTransient = zeroThreeGatheredBytes(largest);
         row.dp = dpCollectives(comm.dp, comm.edp, denseParams, expertParams, m_base.parallel.gradReduceInFp32);
     }
     return *m_tables.emplace(m_key, std::move(table)).first->second;
@@ -469,6 +473,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
     const double bubble = closedFormBubbleSeconds(kind, p, v, times);
     const double makespan = m * slowest + bubble;
 
+    const ErrorBand band = memoryBand();
     out.resize(zeros.size());
     for (std::size_t i = 0; i < zeros.size(); ++i) {
         const int z = zeros[i];
@@ -477,6 +482,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         sc.peakStage = 0;
         sc.peakWithoutOptimizerBytes = 0;
         double dpExposed = 0, fixedSeconds = 0;
+        sc.peakLowBytes = 0;
         for (int r = 0; r < p; ++r) {
             const RankTable::Row& row = t.rows[r];
             // Optimizer step and fixed per-step work, as core/Engine.cpp (core/costs/StepOverheads).
@@ -489,14 +495,19 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             fixed.dp = comm.dp;
             fixedSeconds = std::max(fixedSeconds, stepOverheads(fixed, *m_rates).total());
             const double act = m_activations[r];
-            const double transient = m_transient[r] + (z >= 3 ? row.zeroThreeTransient : 0.0);
-            const double otherBytes = t.fixedOtherBytes + 0.05 * (act + row.grads[z]) + transient;
-            const double total = row.states[z] + act + otherBytes;
+            double transient = m_transient[r] + (z >= 3 ? row.zeroThreeTransient : 0.0);
+            transient += std::max(0.0, row.mainGradShard[z] - act - transient);
+            const double runtime = t.fixedOtherBytes + OtherMemoryDefaults().fragmentationFraction * (act + transient);
+            const double total = row.states[z] + act + runtime + transient;
             if (total > sc.peakBytes) {
                 sc.peakBytes = total;
                 sc.peakStage = r;
             }
-            sc.peakWithoutOptimizerBytes = std::max(sc.peakWithoutOptimizerBytes, total - row.optimizer[z]);
+            // The low end of the memory range decides "does not fit", as in the engine (core/Engine.cpp).
+            const double allocated = total - runtime;
+            sc.peakLowBytes = std::max(sc.peakLowBytes, runtime + band.low(allocated));
+            sc.peakWithoutOptimizerBytes
+                = std::max(sc.peakWithoutOptimizerBytes, runtime + band.low(allocated - row.optimizer[z]));
             // The same overlap rules as the engine (core/DataParallelSync.h).
             const bool overlap = m_base.parallel.dpOverlap;
             const double exposed
@@ -504,7 +515,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
                       .exposedSeconds;
             dpExposed = std::max(dpExposed, exposed);
         }
-        sc.fits = (m_optimizerOffload ? sc.peakWithoutOptimizerBytes : sc.peakBytes) <= m_hbm;
+        sc.fits = (m_optimizerOffload ? sc.peakWithoutOptimizerBytes : sc.peakLowBytes) <= m_hbm;
         sc.stepSeconds = makespan + dpExposed + fixedSeconds;
     }
 }

@@ -2,6 +2,7 @@
 
 #include "core/Engine.h"
 #include "core/PipelineSplit.h"
+#include "core/memory/PredictionBands.h"
 #include "core/search/ClosedFormPass.h"
 #include "core/search/ClosedFormScorer.h"
 #include "core/search/Explainer.h"
@@ -56,8 +57,9 @@ bool fitsInMemory(const Report& report, bool optimizerOffload)
 {
     if (!optimizerOffload)
         return report.fits;
+    // The low end of the range decides, as for report.fits (core/Engine.cpp).
     for (const StageMemory& st : report.stages) {
-        if (st.totalBytes() - st.optimizerBytes > report.hbmBytes)
+        if (st.lowBytes - memoryBand().low(st.optimizerBytes) > report.hbmBytes)
             return false;
     }
     return report.valid;

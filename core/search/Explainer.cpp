@@ -2,6 +2,7 @@
 
 #include "core/CostModel.h"
 #include "core/Units.h"
+#include "core/memory/RangeText.h"
 #include "core/schedule/PipelineSchedule.h"
 #include "core/search/NumberText.h"
 
@@ -348,6 +349,13 @@ std::vector<Reason> Explainer::explainWinner(const SearchPoint& w, const Report&
         + gibText(r.hbmBytes - r.peakMemoryBytes) + " under the " + gibText(r.hbmBytes, 0) + " of HBM ("
         + memoryParts(st) + ")";
     fits.brief = "peak " + gibText(r.peakMemoryBytes) + " of " + gibText(r.hbmBytes, 0);
+    if (r.memoryVerdict == MemoryVerdict::Tight) {
+        // Tight candidates stay in the ranking (they may well run), flagged so that the reader can weigh the risk.
+        fits.text = "tight: peak " + gibRangeText(r.peakMemoryBytes, r.peakMemoryLowBytes, r.peakMemoryHighBytes)
+            + " on stage " + std::to_string(st.stage) + " straddles the " + gibText(r.hbmBytes, 0)
+            + " of HBM within the memory model's measured error (" + memoryParts(st) + ")";
+        fits.brief = "tight: peak " + gibText(r.peakMemoryBytes) + " of " + gibText(r.hbmBytes, 0);
+    }
     out.push_back(fits);
     for (auto reason : { tpReason(w, r), ppReason(w, r), scheduleReason(w, r), recomputeReason(w, r), zeroReason(w, r),
              dataAndExpertReason(w, r) }) {

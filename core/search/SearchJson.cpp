@@ -49,8 +49,8 @@ json searchResultToJson(const Scenario& base, const SearchResult& r)
     for (const Candidate& c : r.candidates) {
         candidates.push_back({ { "config", searchPointToJson(c.point) }, { "step_time_s", c.report.stepTimeSeconds },
             { "mfu", c.report.mfu }, { "peak_memory_bytes", c.report.peakMemoryBytes }, { "fits", c.report.fits },
-            { "bubble_fraction", c.report.bubbleFraction }, { "reasons", reasonsToJson(c.reasons) },
-            { "reason_kinds", reasonKindsToJson(c.reasons) } });
+            { "memory_verdict", toString(c.report.memoryVerdict) }, { "bubble_fraction", c.report.bubbleFraction },
+            { "reasons", reasonsToJson(c.reasons) }, { "reason_kinds", reasonKindsToJson(c.reasons) } });
     }
     j["candidates"] = candidates;
     json rejected = json::array();

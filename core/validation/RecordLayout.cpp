@@ -49,7 +49,7 @@ void readFrameworkKnobs(const json& p, const SourceConventions& conv, Scenario& 
     par.dpOverlap = conv.dpOverlap;
     par.p2pOverlap = conv.p2pOverlap;
     const bool fp16 = contains(text(p, "precision"), "fp16");
-    par.gradReduceInFp32 = !fp16; // Megatron: fp32 for bf16, 16-bit gradients for fp16
+    par.gradReduceInFp32 = !fp16 && conv.gradReduceInFp32; // Megatron: fp32 for bf16, 16-bit gradients for fp16
     if (fp16)
         assumed.emplace_back("fp16 training: gradients reduced in 16 bits (Megatron's fp16 default)");
     assumed.push_back(conv.kernelNote);

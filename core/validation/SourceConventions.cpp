@@ -95,8 +95,12 @@ SourceConventions sourceConventions(const nlohmann::json& record)
     c.flashAttention = true;
     c.tpCommOverlap = c.label == "dgxc-benchmarking";
     c.dpOverlap = true;
+    // NeMo's performance recipes (pretrain_performance_optimizations in nemo/collections/llm/recipes, and
+    // scripts/performance for fp8) set trainer.plugins.grad_reduce_in_fp32 = False: a bf16 grad buffer.
+    c.gradReduceInFp32 = c.label != "dgxc-benchmarking";
     c.kernelNote = "Transformer Engine fused attention; --overlap-grad-reduce and --overlap-param-gather"
-        + std::string(c.tpCommOverlap ? "; TP communication overlap (NeMo performance recipes)" : "");
+        + std::string(c.tpCommOverlap ? "; TP communication overlap (NeMo performance recipes)" : "")
+        + std::string(c.gradReduceInFp32 ? "" : "; bf16 gradient buffer and reduce (grad_reduce_in_fp32=False)");
     c.flopConvention = FlopConvention::MegatronCore;
     if (c.label == "Megatron-LM README")
         c.defaultVirtualStages = 2; // "interleaved likely": the smallest interleaving

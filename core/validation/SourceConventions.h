@@ -35,6 +35,7 @@ struct SourceConventions {
     bool tpCommOverlap = false;
     bool dpOverlap = true;
     bool p2pOverlap = true;
+    bool gradReduceInFp32 = true; // Megatron's bf16 default; fp16 runs reduce 16-bit gradients regardless
     std::string kernelNote;
     int defaultVirtualStages = 1;
     FlopConvention flopConvention = FlopConvention::MegatronCore;

@@ -48,7 +48,10 @@ std::string validationTable(const ValidationSummary& s)
         }
         std::snprintf(line, sizeof line, "%-52s %-9s %10.3f %10.3f %+7.1f%% %9s %9s %8s%s\n", r.run.id.c_str(),
             unitOf(r.run.metric), r.predicted, r.run.published, 100 * r.error, mem.c_str(), memPub.c_str(),
-            memErr.c_str(), r.fits ? "" : "  (engine: does not fit)");
+            memErr.c_str(),
+            r.memoryVerdict == MemoryVerdict::Fits        ? ""
+                : r.memoryVerdict == MemoryVerdict::Tight ? "  (engine: tight)"
+                                                          : "  (engine: does not fit)");
         out << line;
     }
     out << "\nper source (absolute error of step time or TFLOP/s):\n";
@@ -96,7 +99,8 @@ nlohmann::json validationJson(const ValidationSummary& s)
         nlohmann::json j { { "id", r.run.id }, { "source", r.run.source }, { "gpu", r.run.gpu },
             { "metric", r.run.metric == PublishedMetric::StepTime ? "step_time_s" : "tflops_per_gpu" },
             { "predicted", r.predicted }, { "published", r.run.published }, { "error", r.error }, { "fits", r.fits },
-            { "predicted_step_time_s", r.predictedStepSeconds }, { "assumptions", r.run.assumptions } };
+            { "memory_verdict", toString(r.memoryVerdict) }, { "predicted_step_time_s", r.predictedStepSeconds },
+            { "assumptions", r.run.assumptions } };
         if (r.run.peakMemoryBytes) {
             j["peak_memory_bytes_published"] = *r.run.peakMemoryBytes;
             j["peak_memory_bytes_predicted"] = r.predictedPeakMemoryBytes;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/memory/PredictionBands.h"
 #include "core/validation/PublishedRun.h"
 
 #include <map>
@@ -15,6 +16,7 @@ struct ValidationRow {
     bool valid = false; // the engine accepted the configuration
     std::string invalidReason;
     bool fits = false;
+    MemoryVerdict memoryVerdict = MemoryVerdict::DoesNotFit;
     double predictedStepSeconds = 0;
     double predicted = 0; // in the run's metric (seconds or TFLOP/s per GPU)
     double error = 0; // predicted / published - 1
@@ -58,6 +60,8 @@ struct ValidationSummary {
 
 // The family a run belongs to: its GPU preset and whether the model is dense or MoE.
 std::string validationFamily(const PublishedRun& run);
+// One run through the engine, compared with what was published (whatever its family).
+ValidationRow evaluatePublishedRun(PublishedRun run);
 
 // Evaluates every record of a published-runs file (a JSON array; data/README.md schema).
 ValidationSummary runValidation(const nlohmann::json& records);

@@ -125,3 +125,27 @@ TEST(ActivationMemory, MoeScalesWithTopKAndImbalance)
     const double routedPerCopy = 2.0 * 4096 + 6.0 * 14336;
     EXPECT_NEAR(imbalanced - base, 0.5 * 2 * 4096 * routedPerCopy, 1e-3);
 }
+
+// Transformer Engine FP8: the QKV, MLP up and MLP down projections save their inputs as fp8 (1 B instead
+// of 2 B per element); the attention output stays 16-bit for the fused attention backward and gains an
+// fp8 copy for the output projection. Per token of the Llama-style block (SwiGLU, GQA), over t with SP:
+// -h (QKV input) -h (MLP input) -f (down-projection input) +a*d (attention output copy).
+TEST(ActivationMemory, Fp8SavesLinearInputsInOneByte)
+{
+    ModelSpec m = gptBlock(8192, 64);
+    m.dropout = false;
+    m.kvHeads = 8;
+    m.activation = Activation::SwiGlu;
+    m.ffnHidden = 28672;
+    const LayerShape shape = layerShape(m, 0);
+    ActivationContext ctx;
+    ctx.seqLen = 8192;
+    ctx.tp = 8;
+    ctx.sp = true;
+    ctx.recompute = Recompute::Selective;
+    const double bf16 = layerActivationBytes(m, shape, ctx);
+    ctx.fp8 = true;
+    const double fp8 = layerActivationBytes(m, shape, ctx);
+    const double perToken = (8192.0 + 8192.0 + 28672.0 - 64.0 * 128.0) / 8;
+    EXPECT_NEAR(bf16 - fp8, perToken * 8192, 1e-6);
+}

@@ -1,0 +1,91 @@
+#include "core/memory/PredictionBands.h"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+
+namespace parallax::core {
+
+namespace {
+
+// published / predicted step time per family, central 80% of the rows (10th to 90th percentile),
+// measured with tests/validation/MemoryVerdictTest.cpp on data/published_runs_train.json; that test
+// fails when a band no longer covers its family or is much wider than the family needs.
+constexpr std::array kStepTimeFamilies {
+    StepTimeFamily { "a100-sxm-80gb", "a100-sxm-40gb", false, { 0.06, 0.07 }, 120 }, // p10 0.940, p90 1.069
+    StepTimeFamily { "h100-sxm", "h800-sxm h200", false, { 0.035, 0.075 }, 101 }, // p10 0.965, p90 1.075
+    // The two families validate still lists as not yet modelled (issue 12, step-time half): the engine is
+    // 27-42% fast on them, so the whole band lies above the prediction until their physics lands.
+    StepTimeFamily { "h100-sxm", "h800-sxm h200", true, { -0.36, 0.69 }, 18 }, // p10 1.382, p90 1.686, min 1.362
+    StepTimeFamily { "gb200", "b200", false, { -0.34, 0.375 }, 6 }, // p10 1.343, p90 1.370
+};
+
+// published / predicted allocator peak over all memory rows (min to max).
+// 86 rows, 0.979-1.185: the engine is low on Zero Bubble's ZB-2p rows and on the two NeMo log lines.
+constexpr ErrorBand kMemoryBand { 0.025, 0.19 };
+
+bool namesGpu(const StepTimeFamily& f, const std::string& id)
+{
+    if (id == f.gpu)
+        return true;
+    std::istringstream aliases(f.gpuAliases);
+    std::string alias;
+    while (aliases >> alias) {
+        if (alias == id)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+std::span<const StepTimeFamily> stepTimeFamilies()
+{
+    return kStepTimeFamilies;
+}
+
+ErrorBand memoryBand()
+{
+    return kMemoryBand;
+}
+
+StepTimeBand stepTimeBand(const std::string& gpuId, bool moe)
+{
+    const char* kind = moe ? " MoE" : " dense";
+    for (const StepTimeFamily& f : kStepTimeFamilies) {
+        if (f.moe == moe && namesGpu(f, gpuId))
+            return { f.band, std::string(f.gpu) + kind, true };
+    }
+    // No family for this GPU and kind: the widest band of the kind, said so.
+    StepTimeBand out;
+    out.family = "no " + std::string(moe ? "MoE" : "dense") + " validation data for " + gpuId;
+    for (const StepTimeFamily& f : kStepTimeFamilies) {
+        if (f.moe != moe)
+            continue;
+        out.band.below = std::max(out.band.below, f.band.below);
+        out.band.above = std::max(out.band.above, f.band.above);
+    }
+    return out;
+}
+
+const char* toString(MemoryVerdict v)
+{
+    switch (v) {
+    case MemoryVerdict::Fits:
+        return "fits";
+    case MemoryVerdict::Tight:
+        return "tight";
+    case MemoryVerdict::DoesNotFit:
+    default:
+        return "does not fit";
+    }
+}
+
+MemoryVerdict memoryVerdict(double lowBytes, double highBytes, double hbmBytes)
+{
+    if (highBytes <= hbmBytes)
+        return MemoryVerdict::Fits;
+    return lowBytes > hbmBytes ? MemoryVerdict::DoesNotFit : MemoryVerdict::Tight;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <span>
+#include <string>
+
+namespace parallax::core {
+
+// How far the real value may lie from the engine's prediction, as measured on the published runs of
+// data/published_runs_train.json: real / predicted is within [1 - below, 1 + above].
+struct ErrorBand {
+    double below = 0;
+    double above = 0;
+    double low(double predicted) const { return predicted * (1.0 - below); }
+    double high(double predicted) const { return predicted * (1.0 + above); }
+};
+
+// One family of the step-time validation: a GPU type and dense or MoE.
+struct StepTimeFamily {
+    const char* gpu; // GPU preset id ("h100-sxm"); a family covers the ids in gpuAliases too
+    const char* gpuAliases; // space-separated preset ids of the same silicon, or ""
+    bool moe;
+    ErrorBand band;
+    int rows; // rows of the training file it was measured on
+};
+
+// The one table of bands (core/memory/PredictionBands.cpp; docs/validation.md says how they were measured).
+std::span<const StepTimeFamily> stepTimeFamilies();
+// The band of the allocator-visible peak memory (weights, gradients, optimizer, activations, transients),
+// covering every memory row of the training file.
+ErrorBand memoryBand();
+
+struct StepTimeBand {
+    ErrorBand band;
+    std::string family; // "h100-sxm dense"
+    bool measured = false; // false: no family of this GPU and kind; the widest band of the kind is used
+};
+// The family of gpuId x moe, else the same kind on the closest GPU (same silicon aliases), else the widest
+// band of that kind.
+StepTimeBand stepTimeBand(const std::string& gpuId, bool moe);
+
+enum class MemoryVerdict { Fits, Tight, DoesNotFit };
+const char* toString(MemoryVerdict v); // "fits" | "tight" | "does not fit"
+// fits: even the high end of the range is within HBM; does not fit: even the low end exceeds it.
+MemoryVerdict memoryVerdict(double lowBytes, double highBytes, double hbmBytes);
+
+} // namespace parallax::core

@@ -1,0 +1,37 @@
+#include "core/memory/RangeText.h"
+
+#include "core/Units.h"
+#include "core/search/NumberText.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace parallax::core {
+
+std::string secondsRangeText(double seconds, double lowSeconds, double highSeconds)
+{
+    // The bounds in the value's unit, one digit less precise than the value itself.
+    const double magnitude = std::fabs(seconds);
+    const double scale = magnitude >= 1.0 ? 1.0 : magnitude >= 1e-3 ? 1e3 : 1e6;
+    const int digits = magnitude >= 1.0 ? 2 : magnitude >= 0.1 ? 0 : magnitude >= 1e-3 ? 1 : 0;
+    const int boundDigits = std::max(0, digits - 1);
+    return secondsText(seconds) + " (" + fixedText(lowSeconds * scale, boundDigits) + "-"
+        + fixedText(highSeconds * scale, boundDigits) + ")";
+}
+
+std::string gibRangeText(double bytes, double lowBytes, double highBytes)
+{
+    return gibText(bytes) + " (" + fixedText(lowBytes / kGiB, 1) + "-" + fixedText(highBytes / kGiB, 1) + ")";
+}
+
+std::string stepTimeRangeText(const Report& r)
+{
+    return secondsRangeText(r.stepTimeSeconds, r.stepTimeLowSeconds, r.stepTimeHighSeconds);
+}
+
+std::string peakMemoryRangeText(const Report& r)
+{
+    return gibRangeText(r.peakMemoryBytes, r.peakMemoryLowBytes, r.peakMemoryHighBytes);
+}
+
+} // namespace parallax::core

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "core/Report.h"
+
+#include <string>
+
+namespace parallax::core {
+
+// A prediction with its range, as the CLI table, the Markdown report and the GUI print it:
+// "2.36 s (2.2-2.5)", "71.3 GiB (64.9-78.0)".
+std::string secondsRangeText(double seconds, double lowSeconds, double highSeconds);
+std::string gibRangeText(double bytes, double lowBytes, double highBytes);
+
+std::string stepTimeRangeText(const Report& r);
+std::string peakMemoryRangeText(const Report& r);
+
+} // namespace parallax::core
