@@ -1,353 +1,340 @@
 #include "core/schedule/PipelineSimulator.h"
+#include "core/schedule/SimulationPlan.h"
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace parallax::core {
 
 namespace {
 
-constexpr double kNotDone = -1.0;
+using KindPlan = SimulationPlan::KindPlan;
 
-struct OpCost {
-    double forward = 1;
-    double backwardInput = 1;
-    double backwardWeight = 1;
-    double backward = 2;
-    double forwardBackward = -1;
-    double exposedComm = 0;
-    double forwardComm = 0;
-    double backwardComm = 0;
-    double activation = 1;
-    double wPending = 0;
+constexpr std::uint32_t kOverlapped = 0x80000000u; // CompiledOp::plan: index into overlapped_ instead
+
+// One dependency slot: the end time of one (direction, stage, micro-batch)'s F or B once it is done
+// (>= 0), else a negative code for "not done" that also names the first rank parked on it, so
+// that completing a slot and checking for waiters is one 8-byte access.
+constexpr double kNobodyWaits = -1.0;
+double parkedCode(int rank)
+{
+    return -2.0 - rank;
+}
+int parkedRank(double code)
+{
+    return static_cast<int>(-2.0 - code);
+}
+
+// One op with its dependency resolved: the slot it waits for and its plan. The slot it completes is
+// `input + plan.outputOffset`. No member initialisers: the array is written before it is read.
+struct CompiledOp {
+    std::uint32_t input;
+    std::uint32_t plan;
+};
+
+// An overlapped F&B pair: the forward half's input and plan, the backward half's.
+struct OverlappedOp {
+    std::uint32_t activationInput = 0;
+    std::uint32_t forwardPlan = 0;
+    std::uint32_t gradientInput = 0;
+    std::uint32_t backwardPlan = 0;
+    double duration = 0;
+};
+
+// Where a rank stands in its program: all the run loop reads and writes per rank, so that a
+// switch between ranks (every few ops once the pipeline is full) costs a few loads.
+struct RankState {
+    const CompiledOp* code = nullptr;
+    double* starts = nullptr;
+    std::size_t runnable = 0; // ops before the first one that names something outside the shape
+    std::size_t pc = 0; // next op to run
+    double free = 0; // end of the last op that ran
+    int nextWaiter = -1; // next rank parked on the same slot
+};
+
+// Busy time and in-flight peaks of one rank, accumulated in program order.
+struct RankTally {
+    double busy = 0;
+    double inflight = 0;
+    double peak = 0;
+    int inflightChunks = 0;
+    int peakChunks = 0;
+
+    void add(double duration, double inflightDelta, int inflightChunkDelta)
+    {
+        busy += duration;
+        inflight += inflightDelta;
+        inflightChunks += inflightChunkDelta;
+        peak = std::max(peak, inflight);
+        peakChunks = std::max(peakChunks, inflightChunks);
+    }
 };
 
 // The simulation is a max-plus evaluation of the dependency graph: an op starts at the later of its
-// rank's previous op end and its inputs' arrival. Ranks run their programs until an input is
-// missing, park on that input, and are woken when it completes, so each op is evaluated once:
-// O(total ops) time, O(micro-batches x stages) memory.
+// rank's previous op end and its inputs' arrival. Three passes over flat arrays, no allocation per op:
+// 1. compile: each rank's program into CompiledOps (dependency slot + plan index), in order;
+// 2. run: ranks execute until an input is missing, park on that input, and are woken when it
+//    completes, so each op is timed once (O(total ops); O(micro-batches x stages) slots). Only
+//    start times are stored, 8 bytes per op, so the working set of 64 interleaved ranks stays in cache;
+// 3. write: the TimedOps that ran, rank by rank, each written once and in order, with each rank's
+//    busy time and in-flight peaks, which depend on program order only.
 class Simulator {
 public:
     Simulator(const SimulationInput& input, const std::vector<RankProgram>& programs)
-        : shape_(input.shape)
+        : plan_(input)
+        , shape_(input.shape)
         , programs_(programs)
-        , ranks_(input.shape.ranks)
-        , chunks_(chunksPerRank(input.shape))
-        , stages_(modelStageCount(input.shape))
-        , directions_(directionCount(input.shape))
-        , microbatches_(input.shape.microbatches)
     {
-        costs_.resize(static_cast<std::size_t>(ranks_) * chunks_);
-        stageOf_.resize(costs_.size());
-        for (int r = 0; r < ranks_; ++r) {
-            for (int c = 0; c < chunks_; ++c) {
-                OpCost& cost = costs_[index(r, c)];
-                if (r < static_cast<int>(input.durations.size()) && c < static_cast<int>(input.durations[r].size())) {
-                    const ChunkDurations& d = input.durations[r][c];
-                    cost.forward = std::max(0.0, d.forward);
-                    cost.backwardInput = std::max(0.0, d.backwardInput);
-                    cost.backwardWeight = std::max(0.0, d.backwardWeight);
-                    cost.backward = cost.backwardInput + cost.backwardWeight;
-                    cost.forwardBackward = d.forwardBackward;
-                    cost.exposedComm = std::max(0.0, d.overlapExposedComm);
-                    cost.forwardComm = std::max(0.0, d.forwardComm);
-                    cost.backwardComm = std::max(0.0, d.backwardComm);
-                }
-                cost.activation = weightAt(input.activationWeight, r, c, 1.0);
-                cost.wPending = weightAt(input.wPendingWeight, r, c, 0.0);
-                stageOf_[index(r, c)] = modelStageOf(shape_, r, c);
-            }
-        }
-        producerRank_.resize(static_cast<std::size_t>(directions_) * stages_);
-        for (int d = 0; d < directions_; ++d)
-            for (int s = 0; s < stages_; ++s)
-                producerRank_[static_cast<std::size_t>(d) * stages_ + s] = rankOfStage(shape_, s, d);
-        p2p_.assign(static_cast<std::size_t>(ranks_) * ranks_, 0.0);
-        for (int from = 0; from < ranks_ && from < static_cast<int>(input.p2pSeconds.size()); ++from)
-            for (int to = 0; to < ranks_ && to < static_cast<int>(input.p2pSeconds[from].size()); ++to)
-                if (from != to)
-                    p2p_[index(from, to, ranks_)] = std::max(0.0, input.p2pSeconds[from][to]);
-        const std::size_t keys = static_cast<std::size_t>(directions_) * microbatches_ * stages_;
-        forwardEnd_.assign(keys, kNotDone);
-        backwardEnd_.assign(keys, kNotDone);
-        forwardWaiters_.assign(keys, -1);
-        backwardWaiters_.assign(keys, -1);
-        nextWaiter_.assign(ranks_, -1);
     }
 
     SimulationResult run()
     {
         SimulationResult result;
-        if (static_cast<int>(programs_.size()) != ranks_ || ranks_ < 1 || microbatches_ < 1) {
+        if (!plan_.usable() || static_cast<int>(programs_.size()) != plan_.ranks()) {
             result.deadlock = true;
             return result;
         }
-        std::vector<std::size_t> offset(ranks_ + 1, 0);
-        for (int r = 0; r < ranks_; ++r)
-            offset[r + 1] = offset[r] + programs_[r].size();
-        result.ops.resize(offset[ranks_]);
-        pc_.assign(ranks_, 0);
-        free_.assign(ranks_, 0.0);
-        firstStart_.assign(ranks_, 0.0);
-        busy_.assign(ranks_, 0.0);
-        inflight_.assign(ranks_, 0.0);
-        inflightChunks_.assign(ranks_, 0);
-        result.peakInflightWeight.assign(ranks_, 0.0);
-        result.peakInflightChunks.assign(ranks_, 0);
-
-        std::vector<int> ready(ranks_);
-        for (int r = 0; r < ranks_; ++r)
-            ready[r] = ranks_ - 1 - r;
-        while (!ready.empty()) {
-            const int r = ready.back();
-            ready.pop_back();
-            advance(r, result, offset[r], ready);
+        const int ranks = plan_.ranks();
+        std::size_t total = 0;
+        for (const RankProgram& program : programs_)
+            total += program.size();
+        code_.reset(new CompiledOp[total]);
+        starts_.reset(new double[total]);
+        rank_.assign(ranks, RankState {});
+        total = 0;
+        for (int r = 0; r < ranks; ++r) {
+            rank_[r].code = code_.get() + total;
+            rank_[r].starts = starts_.get() + total;
+            compile(r);
+            total += programs_[r].size();
         }
 
-        result.makespan = 0;
-        for (int r = 0; r < ranks_; ++r) {
-            if (pc_[r] < programs_[r].size())
-                result.deadlock = true;
-            result.makespan = std::max(result.makespan, free_[r]);
+        slots_.assign(plan_.slotCount(), kNobodyWaits);
+        for (int d = 0; d < plan_.directions(); ++d)
+            std::fill_n(slots_.begin() + static_cast<std::ptrdiff_t>(plan_.zeroBlock(d)), plan_.microbatches(), 0.0);
+        // A rank is on the stack at most once: it is pushed when woken, and only a popped rank parks.
+        ready_.resize(ranks);
+        readySize_ = 0;
+        for (int r = ranks - 1; r >= 0; --r)
+            ready_[readySize_++] = r;
+        while (readySize_ > 0)
+            advance(ready_[--readySize_]);
+
+        std::size_t ran = 0;
+        for (int r = 0; r < ranks; ++r) {
+            result.deadlock = result.deadlock || rank_[r].pc < programs_[r].size();
+            result.makespan = std::max(result.makespan, rank_[r].free);
+            ran += rank_[r].pc;
         }
-        if (result.deadlock) {
-            std::vector<TimedOp> ran;
-            for (int r = 0; r < ranks_; ++r)
-                ran.insert(ran.end(), result.ops.begin() + offset[r], result.ops.begin() + offset[r] + pc_[r]);
-            result.ops = std::move(ran);
-        }
+        writeOps(result, ran);
         summarize(result);
         return result;
     }
 
 private:
-    std::size_t index(int a, int b, int width) const { return static_cast<std::size_t>(a) * width + b; }
-    std::size_t index(int rank, int chunk) const { return index(rank, chunk, chunks_); }
-    std::size_t key(int direction, int microbatch, int stage) const
+    // Stops at the first op naming a micro-batch, chunk, direction or kind outside the shape: the
+    // rank can never run it.
+    void compile(int r)
     {
-        return (static_cast<std::size_t>(direction) * microbatches_ + microbatch) * stages_ + stage;
-    }
-
-    static double weightAt(const std::vector<std::vector<double>>& table, int r, int c, double fallback)
-    {
-        if (r < static_cast<int>(table.size()) && c < static_cast<int>(table[r].size()))
-            return table[r][c];
-        return fallback;
-    }
-
-    bool valid(int microbatch, int chunk, int direction) const
-    {
-        return microbatch >= 0 && microbatch < microbatches_ && chunk >= 0 && chunk < chunks_ && direction >= 0
-            && direction < directions_;
-    }
-
-    // Arrival time of the input a forward of (direction, microbatch, stage) on `rank` needs, or
-    // kNotDone after parking the rank on it.
-    double forwardInput(int rank, int direction, int microbatch, int stage)
-    {
-        if (stage == 0)
-            return 0;
-        const std::size_t k = key(direction, microbatch, stage - 1);
-        if (forwardEnd_[k] < 0)
-            return park(rank, forwardWaiters_[k]);
-        const int from = producerRank_[static_cast<std::size_t>(direction) * stages_ + stage - 1];
-        return forwardEnd_[k] + p2p_[index(from, rank, ranks_)];
-    }
-
-    // The last stage's backward starts from its own forward (the loss); the others from the
-    // gradient the next stage's backward sends.
-    double backwardInput(int rank, int direction, int microbatch, int stage)
-    {
-        if (stage == stages_ - 1) {
-            const std::size_t k = key(direction, microbatch, stage);
-            return forwardEnd_[k] < 0 ? park(rank, forwardWaiters_[k]) : forwardEnd_[k];
-        }
-        const std::size_t k = key(direction, microbatch, stage + 1);
-        if (backwardEnd_[k] < 0)
-            return park(rank, backwardWaiters_[k]);
-        const int from = producerRank_[static_cast<std::size_t>(direction) * stages_ + stage + 1];
-        return backwardEnd_[k] + p2p_[index(from, rank, ranks_)];
-    }
-
-    double park(int rank, int& head)
-    {
-        nextWaiter_[rank] = head;
-        head = rank;
-        return kNotDone;
-    }
-
-    void wake(int& head, std::vector<int>& ready)
-    {
-        for (int r = head; r >= 0;) {
-            const int next = nextWaiter_[r];
-            ready.push_back(r);
-            r = next;
-        }
-        head = -1;
-    }
-
-    void finishForward(std::size_t k, double end, std::vector<int>& ready)
-    {
-        forwardEnd_[k] = end;
-        if (forwardWaiters_[k] >= 0)
-            wake(forwardWaiters_[k], ready);
-    }
-
-    void finishBackward(std::size_t k, double end, std::vector<int>& ready)
-    {
-        backwardEnd_[k] = end;
-        if (backwardWaiters_[k] >= 0)
-            wake(backwardWaiters_[k], ready);
-    }
-
-    void advance(int r, SimulationResult& result, std::size_t base, std::vector<int>& ready)
-    {
-        const RankProgram& program = programs_[r];
-        std::size_t pc = pc_[r];
-        double free = free_[r];
-        double busy = busy_[r];
-        double inflight = inflight_[r];
-        int inflightChunks = inflightChunks_[r];
-        double& peak = result.peakInflightWeight[r];
-        int& peakChunks = result.peakInflightChunks[r];
-        for (; pc < program.size(); ++pc) {
+        // Locals, not members: the stores below could otherwise alias them and force reloads.
+        const PipelineOp* const program = programs_[r].data();
+        const std::size_t count = programs_[r].size();
+        CompiledOp* const code = code_.get() + (rank_[r].code - code_.get());
+        const KindPlan* const kinds = plan_.kinds();
+        const std::uint32_t rankKinds = plan_.kindIndex(r, 0, 0, OpKind::Forward);
+        const unsigned microbatches = static_cast<unsigned>(plan_.microbatches());
+        const unsigned chunks = static_cast<unsigned>(plan_.chunks());
+        const unsigned directions = static_cast<unsigned>(plan_.directions());
+        std::size_t pc = 0;
+        for (; pc < count; ++pc) {
             const PipelineOp& op = program[pc];
-            if (!valid(op.microbatch, op.chunk, op.direction))
+            const unsigned kind = static_cast<unsigned>(op.kind);
+            const unsigned chunk = static_cast<unsigned>(op.chunk);
+            const unsigned direction = static_cast<unsigned>(op.direction);
+            if (static_cast<unsigned>(op.microbatch) >= microbatches || chunk >= chunks || direction >= directions)
                 break;
-            const std::size_t rc = index(r, op.chunk);
-            const OpCost& cost = costs_[rc];
-            const int stage = stageOf_[rc];
-            const std::size_t k = key(op.direction, op.microbatch, stage);
-            double inputAt = 0;
-            double duration = 0;
-            switch (op.kind) {
-            case OpKind::Forward:
-                inputAt = forwardInput(r, op.direction, op.microbatch, stage);
-                duration = cost.forward;
-                break;
-            case OpKind::Backward:
-                inputAt = backwardInput(r, op.direction, op.microbatch, stage);
-                duration = cost.backward;
-                break;
-            case OpKind::BackwardInput:
-                inputAt = backwardInput(r, op.direction, op.microbatch, stage);
-                duration = cost.backwardInput;
-                break;
-            case OpKind::BackwardWeight:
-                inputAt = backwardEnd_[k] < 0 ? park(r, backwardWaiters_[k]) : backwardEnd_[k];
-                duration = cost.backwardWeight;
-                break;
-            case OpKind::ForwardBackward: {
-                if (!valid(op.microbatch2, op.chunk2, op.direction2))
-                    inputAt = kNotDone;
-                else {
-                    inputAt = forwardInput(r, op.direction, op.microbatch, stage);
-                    if (inputAt >= 0) {
-                        const double gradAt
-                            = backwardInput(r, op.direction2, op.microbatch2, stageOf_[index(r, op.chunk2)]);
-                        inputAt = gradAt < 0 ? kNotDone : std::max(inputAt, gradAt);
-                    }
-                }
-                if (inputAt >= 0) {
-                    const OpCost& other = costs_[index(r, op.chunk2)];
-                    duration = cost.forwardBackward >= 0 ? cost.forwardBackward
-                                                         : std::max(cost.forward, other.backward) + cost.exposedComm;
-                }
+            if (kind < SimulationPlan::kKinds) [[likely]] {
+                const std::uint32_t index
+                    = rankKinds + (chunk * directions + direction) * SimulationPlan::kKinds + kind;
+                code[pc] = { static_cast<std::uint32_t>(kinds[index].input + op.microbatch), index };
+            } else if (op.kind == OpKind::ForwardBackward && plan_.validOp(op.microbatch2, op.chunk2, op.direction2)) {
+                code[pc] = compileOverlapped(r, op);
+            } else {
                 break;
             }
-            }
-            if (inputAt < 0)
-                break;
-            const double start = std::max(free, inputAt);
-            const double end = start + duration;
-            if (pc == 0)
-                firstStart_[r] = start;
-            free = end;
-            busy += duration;
-            const double comm = op.kind == OpKind::Forward                        ? cost.forwardComm
-                : op.kind == OpKind::Backward || op.kind == OpKind::BackwardInput ? cost.backwardComm
-                : op.kind == OpKind::ForwardBackward                              ? cost.exposedComm
-                                                                                  : 0.0;
-            result.ops[base + pc] = { r, op.kind, op.microbatch, op.chunk, op.direction, op.microbatch2, op.chunk2,
-                op.direction2, start, end, std::min(comm, duration) };
-            switch (op.kind) {
-            case OpKind::Forward:
-                inflight += cost.activation;
-                ++inflightChunks;
-                finishForward(k, end, ready);
-                break;
-            case OpKind::Backward:
-                inflight -= cost.activation;
-                --inflightChunks;
-                finishBackward(k, end, ready);
-                break;
-            case OpKind::BackwardInput:
-                inflight += cost.wPending - cost.activation;
-                --inflightChunks;
-                finishBackward(k, end, ready);
-                break;
-            case OpKind::BackwardWeight:
-                inflight -= cost.wPending;
-                break;
-            case OpKind::ForwardBackward: {
-                const std::size_t rc2 = index(r, op.chunk2);
-                inflight += cost.activation - costs_[rc2].activation;
-                finishForward(k, end, ready);
-                finishBackward(key(op.direction2, op.microbatch2, stageOf_[rc2]), end, ready);
-                break;
-            }
-            }
-            peak = std::max(peak, inflight);
-            peakChunks = std::max(peakChunks, inflightChunks);
         }
-        pc_[r] = pc;
-        free_[r] = free;
-        busy_[r] = busy;
-        inflight_[r] = inflight;
-        inflightChunks_[r] = inflightChunks;
+        rank_[r].runnable = pc;
+    }
+
+    CompiledOp compileOverlapped(int r, const PipelineOp& op)
+    {
+        const KindPlan* const kinds = plan_.kinds();
+        OverlappedOp pair;
+        pair.forwardPlan = plan_.kindIndex(r, op.chunk, op.direction, OpKind::Forward);
+        pair.activationInput = static_cast<std::uint32_t>(kinds[pair.forwardPlan].input + op.microbatch);
+        pair.backwardPlan = plan_.kindIndex(r, op.chunk2, op.direction2, OpKind::Backward);
+        pair.gradientInput = static_cast<std::uint32_t>(kinds[pair.backwardPlan].input + op.microbatch2);
+        pair.duration = plan_.overlappedDuration(r, op.chunk, op.chunk2);
+        overlapped_.push_back(pair);
+        return { 0, kOverlapped | static_cast<std::uint32_t>(overlapped_.size() - 1) };
+    }
+
+    void park(int rank, double& slot)
+    {
+        rank_[rank].nextWaiter = slot == kNobodyWaits ? -1 : parkedRank(slot);
+        slot = parkedCode(rank);
+    }
+
+    void complete(double& slot, double end)
+    {
+        const double before = slot;
+        slot = end;
+        if (before != kNobodyWaits) [[unlikely]]
+            wake(before);
+    }
+
+    // `code` is a slot's value before it completed: ranks parked there, or a time when the slot was
+    // already done (every W completes the sink), in which case nobody waits.
+    void wake(double code)
+    {
+        if (code >= 0)
+            return;
+        for (int r = parkedRank(code); r >= 0; r = rank_[r].nextWaiter)
+            ready_[readySize_++] = r;
+    }
+
+    // Waits for both halves' inputs and completes both; false when it parked.
+    bool runOverlapped(int r, const OverlappedOp& pair, double& free, double& start)
+    {
+        const KindPlan& f = plan_.kinds()[pair.forwardPlan];
+        const KindPlan& b = plan_.kinds()[pair.backwardPlan];
+        double& activation = slots_[pair.activationInput];
+        if (activation < 0) {
+            park(r, activation);
+            return false;
+        }
+        double& gradient = slots_[pair.gradientInput];
+        if (gradient < 0) {
+            park(r, gradient);
+            return false;
+        }
+        start = std::max(free, std::max(activation + f.inputDelay, gradient + b.inputDelay));
+        free = start + pair.duration;
+        complete(slots_[pair.activationInput + f.outputOffset], free);
+        complete(slots_[pair.gradientInput + b.outputOffset], free);
+        return true;
+    }
+
+    // Runs rank r until an input is missing (it parks there) or its runnable ops are done.
+    void advance(int r)
+    {
+        // Locals, not members: the slot and time stores could otherwise alias them and force reloads.
+        RankState& state = rank_[r];
+        const CompiledOp* const code = state.code;
+        double* const starts = state.starts;
+        const std::size_t runnable = state.runnable;
+        const KindPlan* const kinds = plan_.kinds();
+        double* const slots = slots_.data();
+        std::size_t pc = state.pc;
+        double free = state.free;
+        for (; pc < runnable; ++pc) {
+            const CompiledOp c = code[pc];
+            if (c.plan & kOverlapped) [[unlikely]] {
+                if (!runOverlapped(r, overlapped_[c.plan & ~kOverlapped], free, starts[pc]))
+                    break;
+                continue;
+            }
+            const KindPlan& k = kinds[c.plan];
+            double& in = slots[c.input];
+            if (in < 0) {
+                park(r, in);
+                break;
+            }
+            const double start = std::max(free, in + k.inputDelay);
+            starts[pc] = start;
+            free = start + k.duration;
+            complete(slots[c.input + k.outputOffset], free);
+        }
+        state.pc = pc;
+        state.free = free;
+    }
+
+    // The ops that ran (a prefix of each program), rank by rank in program order, which is start
+    // order on a rank.
+    void writeOps(SimulationResult& result, std::size_t ran)
+    {
+        const int ranks = plan_.ranks();
+        std::vector<TimedOp>& ops = result.ops;
+        ops.reserve(ran);
+        tallies_.assign(ranks, RankTally {});
+        for (int r = 0; r < ranks; ++r) {
+            const PipelineOp* const program = programs_[r].data();
+            const RankState& state = rank_[r];
+            const KindPlan* const kinds = plan_.kinds();
+            RankTally tally;
+            for (std::size_t pc = 0; pc < state.pc; ++pc) {
+                const PipelineOp& op = program[pc];
+                const CompiledOp c = state.code[pc];
+                double duration = 0;
+                double comm = 0;
+                if (c.plan & kOverlapped) [[unlikely]] {
+                    const SimulationPlan::ChunkCost& cost = plan_.cost(r, op.chunk);
+                    duration = overlapped_[c.plan & ~kOverlapped].duration;
+                    comm = std::min(cost.exposedComm, duration);
+                    tally.add(duration, cost.activation - plan_.cost(r, op.chunk2).activation, 0);
+                } else {
+                    const KindPlan& k = kinds[c.plan];
+                    duration = k.duration;
+                    comm = k.comm;
+                    tally.add(duration, k.inflightDelta, k.inflightChunkDelta);
+                }
+                const double start = state.starts[pc];
+                ops.emplace_back(r, op.kind, op.microbatch, op.chunk, op.direction, op.microbatch2, op.chunk2,
+                    op.direction2, start, start + duration, comm);
+            }
+            tallies_[r] = tally;
+        }
     }
 
     void summarize(SimulationResult& result) const
     {
-        result.busySecondsPerRank = busy_;
-        result.bubbleFractionPerRank.assign(ranks_, 0.0);
-        result.spanSecondsPerRank.assign(ranks_, 0.0);
-        result.parameterCopies.assign(ranks_, parameterCopies(shape_));
+        const int ranks = plan_.ranks();
+        result.busySecondsPerRank.assign(ranks, 0.0);
+        result.peakInflightWeight.assign(ranks, 0.0);
+        result.peakInflightChunks.assign(ranks, 0);
+        result.bubbleFractionPerRank.assign(ranks, 0.0);
+        result.spanSecondsPerRank.assign(ranks, 0.0);
+        result.parameterCopies.assign(ranks, parameterCopies(shape_));
         double idle = 0;
-        for (int r = 0; r < ranks_; ++r) {
+        for (int r = 0; r < ranks; ++r) {
+            const double busy = tallies_[r].busy;
+            result.busySecondsPerRank[r] = busy;
+            result.peakInflightWeight[r] = tallies_[r].peak;
+            result.peakInflightChunks[r] = tallies_[r].peakChunks;
             if (result.makespan > 0)
-                result.bubbleFractionPerRank[r] = (result.makespan - busy_[r]) / result.makespan;
-            idle += result.makespan - busy_[r];
-            if (pc_[r] > 0)
-                result.spanSecondsPerRank[r] = free_[r] - firstStart_[r];
+                result.bubbleFractionPerRank[r] = (result.makespan - busy) / result.makespan;
+            idle += result.makespan - busy;
+            if (rank_[r].pc > 0)
+                result.spanSecondsPerRank[r] = rank_[r].free - rank_[r].starts[0];
         }
         if (result.makespan > 0)
-            result.bubbleFraction = idle / (ranks_ * result.makespan);
+            result.bubbleFraction = idle / (ranks * result.makespan);
     }
 
+    SimulationPlan plan_;
     const ScheduleShape& shape_;
     const std::vector<RankProgram>& programs_;
-    int ranks_;
-    int chunks_;
-    int stages_;
-    int directions_;
-    int microbatches_;
-    std::vector<OpCost> costs_; // [rank][chunk]
-    std::vector<int> stageOf_; // [rank][chunk]
-    std::vector<int> producerRank_; // [direction][stage]
-    std::vector<double> p2p_; // [from][to]
-    std::vector<double> forwardEnd_; // [direction][microbatch][stage]
-    std::vector<double> backwardEnd_; // B or full backward end, same index
-    std::vector<int> forwardWaiters_; // first rank parked on that forward, chained by nextWaiter_
-    std::vector<int> backwardWaiters_;
-    std::vector<int> nextWaiter_;
-    std::vector<std::size_t> pc_;
-    std::vector<double> free_;
-    std::vector<double> firstStart_;
-    std::vector<double> busy_;
-    std::vector<double> inflight_;
-    std::vector<int> inflightChunks_;
+    std::unique_ptr<CompiledOp[]> code_; // [rank][op]: each rank's program, compiled
+    std::unique_ptr<double[]> starts_; // [rank][op] start times, written as the ops run
+    std::vector<OverlappedOp> overlapped_;
+    std::vector<double> slots_;
+    std::vector<RankState> rank_;
+    std::vector<RankTally> tallies_;
+    std::vector<int> ready_;
+    int readySize_ = 0;
 };
 
 } // namespace
