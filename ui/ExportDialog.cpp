@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -135,8 +136,8 @@ QString ExportDialog::folderError() const
     const QString folder = request().folder;
     if (folder.isEmpty())
         return tr("Choose a folder to export into.");
-    if (!QDir().mkpath(folder))
-        return tr("The folder %1 does not exist and cannot be created: choose another folder.")
+    if (!QFileInfo(folder).isDir())
+        return tr("The folder %1 does not exist: create it or choose another folder.")
             .arg(QDir::toNativeSeparators(folder));
     return {};
 }

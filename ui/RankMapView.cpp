@@ -387,9 +387,13 @@ bool RankMapView::find(const QString& query)
                                                 .arg(theme::problemColor().name(), match.error.toHtmlEscaped()));
     if (match.found()) {
         // Big enough to see one GPU: zoom until its cell is at least 16 px, then scroll to it.
-        const double cell = cellRect(m_found.front()).width();
-        if (cell > 0 && cell < 16 && m_found.size() == 1)
-            setZoom(m_zoom * 16 / cell);
+        // (The grid re-packs as it grows, so the cell size is not exactly proportional to the zoom.)
+        for (int i = 0; i < 6 && m_found.size() == 1 && m_zoom < kMaxZoom; ++i) {
+            const double cell = cellRect(m_found.front()).width();
+            if (!(cell > 0 && cell < 16))
+                break;
+            setZoom(m_zoom * std::max(1.1, 16.5 / cell));
+        }
         const QRectF r = cellRect(m_found.front());
         m_scroll->ensureVisible(static_cast<int>(r.center().x()), static_cast<int>(r.center().y()),
             static_cast<int>(r.width() * 4 + 40), static_cast<int>(r.height() * 4 + 40));

@@ -90,9 +90,9 @@ ExportOutcome exportReport(const ExportRequest& request, const ExportSources& so
                                   : QString());
         return out;
     }
-    // One clear line for a folder that cannot be made, instead of one error per file.
-    if (request.folder.isEmpty() || !QDir().mkpath(request.folder)) {
-        out.errors << QObject::tr("The folder %1 does not exist and cannot be created: choose another folder.")
+    // One clear line for a missing folder, instead of one error per file.
+    if (request.folder.isEmpty() || !QFileInfo(request.folder).isDir()) {
+        out.errors << QObject::tr("The folder %1 does not exist: create it or choose another folder.")
                           .arg(QDir::toNativeSeparators(request.folder));
         return out;
     }
