@@ -503,11 +503,11 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
                 sc.peakBytes = total;
                 sc.peakStage = r;
             }
-            // The low end of the memory range decides "does not fit", as in the engine (core/Engine.cpp).
+            // The low end of the memory range is what evaluate's "does not fit" decides on (core/Engine.cpp); the
+            // search itself keeps to layouts whose point estimate fits (core/search/ConfigSearch.cpp fitsInMemory).
             const double allocated = total - runtime;
             sc.peakLowBytes = std::max(sc.peakLowBytes, runtime + band.low(allocated));
-            sc.peakWithoutOptimizerBytes
-                = std::max(sc.peakWithoutOptimizerBytes, runtime + band.low(allocated - row.optimizer[z]));
+            sc.peakWithoutOptimizerBytes = std::max(sc.peakWithoutOptimizerBytes, total - row.optimizer[z]);
             // The same overlap rules as the engine (core/DataParallelSync.h).
             const bool overlap = m_base.parallel.dpOverlap;
             const double exposed
@@ -515,7 +515,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
                       .exposedSeconds;
             dpExposed = std::max(dpExposed, exposed);
         }
-        sc.fits = (m_optimizerOffload ? sc.peakWithoutOptimizerBytes : sc.peakLowBytes) <= m_hbm;
+        sc.fits = (m_optimizerOffload ? sc.peakWithoutOptimizerBytes : sc.peakBytes) <= m_hbm;
         sc.stepSeconds = makespan + dpExposed + fixedSeconds;
     }
 }

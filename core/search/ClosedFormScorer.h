@@ -36,8 +36,8 @@ struct ClosedFormScore {
     double peakBytes = 0;
     int peakStage = 0;
     bool fits = false;
-    double peakLowBytes = 0; // the low end of the peak's range (core/memory/PredictionBands.h): fits decides on it
-    double peakWithoutOptimizerBytes = 0; // the same low end with the optimizer states off the GPU
+    double peakLowBytes = 0; // the low end of the peak's range (core/memory/PredictionBands.h), as evaluate reports it
+    double peakWithoutOptimizerBytes = 0; // the peak with the optimizer states off the GPU
 };
 
 // The engine's closed-form path specialised for many configurations of one scenario: per-layer

@@ -55,14 +55,17 @@ template <typename Work, typename Progress> void parallelFor(int n, int threads,
 
 bool fitsInMemory(const Report& report, bool optimizerOffload)
 {
-    if (!optimizerOffload)
-        return report.fits;
-    // The low end of the range decides, as for report.fits (core/Engine.cpp).
+    // The search proposes only layouts whose predicted peak is under HBM: a "tight" layout (the error range
+    // straddles HBM) is a candidate when its point estimate fits, flagged in its reasons; one predicted over
+    // HBM is never recommended, although evaluate calls it "tight" rather than "does not fit".
+    if (!report.valid)
+        return false;
     for (const StageMemory& st : report.stages) {
-        if (st.lowBytes - memoryBand().low(st.optimizerBytes) > report.hbmBytes)
+        const double need = st.totalBytes() - (optimizerOffload ? st.optimizerBytes : 0.0);
+        if (need > report.hbmBytes)
             return false;
     }
-    return report.valid;
+    return true;
 }
 
 SearchResult searchConfigurations(const Scenario& base, const SearchOptions& options)
