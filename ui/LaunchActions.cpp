@@ -65,8 +65,10 @@ std::optional<core::ModelSpec> readHfModel(const QString& path, QString* error)
         return std::nullopt;
     }
     const QFileInfo info(path);
-    const QString name
-        = info.fileName() == QLatin1String("config.json") ? info.dir().dirName() : info.completeBaseName();
+    // "Meta-Llama-3-70B/config.json" -> "Meta-Llama-3-70B"; "mixtral-8x7b.config.json" -> "mixtral-8x7b".
+    QString name = info.fileName() == QLatin1String("config.json") ? info.dir().dirName() : info.completeBaseName();
+    if (name.endsWith(QLatin1String(".config")))
+        name.chop(7);
     std::string why;
     auto m = core::HfConfigReader::read(j, name.toStdString(), why);
     if (!m && error)

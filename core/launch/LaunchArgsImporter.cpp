@@ -298,7 +298,8 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
         { "tied_embeddings", !f.has("untie-embeddings-and-output-weights") },
         { "learned_position_embeddings", f.text("position-embedding-type", "learned_absolute") == "learned_absolute" },
         { "biases", !f.has("disable-bias-linear") },
-        { "dropout", f.number("attention-dropout", 0.1) > 0 || f.number("hidden-dropout", 0.1) > 0 } };
+        { "dropout",
+            static_cast<bool>((f.number("attention-dropout", 0.1) > 0) | (f.number("hidden-dropout", 0.1) > 0)) } };
     const bool gqa = f.has("group-query-attention");
     m["kv_heads"] = gqa ? f.integer("num-query-groups", 1) : heads;
     if (f.has("kv-channels"))
