@@ -12,9 +12,9 @@ namespace parallax::cli {
 
 int runEvaluate(const std::vector<std::string>& argv)
 {
-    const Args args(argv, { "json", "groups" });
+    const Args args(argv, { "json", "no-groups" });
     std::vector<std::string> known = scenarioFlagNames();
-    known.insert(known.end(), { "json", "calibration", "groups" });
+    known.insert(known.end(), { "json", "calibration", "no-groups" });
     args.allowOnly(known);
     const core::Scenario scenario = scenarioFromArgs(args);
     const auto calibration = calibrationFromArgs(args);
@@ -24,8 +24,9 @@ int runEvaluate(const std::vector<std::string>& argv)
     const core::Report report = core::evaluate(scenario, options);
     if (args.has("json")) {
         nlohmann::json j = core::reportToJson(scenario, report);
-        // Groups grow with the GPU count, so they are materialised only when asked for.
-        if (args.has("groups")) {
+        // rank_map.groups and rank_map.ranks (SCENARIO.md): materialised here, for the output only, never by
+        // evaluate() itself; --no-groups leaves them out (they grow with the GPU count).
+        if (!args.has("no-groups")) {
             std::string error;
             if (const auto groups = core::RankGroups::build(scenario.parallel, scenario.model.isMoe(), error)) {
                 j["rank_map"]["groups"] = core::rankGroupsJson(*groups);

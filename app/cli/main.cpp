@@ -12,7 +12,7 @@ namespace {
 const char* kUsage = R"(parallax-cli: parallelism explorer for LLM training (headless)
 
 usage:
-  parallax-cli evaluate [FILE] [--flags] [--json [--groups]] [--calibration FILE]   (--groups: rank_map.groups and ranks)
+  parallax-cli evaluate [FILE] [--flags] [--json [--no-groups]] [--calibration FILE]   (--no-groups: without rank_map.groups and ranks)
   parallax-cli schedule --pp P --microbatches M --schedule S [--vpp V] [--f T --b T --w T] [--overlap FB] [--json]
                         [--out FILE.svg|.png|.pdf] [--scale S]
   parallax-cli schedule FILE [--json] [--out FILE.svg|.png|.pdf] [--scale S]
