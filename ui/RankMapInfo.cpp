@@ -38,21 +38,47 @@ bool RankMapInfo::crossingIsProblem(core::Dim dim)
     return dim == core::Dim::Tp || dim == core::Dim::Cp || dim == core::Dim::Ep || dim == core::Dim::Etp;
 }
 
+QStringList RankMapInfo::fabricCrossings(core::Dim dim) const
+{
+    QStringList lines;
+    if (!hasRankMap())
+        return lines;
+    const auto& report = m_evaluation->report;
+    const auto d = static_cast<std::size_t>(dim);
+    const int groups = static_cast<int>(report.rankMap.groups(dim).size());
+    if (report.groupsCrossingFabrics[d] > 0)
+        lines << QObject::tr("%1 of %2 %3 groups cross a fabric boundary: their scale-out traffic takes the shared "
+                             "(spine) fabric's bandwidth and latency.")
+                     .arg(report.groupsCrossingFabrics[d])
+                     .arg(groups)
+                     .arg(dimName(dim));
+    if (report.groupsCrossingRails[d] > 0)
+        lines << QObject::tr("%1 of %2 %3 groups change rail on a rail-optimised fabric: with PXN the data moves over "
+                             "NVLink first, without it through the spine.")
+                     .arg(report.groupsCrossingRails[d])
+                     .arg(groups)
+                     .arg(dimName(dim));
+    return lines;
+}
+
 QStringList RankMapInfo::information(core::Dim dim) const
 {
-    if (!hasRankMap() || crossingIsProblem(dim))
+    if (!hasRankMap())
         return {};
+    if (crossingIsProblem(dim))
+        return fabricCrossings(dim);
     const auto& map = m_evaluation->report.rankMap;
     const int crossing = map.groupsCrossingDomains(dim);
     if (crossing == 0)
         return {};
-    return { QObject::tr("%1 of %2 %3 groups span NVLink domains, as designed: their traffic (%4) is light "
-                         "enough for the scale-out network.")
-                 .arg(crossing)
-                 .arg(map.groups(dim).size())
-                 .arg(dimName(dim),
-                     dim == core::Dim::Pp ? QObject::tr("point-to-point activations")
-                                          : QObject::tr("one gradient reduction per step")) };
+    return QStringList { QObject::tr("%1 of %2 %3 groups span NVLink domains, as designed: their traffic (%4) is light "
+                                     "enough for the scale-out network.")
+                             .arg(crossing)
+                             .arg(map.groups(dim).size())
+                             .arg(dimName(dim),
+                                 dim == core::Dim::Pp ? QObject::tr("point-to-point activations")
+                                                      : QObject::tr("one gradient reduction per step")) }
+    + fabricCrossings(dim);
 }
 
 bool RankMapInfo::hasRankMap() const

@@ -26,8 +26,10 @@ public:
     QString toolTip(int gpu, core::Dim dim) const; // rank, coordinates, group, domain (rich text)
     // One line per finding about `dim`: groups leaving their domain, and the engine's warnings on it.
     QStringList problems(core::Dim dim) const;
-    // For dimensions that span domains by design: how many groups do (not a problem).
+    // For dimensions that span domains by design: how many groups do (not a problem); for every
+    // dimension, the groups that cross a fabric boundary or change rail.
     QStringList information(core::Dim dim) const;
+    QStringList fabricCrossings(core::Dim dim) const;
 
     // Whether a group of `dim` leaving its NVLink domain is a problem: TP, CP and EP collectives sit on
     // the critical path of every layer; PP and DP are laid across domains by design.

@@ -22,8 +22,10 @@ std::string describe(const SearchPoint& p)
     s += " ZeRO-" + std::to_string(p.zero);
     if (p.pp > 1)
         s += std::string(" ") + toString(p.schedule);
-    if (p.firstStageLayers > 0 || p.lastStageLayers > 0)
-        s += " layers " + std::to_string(p.firstStageLayers) + "/../" + std::to_string(p.lastStageLayers);
+    if (p.firstStageLayers > 0)
+        s += " first-stage-layers=" + std::to_string(p.firstStageLayers);
+    if (p.lastStageLayers > 0)
+        s += " last-stage-layers=" + std::to_string(p.lastStageLayers);
     s += " mb=" + std::to_string(p.microBatch);
     s += std::string(" recompute ") + toString(p.recompute);
     return s;

@@ -49,7 +49,7 @@ double send(double latency, double bandwidth, double bytes)
 // 50 / 2 = 25 GB/s and 7 us.
 TEST(FabricPath, TwoLeavesUnderASpineByHand)
 {
-    const Scenario s = preset("llama3-70b-two-leaves-64xh100");
+    const Scenario s = preset("llama3-70b-leaves-64xh100");
     ASSERT_EQ(s.topology.fabrics.size(), 3u);
     EXPECT_TRUE(s.topology.connected());
     EXPECT_EQ(s.topology.fabricsOfDomain(0), (std::vector<int> { 0, 2 }));
@@ -149,7 +149,7 @@ TEST(FabricPath, RailOptimisedFabricByHand)
 
 TEST(FabricPath, DomainsOnNoCommonFabricAreAnError)
 {
-    Scenario s = preset("llama3-70b-two-leaves-64xh100");
+    Scenario s = preset("llama3-70b-leaves-64xh100");
     s.topology.fabrics.pop_back(); // no spine: the leaves cannot reach each other
     EXPECT_FALSE(s.topology.connected());
     const Report r = evaluate(s);
@@ -160,7 +160,7 @@ TEST(FabricPath, DomainsOnNoCommonFabricAreAnError)
 
 TEST(FabricPath, FabricKeysRoundTripAndRankMapJsonNamesCrossings)
 {
-    const Scenario s = preset("llama3-70b-two-leaves-64xh100");
+    const Scenario s = preset("llama3-70b-leaves-64xh100");
     LoadError error;
     const auto back = parseScenario(scenarioToJson(s).dump(), error);
     ASSERT_TRUE(back) << error.message;
