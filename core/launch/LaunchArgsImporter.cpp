@@ -448,14 +448,24 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
         doc["parallel"] = parallel;
 
         if (f.has("decoder-first-pipeline-num-layers") || f.has("decoder-last-pipeline-num-layers")) {
+            // Megatron-Core's uneven split (core/PipelineSplit.h). Where it equals the split Parallax makes by
+            // itself for layers that do not divide by pp (StageLayout), the scenario keeps the implicit form.
             const StageLayout layout(layers, pp);
-            const long long first = f.integer("decoder-first-pipeline-num-layers", -1);
-            const long long last = f.integer("decoder-last-pipeline-num-layers", -1);
-            if ((first >= 0 && first != layout.layerCount(0)) || (last >= 0 && last != layout.layerCount(pp - 1)))
-                result.notes.push_back("--decoder-first/last-pipeline-num-layers differ from Parallax's split (first "
-                    + std::to_string(layout.layerCount(0)) + ", last " + std::to_string(layout.layerCount(pp - 1))
-                    + " layers); the scenario uses Parallax's split");
+            const long long first = f.integer("decoder-first-pipeline-num-layers", 0);
+            const long long last = f.integer("decoder-last-pipeline-num-layers", 0);
+            const bool implicit
+                = vpp <= 1 && first == layout.layerCount(0) && last == layout.layerCount(pp - 1) && layers % pp != 0;
+            if (!implicit) {
+                if (first > 0)
+                    doc["parallel"]["first_stage_layers"] = first;
+                if (last > 0)
+                    doc["parallel"]["last_stage_layers"] = last;
+            }
         }
+        if (f.has("account-for-embedding-in-pipeline-split"))
+            doc["parallel"]["account_for_embedding"] = true;
+        if (f.has("account-for-loss-in-pipeline-split"))
+            doc["parallel"]["account_for_loss"] = true;
 
         const long long micro = f.integer("micro-batch-size", 1);
         const std::string granularity = f.text("recompute-granularity", "none");

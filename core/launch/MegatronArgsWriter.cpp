@@ -1,5 +1,6 @@
 #include "core/launch/MegatronArgsWriter.h"
 
+#include "core/PipelineSplit.h"
 #include "core/StageLayout.h"
 #include "core/launch/LaunchMarker.h"
 
@@ -110,7 +111,20 @@ void pipelineArgs(const Scenario& s, std::vector<std::string>& l)
               "(--num-layers-per-virtual-pipeline-stage), or torchtitan's DualPipeV");
         break;
     }
-    if (p.vpp > 1) {
+    if (hasUnevenSplit(p)) {
+        // The scenario's own split (parallel.first/last_stage_layers, account_for_*): Megatron-Core's flags of
+        // the same meaning (core/PipelineSplit.h).
+        if (p.firstStageLayers > 0)
+            l.push_back("--decoder-first-pipeline-num-layers " + num(p.firstStageLayers));
+        if (p.lastStageLayers > 0)
+            l.push_back("--decoder-last-pipeline-num-layers " + num(p.lastStageLayers));
+        if (p.accountForEmbedding)
+            l.push_back("--account-for-embedding-in-pipeline-split");
+        if (p.accountForLoss)
+            l.push_back("--account-for-loss-in-pipeline-split");
+        if (p.vpp > 1)
+            l.push_back("--num-virtual-stages-per-pipeline-rank " + num(p.vpp));
+    } else if (p.vpp > 1) {
         if (layers % (p.pp * p.vpp) == 0)
             l.push_back("--num-layers-per-virtual-pipeline-stage " + num(layers / (p.pp * p.vpp)));
         else
