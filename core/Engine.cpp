@@ -11,6 +11,7 @@
 #include "core/StageLayout.h"
 #include "core/Units.h"
 #include "core/Validation.h"
+#include "core/inference/InferenceEngine.h"
 
 #include <algorithm>
 #include <cmath>
@@ -69,6 +70,8 @@ LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, c
 
 Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
 {
+    if (scenario.mode == ScenarioMode::Inference)
+        return evaluateInference(scenario, options);
     Report report;
     const ModelSpec& model = scenario.model;
     const ParallelConfig& par = scenario.parallel;

@@ -1,7 +1,10 @@
 #pragma once
 
 #include "core/RankMap.h"
+#include "core/inference/InferenceReport.h"
 #include "core/schedule/PipelineSimulator.h"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -82,6 +85,7 @@ struct Report {
 
     SimulationResult schedule; // simulated timeline of pipeline group 0
     std::vector<std::string> calibrated; // quantities taken from a probe calibration
+    std::optional<InferenceReport> inference; // set in inference mode (core/inference/InferenceEngine.h)
 };
 
 } // namespace parallax::core

@@ -1,5 +1,6 @@
 #include "core/ReportJson.h"
 
+#include "core/inference/InferenceJson.h"
 #include "core/schedule/PipelineSchedule.h"
 
 namespace parallax::core {
@@ -87,6 +88,10 @@ json reportToJson(const Scenario& scenario, const Report& r)
         crossing[toString(d)] = r.groupsCrossingDomains[static_cast<int>(d)];
     j["rank_map"] = { { "world_size", r.rankMap.worldSize() }, { "groups_crossing_domains", crossing } };
     j["calibrated"] = r.calibrated;
+    if (r.inference) {
+        j["mode"] = "inference";
+        j["inference"] = inferenceReportToJson(*r.inference);
+    }
     return j;
 }
 

@@ -82,7 +82,8 @@ const std::vector<std::string>& scenarioFlagNames()
 {
     static const std::vector<std::string> names { "model", "gpu", "nodes", "gpus-per-node", "nic-gbps", "tp", "sp",
         "pp", "vpp", "dp", "ep", "etp", "cp", "zero", "schedule", "micro-batch", "global-batch", "seq-len", "recompute",
-        "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap" };
+        "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap", "mode", "weight-dtype",
+        "kv-dtype", "context-len", "isl", "osl", "concurrency", "gpu-memory-utilization" };
     return names;
 }
 
@@ -129,6 +130,23 @@ json flagValue(const std::string& key, const std::string& text)
     if (std::floor(v) == v && std::fabs(v) < 1e15)
         return static_cast<long long>(v);
     return v;
+}
+// SCENARIO.md second release: --mode, --weight-dtype, --kv-dtype, --context-len, --isl, --osl,
+// --concurrency (a number or max), --gpu-memory-utilization.
+void applyInferenceFlags(const Args& args, json& doc)
+{
+    if (args.has("mode"))
+        doc["mode"] = args.value("mode");
+    const std::vector<std::pair<std::string, std::string>> flags { { "weight-dtype", "weight_dtype" },
+        { "kv-dtype", "kv_dtype" }, { "context-len", "context_len" }, { "isl", "isl" }, { "osl", "osl" },
+        { "concurrency", "concurrency" }, { "gpu-memory-utilization", "gpu_memory_utilization" } };
+    for (const auto& [flag, key] : flags) {
+        if (!args.has(flag))
+            continue;
+        const std::string v = args.value(flag);
+        const bool text = flag == "weight-dtype" || flag == "kv-dtype" || (flag == "concurrency" && v == "max");
+        doc["inference"][key] = text ? json(v) : flagValue(flag, v);
+    }
 }
 } // namespace
 
@@ -203,6 +221,8 @@ core::Scenario scenarioFromArgs(const Args& args)
         doc["training"]["recompute"] = args.value("recompute");
     if (args.has("dtype"))
         doc["training"]["dtype"] = args.value("dtype");
+
+    applyInferenceFlags(args, doc);
 
     core::LoadError error;
     auto scenario = core::parseScenario(doc.dump(), error);

@@ -1,5 +1,6 @@
 #include "CliArgs.h"
 #include "Commands.h"
+#include "InferenceTable.h"
 #include "ReportTable.h"
 
 #include "core/Engine.h"
@@ -23,6 +24,8 @@ int runEvaluate(const std::vector<std::string>& argv)
     const core::Report report = core::evaluate(scenario, options);
     if (args.has("json"))
         std::cout << core::reportToJson(scenario, report).dump(2) << "\n";
+    else if (report.inference || scenario.mode == core::ScenarioMode::Inference)
+        printInferenceReport(std::cout, scenario, report);
     else
         printReport(std::cout, scenario, report);
     if (!report.valid) {
