@@ -1,6 +1,7 @@
 #include "core/ReportMarkdown.h"
 
 #include "core/Units.h"
+#include "core/inference/InferenceMarkdown.h"
 #include "core/search/NumberText.h"
 
 #include <cmath>
@@ -138,10 +139,13 @@ std::string reportToMarkdown(const Scenario& s, const Report& r, const MarkdownO
     out << "# " << cell(o.title.empty() ? s.name : o.title) << "\n\n";
     out << "- **Model:** " << cell(describeModel(s, r)) << "\n";
     out << "- **Cluster:** " << cell(describeCluster(s)) << "\n";
-    out << "- **Configuration:** " << cell(describeConfiguration(s)) << "\n\n";
+    out << "- **Configuration:** "
+        << cell(r.inference ? describeServingConfiguration(*r.inference) : describeConfiguration(s)) << "\n\n";
 
     if (!r.valid) {
         out << "**This configuration cannot run as given.**\n\n";
+    } else if (r.inference) {
+        out << inferenceToMarkdown(*r.inference);
     } else {
         out << "| Step time | Tokens/s | TFLOP/s per GPU | MFU | HFU | Pipeline bubble | Peak memory | Fits |\n";
         out << "|---:|---:|---:|---:|---:|---:|---:|:---:|\n";

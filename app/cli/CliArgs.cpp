@@ -135,8 +135,19 @@ json flagValue(const std::string& key, const std::string& text)
 // --concurrency (a number or max), --gpu-memory-utilization.
 void applyInferenceFlags(const Args& args, json& doc)
 {
-    if (args.has("mode"))
+    if (args.has("mode")) {
+        // A training scenario switched to serving by flag starts from one replica of tp GPUs: its
+        // pipeline, context and expert degrees were chosen for training.
+        if (args.value("mode") == "inference" && doc.value("mode", "training") != "inference") {
+            for (const char* key : { "pp", "vpp", "cp", "ep", "etp" }) {
+                if (!args.has(key) && doc["parallel"].is_object())
+                    doc["parallel"][key] = 1;
+            }
+            if (doc["parallel"].is_object())
+                doc["parallel"]["schedule"] = "1f1b";
+        }
         doc["mode"] = args.value("mode");
+    }
     const std::vector<std::pair<std::string, std::string>> flags { { "weight-dtype", "weight_dtype" },
         { "kv-dtype", "kv_dtype" }, { "context-len", "context_len" }, { "isl", "isl" }, { "osl", "osl" },
         { "concurrency", "concurrency" }, { "gpu-memory-utilization", "gpu_memory_utilization" } };
