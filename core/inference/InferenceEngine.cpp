@@ -14,14 +14,14 @@
 
 namespace parallax::core {
 
-const char* toString(MemoryVerdict v)
+const char* toString(ServingVerdict v)
 {
     switch (v) {
-    case MemoryVerdict::Fits:
+    case ServingVerdict::Fits:
         return "fits";
-    case MemoryVerdict::Tight:
+    case ServingVerdict::Tight:
         return "tight";
-    case MemoryVerdict::DoesNotFit:
+    case ServingVerdict::DoesNotFit:
         return "does not fit";
     }
     return "does not fit";
@@ -183,28 +183,28 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     const std::string ctx = tokensText(r.contextLen);
     const double budget = config.gpuMemoryUtilization * report.hbmBytes;
     if (cap.memory.kvCacheBytes <= 0) {
-        r.verdict = MemoryVerdict::DoesNotFit;
+        r.verdict = ServingVerdict::DoesNotFit;
         r.verdictReason = "weights " + gibText(cap.memory.weightsBytes) + " + workspace, CUDA graphs and buffers "
             + gibText(cap.memory.usedBytes() - cap.memory.weightsBytes) + " per GPU exceed the " + gibText(budget)
             + " budget (gpu_memory_utilization " + fixedText(config.gpuMemoryUtilization, 2) + " x HBM) by "
             + gibText(-cap.memory.kvCacheBytes) + ": use a smaller weight_dtype or more GPUs (tp, pp)";
     } else if (r.maxConcurrency < 1) {
-        r.verdict = MemoryVerdict::DoesNotFit;
+        r.verdict = ServingVerdict::DoesNotFit;
         r.verdictReason = "one request of " + ctx + " tokens needs " + gibText(cap.perRequestBytes)
             + " of KV cache per GPU but only " + gibText(cap.memory.kvCacheBytes)
             + " is free: lower context_len, use kv_dtype fp8 or more GPUs";
     } else if (!r.concurrencySolved && config.concurrency > r.maxConcurrency) {
-        r.verdict = MemoryVerdict::Tight;
+        r.verdict = ServingVerdict::Tight;
         const double need = std::ceil(static_cast<double>(config.concurrency) / L.dp) * cap.perRequestBytes;
         r.verdictReason = "KV cache for " + str(config.concurrency) + " requests of " + ctx + " needs "
             + fixedText(need / cap.memory.kvCacheBytes, 1) + "x the free HBM: " + str(r.maxConcurrency)
             + " run at once, the rest queue";
     } else if (r.concurrencySolved && r.maxConcurrency < report.gpus) {
-        r.verdict = MemoryVerdict::Tight;
+        r.verdict = ServingVerdict::Tight;
         r.verdictReason = "the KV cache holds " + str(r.maxConcurrency) + " requests of " + ctx
             + ", fewer than one per GPU (" + str(report.gpus) + ")";
     } else {
-        r.verdict = MemoryVerdict::Fits;
+        r.verdict = ServingVerdict::Fits;
         r.verdictReason = "the KV cache holds " + str(r.maxConcurrency) + " requests of " + ctx;
     }
 
@@ -230,10 +230,10 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
         r.sweep.push_back(servingThroughput(timeIn, c));
     r.sweep.push_back(servingThroughput(timeIn, sweepTop));
 
-    report.fits = r.verdict != MemoryVerdict::DoesNotFit;
+    report.fits = r.verdict != ServingVerdict::DoesNotFit;
     report.peakMemoryBytes = cap.memory.usedBytes() + std::max(0.0, cap.memory.kvCacheBytes);
     report.tokensPerSecond = r.tokensPerSecondPerGpu * report.gpus;
-    if (r.verdict != MemoryVerdict::Fits)
+    if (r.verdict != ServingVerdict::Fits)
         report.warnings.push_back({ "memory", r.verdictReason });
     if (report.groupsCrossingDomains[static_cast<int>(Dim::Tp)] > 0)
         report.warnings.push_back({ "parallel.tp",

@@ -5,8 +5,8 @@
 
 namespace parallax::core {
 
-enum class MemoryVerdict { Fits, Tight, DoesNotFit };
-const char* toString(MemoryVerdict v); // "fits" | "tight" | "does not fit"
+enum class ServingVerdict { Fits, Tight, DoesNotFit };
+const char* toString(ServingVerdict v); // "fits" | "tight" | "does not fit"
 
 // One serving GPU's HBM (the fullest pipeline stage): what the engine loads, what it reserves, and
 // the KV cache pool that is left (negative when the rest does not fit).
@@ -57,7 +57,7 @@ struct InferenceReport {
     bool concurrencySolved = false;
 
     ServingMemory memory;
-    MemoryVerdict verdict = MemoryVerdict::DoesNotFit;
+    ServingVerdict verdict = ServingVerdict::DoesNotFit;
     std::string verdictReason;
 
     double ttftSeconds = 0; // one request's prefill of isl tokens, unloaded

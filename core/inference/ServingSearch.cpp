@@ -85,9 +85,9 @@ ServingSearchResult searchServingLayouts(
                 c.maxConcurrency = in.maxConcurrency;
                 c.verdict = toString(in.verdict);
                 c.ttftSeconds = in.ttftSeconds;
-                if (in.verdict == MemoryVerdict::Tight)
+                if (in.verdict == ServingVerdict::Tight)
                     c.memoryNote = in.verdictReason;
-                if (in.verdict == MemoryVerdict::DoesNotFit) {
+                if (in.verdict == ServingVerdict::DoesNotFit) {
                     c.reason = in.verdictReason;
                     reject("memory", c);
                     continue;

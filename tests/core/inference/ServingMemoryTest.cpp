@@ -47,7 +47,7 @@ TEST(ServingMemory, Llama405bFp8On8H100FitsWithTheHandDerivedKvCapacity)
     EXPECT_NEAR(in.kvCapacityTokens, free / perToken, 1.0);
     EXPECT_NEAR(in.kvCapacityTokens, 364913, 1); // 21.9 GiB of KV cache per GPU
     EXPECT_EQ(in.maxConcurrency, static_cast<int>(free / perToken / 8192));
-    EXPECT_EQ(in.verdict, MemoryVerdict::Fits);
+    EXPECT_EQ(in.verdict, ServingVerdict::Fits);
     EXPECT_TRUE(r.fits);
 }
 
@@ -58,7 +58,7 @@ TEST(ServingMemory, Llama405bBf16On8H100DoesNotFit)
     const Report r = evaluate(s);
     const InferenceReport& in = inference(r);
     EXPECT_GT(in.weightsBytesPerGpu, 0.9 * 80 * kGiB); // ~101 GB of weights per GPU alone
-    EXPECT_EQ(in.verdict, MemoryVerdict::DoesNotFit);
+    EXPECT_EQ(in.verdict, ServingVerdict::DoesNotFit);
     EXPECT_FALSE(r.fits);
     ASSERT_FALSE(r.warnings.empty());
     EXPECT_NE(r.warnings.front().text.find("exceed"), std::string::npos) << r.warnings.front().text;
@@ -85,12 +85,12 @@ TEST(ServingMemory, MoE1tInt4IsTightOnH100AndFitsOnH200)
     const double perRequest = 65536.0 * 61 * 2 * 1 * 128 * 2; // one kv head per GPU
     EXPECT_EQ(a.maxConcurrency, static_cast<int>(a.memory.kvCacheBytes / perRequest));
     EXPECT_LT(a.maxConcurrency, 8);
-    EXPECT_EQ(a.verdict, MemoryVerdict::Tight);
+    EXPECT_EQ(a.verdict, ServingVerdict::Tight);
     EXPECT_GE(b.maxConcurrency, 8);
-    EXPECT_EQ(b.verdict, MemoryVerdict::Fits);
+    EXPECT_EQ(b.verdict, ServingVerdict::Fits);
     // bf16 does not fit on either.
     const Report bf16 = evaluate(servingScenario("moe-1t", "h200", 8, 8));
-    EXPECT_EQ(inference(bf16).verdict, MemoryVerdict::DoesNotFit);
+    EXPECT_EQ(inference(bf16).verdict, ServingVerdict::DoesNotFit);
 }
 
 TEST(ServingMemory, RequestedConcurrencyBeyondTheCacheIsTightAndSaysByHowMuch)
@@ -102,7 +102,7 @@ TEST(ServingMemory, RequestedConcurrencyBeyondTheCacheIsTightAndSaysByHowMuch)
     s.inference.concurrency = 32;
     const Report r = evaluate(s);
     const InferenceReport& in = inference(r);
-    EXPECT_EQ(in.verdict, MemoryVerdict::Tight);
+    EXPECT_EQ(in.verdict, ServingVerdict::Tight);
     EXPECT_LT(in.maxConcurrency, 32);
     const double perRequest = 32768.0 * 80 * 2 * 2 * 128 * 2; // 2 kv heads per GPU at tp=4
     const double ratio = 32 * perRequest / in.memory.kvCacheBytes;
