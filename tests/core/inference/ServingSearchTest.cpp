@@ -2,6 +2,7 @@
 
 #include "core/ReportMarkdown.h"
 #include "core/inference/ServingSearch.h"
+#include "core/search/ConfigSearch.h"
 
 #include <gtest/gtest.h>
 
@@ -55,4 +56,11 @@ TEST(ServingMarkdown, ExportCarriesTheServingNumbers)
     EXPECT_NE(md.find("## Memory per GPU"), std::string::npos);
     EXPECT_NE(md.find("| fits |"), std::string::npos) << md;
     EXPECT_EQ(md.find("Step time"), std::string::npos); // no training table for a serving scenario
+}
+
+TEST(ServingSearch, TheTrainingSearchRefusesAServingScenario)
+{
+    const SearchResult r = searchConfigurations(servingScenario("llama3-70b", "h100-sxm", 8, 8));
+    EXPECT_NE(r.error.find("serving scenario"), std::string::npos) << r.error;
+    EXPECT_TRUE(r.candidates.empty());
 }
