@@ -14,6 +14,7 @@
 #include "core/costs/StepOverheads.h"
 #include "core/cluster/FabricPath.h"
 #include "core/memory/PredictionBands.h"
+#include "core/inference/InferenceEngine.h"
 
 #include <algorithm>
 #include <cmath>
@@ -104,6 +105,8 @@ LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, c
 
 Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
 {
+    if (scenario.mode == ScenarioMode::Inference)
+        return evaluateInference(scenario, options);
     Report report;
     const ModelSpec& model = scenario.model;
     const ParallelConfig& par = scenario.parallel;

@@ -44,6 +44,11 @@ struct ModelSpec {
     bool dropout = false; // dropout after attention, MLP and embedding (stores 1-byte masks)
     std::optional<MoeSpec> moe;
     std::optional<MlaSpec> mla;
+    // Sliding-window attention (Mistral 7B, arXiv:2310.06825 sec. 2; Gemma 3): windowed layers attend to
+    // the last slidingWindow tokens; with slidingWindowPattern N every Nth layer keeps full attention
+    // (HF sliding_window_pattern), with 0 all layers are windowed. 0 window: full attention everywhere.
+    int slidingWindow = 0;
+    int slidingWindowPattern = 0;
     double publishedParams = 0; // display only; the engine counts parameters itself
     std::string source;
 
@@ -51,6 +56,10 @@ struct ModelSpec {
     bool isMoe() const { return moe.has_value() && moe->experts > 0; }
     bool isMoeLayer(int layer) const { return isMoe() && layer >= moe->firstDenseLayers; }
     int moeLayerCount() const { return isMoe() ? layers - moe->firstDenseLayers : 0; }
+    bool isSlidingWindowLayer(int layer) const
+    {
+        return slidingWindow > 0 && (slidingWindowPattern <= 0 || (layer + 1) % slidingWindowPattern != 0);
+    }
 };
 
 } // namespace parallax::core

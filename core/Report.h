@@ -2,7 +2,10 @@
 
 #include "core/RankMap.h"
 #include "core/memory/PredictionBands.h"
+#include "core/inference/InferenceReport.h"
 #include "core/schedule/PipelineSimulator.h"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -97,6 +100,7 @@ struct Report {
 
     SimulationResult schedule; // simulated timeline of pipeline group 0
     std::vector<std::string> calibrated; // quantities taken from a probe calibration
+    std::optional<InferenceReport> inference; // set in inference mode (core/inference/InferenceEngine.h)
 };
 
 } // namespace parallax::core

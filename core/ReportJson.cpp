@@ -1,5 +1,6 @@
 #include "core/ReportJson.h"
 
+#include "core/inference/InferenceJson.h"
 #include "core/schedule/PipelineSchedule.h"
 
 namespace parallax::core {
@@ -115,6 +116,10 @@ json reportToJson(const Scenario& scenario, const Report& r)
         j["rank_map"]["groups_crossing_rails"] = crossingRails;
     }
     j["calibrated"] = r.calibrated;
+    if (r.inference) {
+        j["mode"] = "inference";
+        j["inference"] = inferenceReportToJson(*r.inference);
+    }
     return j;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/Units.h"
 #include "core/memory/RangeText.h"
+#include "core/inference/InferenceMarkdown.h"
 #include "core/search/NumberText.h"
 
 #include <cmath>
@@ -139,10 +140,13 @@ std::string reportToMarkdown(const Scenario& s, const Report& r, const MarkdownO
     out << "# " << cell(o.title.empty() ? s.name : o.title) << "\n\n";
     out << "- **Model:** " << cell(describeModel(s, r)) << "\n";
     out << "- **Cluster:** " << cell(describeCluster(s)) << "\n";
-    out << "- **Configuration:** " << cell(describeConfiguration(s)) << "\n\n";
+    out << "- **Configuration:** "
+        << cell(r.inference ? describeServingConfiguration(*r.inference) : describeConfiguration(s)) << "\n\n";
 
     if (!r.valid) {
         out << "**This configuration cannot run as given.**\n\n";
+    } else if (r.inference) {
+        out << inferenceToMarkdown(*r.inference);
     } else {
         out << "| Step time | Tokens/s | TFLOP/s per GPU | MFU | HFU | Pipeline bubble | Peak memory | Memory |\n";
         out << "|---:|---:|---:|---:|---:|---:|---:|:---:|\n";

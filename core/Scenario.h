@@ -3,6 +3,7 @@
 #include "core/ModelSpec.h"
 #include "core/ParallelConfig.h"
 #include "core/Topology.h"
+#include "core/inference/InferenceConfig.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,6 +24,8 @@ struct Scenario {
     Topology topology;
     ParallelConfig parallel;
     TrainingConfig training;
+    ScenarioMode mode = ScenarioMode::Training;
+    InferenceConfig inference; // read and written only in inference mode
     nlohmann::json extra = nlohmann::json::object(); // unknown keys, by JSON path
 
     int seqLen() const { return training.seqLen > 0 ? training.seqLen : model.seqLen; }

@@ -7,6 +7,7 @@
 #include "core/io/AtomicFile.h"
 #include "core/io/BoundedRead.h"
 #include "core/io/JsonText.h"
+#include "core/inference/InferenceConfigIo.h"
 
 #include <map>
 
@@ -72,6 +73,8 @@ ModelSpec readModel(JsonReader& r)
     m.publishedParams = r.number("params", 0, 1e16, 0);
     r.number("params_active", 0, 1e16, 0);
     m.source = r.string("source", "");
+    m.slidingWindow = static_cast<int>(r.integer("sliding_window", 0, kMaxSeqLen, 0));
+    m.slidingWindowPattern = static_cast<int>(r.integer("sliding_window_pattern", 0, kMaxLayers, 0));
     if (m.kvHeads > m.heads)
         r.fail("kv_heads", "must be <= heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.kvHeads));
     if (m.heads > 0 && m.kvHeads > 0 && m.heads % m.kvHeads != 0)
@@ -305,9 +308,21 @@ Scenario readScenario(const json& doc)
     readParallel(p, s.parallel);
     p.collectUnknown(s.extra["parallel"]);
 
-    JsonReader t = r.object("training");
-    readTraining(t, s.training);
-    t.collectUnknown(s.extra["training"]);
+    const std::string mode = r.string("mode", "training");
+    if (!parseScenarioMode(mode, s.mode))
+        r.fail("mode", "must be \"training\" or \"inference\", got \"" + mode + "\"");
+    // A serving scenario needs no training block; one that has it keeps it.
+    if (s.mode == ScenarioMode::Training || r.has("training")) {
+        JsonReader t = r.object("training");
+        readTraining(t, s.training);
+        t.collectUnknown(s.extra["training"]);
+    }
+    if (s.mode == ScenarioMode::Inference) {
+        static const json kEmpty = json::object();
+        JsonReader in = r.has("inference") ? r.object("inference") : JsonReader(kEmpty, "inference");
+        s.inference = readInferenceConfig(in);
+        in.collectUnknown(s.extra["inference"]);
+    }
 
     r.collectUnknown(s.extra);
     // Drop empty holders created above so that `extra` only lists what was really unknown.
@@ -435,6 +450,10 @@ json modelSpecToJson(const ModelSpec& m)
         j["dropout"] = true;
     if (m.publishedParams > 0)
         j["params"] = m.publishedParams;
+    if (m.slidingWindow > 0)
+        j["sliding_window"] = m.slidingWindow;
+    if (m.slidingWindowPattern > 0)
+        j["sliding_window_pattern"] = m.slidingWindowPattern;
     if (m.moe)
         j["moe"]
             = { { "experts", m.moe->experts }, { "top_k", m.moe->topK }, { "shared_experts", m.moe->sharedExperts },
@@ -537,6 +556,10 @@ json scenarioToJson(const Scenario& s)
         j["training"]["seq_len"] = t.seqLen;
     if (!t.flashAttention)
         j["training"]["flash_attention"] = false;
+    if (s.mode == ScenarioMode::Inference) {
+        j["mode"] = "inference";
+        j["inference"] = inferenceConfigToJson(s.inference);
+    }
     mergeUnknown(j, s.extra);
     return j;
 }

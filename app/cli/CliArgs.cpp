@@ -86,7 +86,8 @@ const std::vector<std::string>& scenarioFlagNames()
 {
     static const std::vector<std::string> names { "model", "gpu", "nodes", "gpus-per-node", "nic-gbps", "tp", "sp",
         "pp", "vpp", "dp", "ep", "etp", "cp", "zero", "schedule", "micro-batch", "global-batch", "seq-len", "recompute",
-        "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap" };
+        "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap", "mode", "weight-dtype",
+        "kv-dtype", "context-len", "isl", "osl", "concurrency", "gpu-memory-utilization" };
     return names;
 }
 
@@ -168,6 +169,34 @@ json flagValue(const std::string& key, const std::string& text)
     if (std::floor(v) == v && std::fabs(v) < 1e15)
         return static_cast<long long>(v);
     return v;
+}
+// SCENARIO.md second release: --mode, --weight-dtype, --kv-dtype, --context-len, --isl, --osl,
+// --concurrency (a number or max), --gpu-memory-utilization.
+void applyInferenceFlags(const Args& args, json& doc)
+{
+    if (args.has("mode")) {
+        // A training scenario switched to serving by flag starts from one replica of tp GPUs: its
+        // pipeline, context and expert degrees were chosen for training.
+        if (args.value("mode") == "inference" && doc.value("mode", "training") != "inference") {
+            for (const char* key : { "pp", "vpp", "cp", "ep", "etp" }) {
+                if (!args.has(key) && doc["parallel"].is_object())
+                    doc["parallel"][key] = 1;
+            }
+            if (doc["parallel"].is_object())
+                doc["parallel"]["schedule"] = "1f1b";
+        }
+        doc["mode"] = args.value("mode");
+    }
+    const std::vector<std::pair<std::string, std::string>> flags { { "weight-dtype", "weight_dtype" },
+        { "kv-dtype", "kv_dtype" }, { "context-len", "context_len" }, { "isl", "isl" }, { "osl", "osl" },
+        { "concurrency", "concurrency" }, { "gpu-memory-utilization", "gpu_memory_utilization" } };
+    for (const auto& [flag, key] : flags) {
+        if (!args.has(flag))
+            continue;
+        const std::string v = args.value(flag);
+        const bool text = flag == "weight-dtype" || flag == "kv-dtype" || (flag == "concurrency" && v == "max");
+        doc["inference"][key] = text ? json(v) : flagValue(flag, v);
+    }
 }
 } // namespace
 
@@ -259,6 +288,8 @@ core::Scenario scenarioFromArgs(const Args& args)
         train["recompute"] = args.value("recompute");
     if (args.has("dtype"))
         train["dtype"] = args.value("dtype");
+
+    applyInferenceFlags(args, doc);
 
     core::LoadError error;
     // dumpJsonSafely: a flag may carry bytes that are not UTF-8; the reader then names the field.

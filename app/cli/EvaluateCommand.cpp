@@ -1,5 +1,6 @@
 #include "CliArgs.h"
 #include "Commands.h"
+#include "InferenceTable.h"
 #include "ReportTable.h"
 
 #include "core/Engine.h"
@@ -22,11 +23,12 @@ int runEvaluate(const std::vector<std::string>& argv)
     options.calibration = calibration ? &*calibration : nullptr;
     options.keepTimeline = false;
     const core::Report report = core::evaluate(scenario, options);
+    const bool serving = report.inference || scenario.mode == core::ScenarioMode::Inference;
     if (args.has("json")) {
         nlohmann::json j = core::reportToJson(scenario, report);
         // rank_map.groups and rank_map.ranks (SCENARIO.md): materialised here, for the output only, never by
         // evaluate() itself; --no-groups leaves them out (they grow with the GPU count).
-        if (!args.has("no-groups")) {
+        if (!serving && !args.has("no-groups")) {
             std::string error;
             if (const auto groups = core::RankGroups::build(scenario.parallel, scenario.model.isMoe(), error)) {
                 j["rank_map"]["groups"] = core::rankGroupsJson(*groups);
@@ -36,7 +38,9 @@ int runEvaluate(const std::vector<std::string>& argv)
             }
         }
         std::cout << j.dump(2) << "\n";
-    } else
+    } else if (serving)
+        printInferenceReport(std::cout, scenario, report);
+    else
         printReport(std::cout, scenario, report);
     if (!report.valid) {
         for (const auto& e : report.errors)

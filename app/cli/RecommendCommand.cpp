@@ -1,5 +1,6 @@
 #include "CliArgs.h"
 #include "Commands.h"
+#include "ServingRecommend.h"
 #include "TextFormat.h"
 
 #include "core/ModelMath.h"
@@ -75,10 +76,12 @@ int runRecommend(const std::vector<std::string>& argv)
 {
     const Args args(argv, { "json", "lesson" });
     std::vector<std::string> known = scenarioFlagNames();
-    known.insert(known.end(), { "json", "calibration", "top", "lesson", "threads" });
+    known.insert(known.end(), { "json", "calibration", "top", "lesson", "threads", "ttft-ms", "tpot-ms" });
     args.allowOnly(known);
     const core::Scenario scenario = scenarioFromArgs(args);
     const auto calibration = calibrationFromArgs(args);
+    if (scenario.mode == core::ScenarioMode::Inference)
+        return runServingRecommend(args, scenario, calibration ? &*calibration : nullptr);
     core::SearchOptions options;
     options.calibration = calibration ? &*calibration : nullptr;
     options.topK = args.integer("top", 5, 1, 1000);

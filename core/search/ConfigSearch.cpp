@@ -80,6 +80,11 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         result.error = "the model has no layers or heads";
         return result;
     }
+    if (base.mode == ScenarioMode::Inference) {
+        result.error = "this is a serving scenario: the training search does not apply (core/inference/ServingSearch.h "
+                       "ranks serving layouts)";
+        return result;
+    }
     auto cancelled = [&] { return options.cancel && options.cancel->load(); };
     auto stopCancelled = [&] {
         result.cancelled = true;

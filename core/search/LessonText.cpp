@@ -5,6 +5,7 @@
 #include "core/ParameterShard.h"
 #include "core/StageLayout.h"
 #include "core/Units.h"
+#include "core/inference/InferenceLessonValues.h"
 #include "core/schedule/PipelineSchedule.h"
 #include "core/search/ConfigSearch.h"
 #include "core/search/DecisionMatrix.h"
@@ -158,6 +159,8 @@ std::optional<std::string> reportValue(const std::string& name, const Scenario& 
             return std::nullopt;
         return v;
     }
+    if (auto v = inferenceLessonValue(name, s, r))
+        return v;
     // Memory of one stage: peak_<field>_gib or stage<N>_<field>_gib.
     static const std::regex kStage(
         R"((peak|stage(\d+))_(weights_grads|weights|grads|optimizer|activations|other|states|total)_gib)");
@@ -302,6 +305,8 @@ bool applyOverride(Scenario& s, const std::string& field, const std::string& val
         return true;
     if (field == "dtype" && parseDType(value, t.dtype))
         return true;
+    if (auto served = applyInferenceOverride(s, field, value, error))
+        return *served;
     error = "unknown variant field or value " + field + "=" + value;
     return false;
 }
@@ -367,7 +372,13 @@ const std::vector<std::pair<std::string, std::string>>& lessonPlaceholderNames()
         { "leanest", "the configuration with the least peak memory (leanest_peak_gib: its peak)" },
         { "fix", "when nothing fits: the smallest changes that make something fit" },
     };
-    return kNames;
+    static const std::vector<std::pair<std::string, std::string>> kAll = [] {
+        auto all = kNames;
+        const auto& served = inferenceLessonPlaceholderNames();
+        all.insert(all.end(), served.begin(), served.end());
+        return all;
+    }();
+    return kAll;
 }
 
 bool lessonNeedsSearch(const std::string& text)

@@ -1,0 +1,77 @@
+#include "InferenceTable.h"
+
+#include "TextFormat.h"
+
+#include <cstdio>
+
+namespace parallax::cli {
+
+namespace {
+std::string number(double v, int digits)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
+    return buffer;
+}
+
+std::string layoutText(const core::InferenceReport& r)
+{
+    std::string s = "tp=" + std::to_string(r.tp) + " pp=" + std::to_string(r.pp) + " dp=" + std::to_string(r.dp)
+        + " ep=" + std::to_string(r.ep);
+    return r.dpAttention ? s + " (DP-attention)" : s;
+}
+} // namespace
+
+void printInferenceReport(std::ostream& out, const core::Scenario& s, const core::Report& report)
+{
+    out << "Serving: " << s.name << "\n";
+    out << "  model    " << s.model.name << ": " << billions(report.paramsTotal) << " parameters ("
+        << billions(report.paramsActive) << " active)\n";
+    out << "  cluster  " << report.gpus << " x "
+        << (s.topology.domains.empty() ? "" : s.topology.domains.front().gpu.name) << "\n";
+    for (const auto& e : report.errors)
+        out << "  error    " << e.field << ": " << e.text << "\n";
+    if (!report.valid || !report.inference)
+        return;
+    const core::InferenceReport& r = *report.inference;
+    out << "  layout   " << layoutText(r) << ", weights " << r.weightDtype << ", KV cache " << r.kvDtype << "\n";
+    out << "  requests isl " << r.isl << " + osl " << r.osl << ", context " << r.contextLen << " tokens, "
+        << (r.concurrencySolved ? "concurrency solved: " : "concurrency ") << r.concurrency << "\n\n";
+    const core::ServingMemory& m = r.memory;
+    out << "Memory per GPU (" << gib(m.hbmBytes, 0) << " HBM, gpu_memory_utilization "
+        << number(r.gpuMemoryUtilization, 2) << ")\n";
+    out << "  weights          " << padLeft(gib(m.weightsBytes), 11) << "   (the model: " << gib(r.modelWeightsBytes)
+        << ")\n";
+    out << "  workspace        " << padLeft(gib(m.workspaceBytes), 11) << "\n";
+    out << "  CUDA graphs      " << padLeft(gib(m.cudaGraphBytes), 11) << "\n";
+    out << "  context + NCCL   " << padLeft(gib(m.runtimeBytes), 11) << "\n";
+    out << "  KV cache         " << padLeft(gib(m.kvCacheBytes), 11) << "\n";
+    out << "  reserve          " << padLeft(gib(m.reserveBytes), 11) << "\n\n";
+    out << "KV cache\n";
+    out << "  per token        " << number(r.kvBytesPerToken, 0) << " B (model), " << number(r.kvBytesPerTokenPerGpu, 0)
+        << " B per GPU\n";
+    out << "  capacity         " << number(r.kvCapacityTokens, 0) << " tokens, " << r.maxConcurrency << " requests of "
+        << r.contextLen << "\n";
+    out << "  verdict          " << core::toString(r.verdict) << ": " << r.verdictReason << "\n\n";
+    out << "Time\n";
+    out << "  TTFT             " << padLeft(duration(r.ttftSeconds), 11) << "   (prefill of " << r.isl
+        << " tokens, unloaded)\n";
+    out << "  TPOT             " << padLeft(duration(r.tpotSeconds), 11) << "   (weights "
+        << duration(r.decode.weightsSeconds) << ", KV " << duration(r.decode.kvSeconds) << ", compute "
+        << duration(r.decode.computeSeconds) << ", TP " << duration(r.decode.tpSeconds) << ", EP "
+        << duration(r.decode.epSeconds) << ", PP " << duration(r.decode.ppSeconds) << ")\n";
+    out << "  tokens/s per GPU " << padLeft(number(r.tokensPerSecondPerGpu, 1), 11) << "   (decode only "
+        << number(r.decodeTokensPerSecondPerGpu, 1) << ")\n\n";
+    out << "  concurrency       TPOT   tokens/s/GPU\n";
+    for (const auto& p : r.sweep)
+        out << padLeft(std::to_string(p.concurrency), 13) << padLeft(duration(p.tpotSeconds), 11)
+            << padLeft(number(p.tokensPerSecondPerGpu, 1), 15) << "\n";
+    for (const auto& w : report.warnings)
+        out << "\nwarning: " << w.field << ": " << w.text;
+    for (const auto& n : report.notes)
+        out << "\nnote: " << n.field << ": " << n.text;
+    if (!report.warnings.empty() || !report.notes.empty())
+        out << "\n";
+}
+
+} // namespace parallax::cli

@@ -1,0 +1,13 @@
+#pragma once
+
+#include "core/Report.h"
+#include "core/Scenario.h"
+
+#include <ostream>
+
+namespace parallax::cli {
+
+// The human-readable report of `evaluate` for a scenario in inference mode.
+void printInferenceReport(std::ostream& out, const core::Scenario& scenario, const core::Report& report);
+
+} // namespace parallax::cli

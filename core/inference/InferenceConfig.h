@@ -1,0 +1,38 @@
+#pragma once
+
+#include <string>
+
+namespace parallax::core {
+
+enum class ScenarioMode { Training, Inference };
+
+// Weight storage formats of serving engines (vLLM / SGLang quantization methods).
+enum class WeightFormat { Bf16, Fp8, Int8, Int4, Nvfp4, Mxfp4 };
+enum class KvDtype { Bf16, Fp8 };
+
+// The `inference` block of a scenario (SCENARIO.md, second release). Parallel degrees come from
+// `parallel`: tp, pp, dp (attention replicas; with ep > 1 this is DP-attention, experts sharded over
+// ep ranks of the tp x dp group as SGLang's --enable-dp-attention and vLLM's --enable-expert-parallel).
+struct InferenceConfig {
+    WeightFormat weightFormat = WeightFormat::Bf16;
+    KvDtype kvDtype = KvDtype::Bf16;
+    int isl = 1024; // input (prompt) tokens per request
+    int osl = 1024; // output tokens per request
+    int contextLen = 0; // tokens a request may hold (input + output); 0 means isl + osl
+    int concurrency = 0; // requests in flight; 0 means "max": solved from the KV capacity
+    // Share of each GPU's HBM the engine may use; vLLM's --gpu-memory-utilization default 0.9
+    // (vLLM engine arguments docs); the rest is left to other processes and the driver.
+    double gpuMemoryUtilization = 0.9;
+
+    int effectiveContextLen() const { return contextLen > 0 ? contextLen : isl + osl; }
+    bool solvesConcurrency() const { return concurrency <= 0; }
+};
+
+const char* toString(ScenarioMode m);
+const char* toString(WeightFormat f);
+const char* toString(KvDtype d);
+bool parseScenarioMode(const std::string& s, ScenarioMode& out);
+bool parseWeightFormat(const std::string& s, WeightFormat& out);
+bool parseKvDtype(const std::string& s, KvDtype& out);
+
+} // namespace parallax::core

@@ -1,0 +1,46 @@
+#include "core/inference/InferenceConfigIo.h"
+
+#include "core/JsonReader.h"
+#include "core/Limits.h"
+
+namespace parallax::core {
+
+InferenceConfig readInferenceConfig(JsonReader& r)
+{
+    InferenceConfig c;
+    const std::string weights = r.string("weight_dtype", "bf16");
+    if (!parseWeightFormat(weights, c.weightFormat))
+        r.fail("weight_dtype", "must be bf16, fp8, int8, int4, nvfp4 or mxfp4, got \"" + weights + "\"");
+    const std::string kv = r.string("kv_dtype", "bf16");
+    if (!parseKvDtype(kv, c.kvDtype))
+        r.fail("kv_dtype", "must be bf16 or fp8, got \"" + kv + "\"");
+    c.isl = static_cast<int>(r.integer("isl", 1, kMaxSeqLen, c.isl));
+    c.osl = static_cast<int>(r.integer("osl", 1, kMaxSeqLen, c.osl));
+    c.contextLen = static_cast<int>(r.integer("context_len", 1, kMaxSeqLen, 0));
+    if (c.contextLen > 0 && c.contextLen < c.isl + c.osl)
+        r.fail("context_len",
+            "must hold isl + osl = " + std::to_string(c.isl + c.osl) + " tokens, got " + std::to_string(c.contextLen)
+                + ": raise context_len or lower isl/osl");
+    if (r.has("concurrency") && r.at("concurrency").is_string()) {
+        const std::string v = r.string("concurrency");
+        if (v != "max")
+            r.fail("concurrency", "must be a number of requests or \"max\", got \"" + v + "\"");
+        c.concurrency = 0;
+    } else {
+        c.concurrency = static_cast<int>(r.integer("concurrency", 1, 1 << 20, 0));
+    }
+    c.gpuMemoryUtilization = r.number("gpu_memory_utilization", 0.05, 1.0, c.gpuMemoryUtilization);
+    return c;
+}
+
+nlohmann::json inferenceConfigToJson(const InferenceConfig& c)
+{
+    nlohmann::json j { { "weight_dtype", toString(c.weightFormat) }, { "kv_dtype", toString(c.kvDtype) },
+        { "isl", c.isl }, { "osl", c.osl }, { "gpu_memory_utilization", c.gpuMemoryUtilization } };
+    if (c.contextLen > 0)
+        j["context_len"] = c.contextLen;
+    j["concurrency"] = c.solvesConcurrency() ? nlohmann::json("max") : nlohmann::json(c.concurrency);
+    return j;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,258 @@
+#include "core/inference/InferenceEngine.h"
+
+#include "core/CommGroups.h"
+#include "core/ModelMath.h"
+#include "core/Units.h"
+#include "core/inference/KvCache.h"
+#include "core/inference/ServingMemory.h"
+#include "core/inference/ServingTime.h"
+#include "core/inference/WeightBytes.h"
+#include "core/search/NumberText.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace parallax::core {
+
+const char* toString(ServingVerdict v)
+{
+    switch (v) {
+    case ServingVerdict::Fits:
+        return "fits";
+    case ServingVerdict::Tight:
+        return "tight";
+    case ServingVerdict::DoesNotFit:
+        return "does not fit";
+    }
+    return "does not fit";
+}
+
+namespace {
+
+std::string str(long long v)
+{
+    return std::to_string(v);
+}
+
+std::string tokensText(double tokens)
+{
+    if (tokens >= 1024 && std::fmod(tokens, 1024) == 0)
+        return str(static_cast<long long>(tokens / 1024)) + "K";
+    return str(static_cast<long long>(tokens));
+}
+
+double smallestHbm(const Topology& t)
+{
+    double hbm = t.domains.front().gpu.hbmBytes;
+    for (const auto& d : t.domains)
+        hbm = std::min(hbm, d.gpu.hbmBytes);
+    return hbm;
+}
+
+struct CapacityResult {
+    ServingMemory memory;
+    double perRequestBytes = 0;
+    double perTokenBytesPerGpu = 0;
+    int maxConcurrency = 0;
+    double capacityTokensPerReplica = 0;
+};
+
+CapacityResult capacity(const Scenario& s, const InferenceConfig& config)
+{
+    CapacityResult c;
+    const ServingMemoryInputs in { s.model, config, ServingLayout::of(s.parallel), smallestHbm(s.topology) };
+    c.memory = servingMemory(in, c.perRequestBytes, c.perTokenBytesPerGpu);
+    if (c.memory.kvCacheBytes > 0 && c.perRequestBytes > 0) {
+        const double requests = c.memory.kvCacheBytes / c.perRequestBytes;
+        c.maxConcurrency = static_cast<int>(std::min(1e9, std::floor(requests) * s.parallel.dp));
+        c.capacityTokensPerReplica = requests * config.effectiveContextLen();
+    }
+    return c;
+}
+
+} // namespace
+
+std::vector<Message> validateServingLayout(const Scenario& s)
+{
+    std::vector<Message> errors;
+    const ModelSpec& m = s.model;
+    const ParallelConfig& p = s.parallel;
+    const ServingLayout L = ServingLayout::of(p);
+    const int gpus = s.topology.gpuCount();
+    if (L.world() != gpus)
+        errors.push_back({ "parallel.dp",
+            "tp*pp*dp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + " = " + str(L.world())
+                + " but the cluster has " + str(gpus) + " GPUs: choose degrees whose product is " + str(gpus) });
+    if (p.cp != 1)
+        errors.push_back({ "parallel.cp", "context parallelism is not modelled for serving: set cp=1" });
+    if (m.heads % p.tp != 0)
+        errors.push_back({ "parallel.tp",
+            "heads=" + str(m.heads) + " is not divisible by tp=" + str(p.tp) + ": choose a tp that divides heads" });
+    if (!m.mla && p.tp > 0 && m.kvHeads % p.tp != 0 && p.tp % m.kvHeads != 0)
+        errors.push_back({ "parallel.tp",
+            "kv_heads=" + str(m.kvHeads) + " and tp=" + str(p.tp)
+                + ": one must divide the other (vLLM replicates kv heads only when tp is a multiple of kv_heads)" });
+    if (p.pp > m.layers)
+        errors.push_back({ "parallel.pp", "pp=" + str(p.pp) + " exceeds layers=" + str(m.layers) + ": lower pp" });
+    if (!m.isMoe() && p.ep > 1)
+        errors.push_back({ "parallel.ep", "the model has no experts: set ep=1" });
+    if (m.isMoe() && p.ep > 1) {
+        if (m.moe->experts % p.ep != 0)
+            errors.push_back({ "parallel.ep",
+                "experts=" + str(m.moe->experts) + " is not divisible by ep=" + str(p.ep)
+                    + ": choose an ep that divides it" });
+        if ((p.tp * p.dp) % p.ep != 0)
+            errors.push_back({ "parallel.ep",
+                "ep=" + str(p.ep) + " must divide tp*dp=" + str(p.tp * p.dp)
+                    + " (experts are sharded over the ranks of one pipeline stage)" });
+    }
+    return errors;
+}
+
+int maxConcurrencyAtContext(const Scenario& s, int contextLen)
+{
+    InferenceConfig config = s.inference;
+    config.contextLen = contextLen;
+    config.isl = std::min(config.isl, std::max(1, contextLen - 1));
+    config.osl = std::min(config.osl, std::max(1, contextLen - config.isl));
+    return capacity(s, config).maxConcurrency;
+}
+
+Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
+{
+    Report report;
+    const ModelSpec& m = s.model;
+    const InferenceConfig& config = s.inference;
+    const ServingLayout L = ServingLayout::of(s.parallel);
+    report.paramsTotal = totalParameters(m);
+    report.paramsActive = activeParameters(m);
+    report.gpus = s.topology.gpuCount();
+    report.seqLen = config.effectiveContextLen();
+    if (s.topology.domains.empty()) {
+        report.errors.push_back({ "cluster", "the cluster has no GPUs: add an NVLink domain" });
+        return report;
+    }
+    report.hbmBytes = smallestHbm(s.topology);
+    report.errors = validateServingLayout(s);
+    if (!report.errors.empty())
+        return report;
+    report.valid = true;
+
+    report.rankMap = RankMap::build(s.parallel, &s.topology);
+    for (int d = 0; d < kDimCount; ++d)
+        report.groupsCrossingDomains[d] = report.rankMap.groupsCrossingDomains(static_cast<Dim>(d));
+    bool calibrated = false;
+    const EngineCommGroups comm
+        = buildCommGroups(s.parallel, s.topology, report.rankMap, options.calibration, calibrated);
+
+    GpuSpec gpu = s.topology.domains.front().gpu;
+    for (const auto& d : s.topology.domains)
+        if (d.gpu.bf16FlopsPerSecond < gpu.bf16FlopsPerSecond)
+            gpu = d.gpu;
+    const EfficiencyDefaults defaults;
+    const ComputeRates rates(gpu, servingComputeDType(config.weightFormat), options.calibration, defaults);
+    report.peakFlopsPerSecond = rates.peakFlopsPerSecond();
+
+    InferenceReport r;
+    r.tp = L.tp, r.pp = L.pp, r.dp = L.dp, r.ep = L.ep;
+    r.dpAttention = L.dpAttention();
+    r.weightDtype = toString(config.weightFormat);
+    r.kvDtype = toString(config.kvDtype);
+    r.contextLen = config.effectiveContextLen();
+    r.isl = config.isl;
+    r.osl = config.osl;
+    r.gpuMemoryUtilization = config.gpuMemoryUtilization;
+    r.modelWeightsBytes = servingWeightBytes(m, config.weightFormat, 1, 1, 0, m.layers, true, true).total();
+    r.kvBytesPerToken = kvBytesPerToken(m, config.kvDtype);
+
+    const CapacityResult cap = capacity(s, config);
+    r.memory = cap.memory;
+    r.weightsBytesPerGpu = cap.memory.weightsBytes;
+    r.kvBytesPerTokenPerGpu = cap.perTokenBytesPerGpu;
+    r.maxConcurrency = cap.maxConcurrency;
+    r.kvCapacityTokensPerReplica = cap.capacityTokensPerReplica;
+    r.kvCapacityTokens = cap.capacityTokensPerReplica * L.dp;
+
+    const ServingMemoryDefaults memoryDefaults;
+    const int schedulerCap = memoryDefaults.maxNumSeqs * L.dp;
+    r.concurrencySolved = config.solvesConcurrency();
+    const int wanted = r.concurrencySolved ? std::min(r.maxConcurrency, schedulerCap) : config.concurrency;
+    r.concurrency = std::max(1, std::min(wanted, std::max(1, r.maxConcurrency)));
+
+    // Verdict.
+    const std::string ctx = tokensText(r.contextLen);
+    const double budget = config.gpuMemoryUtilization * report.hbmBytes;
+    if (cap.memory.kvCacheBytes <= 0) {
+        r.verdict = ServingVerdict::DoesNotFit;
+        r.verdictReason = "weights " + gibText(cap.memory.weightsBytes) + " + workspace, CUDA graphs and buffers "
+            + gibText(cap.memory.usedBytes() - cap.memory.weightsBytes) + " per GPU exceed the " + gibText(budget)
+            + " budget (gpu_memory_utilization " + fixedText(config.gpuMemoryUtilization, 2) + " x HBM) by "
+            + gibText(-cap.memory.kvCacheBytes) + ": use a smaller weight_dtype or more GPUs (tp, pp)";
+    } else if (r.maxConcurrency < 1) {
+        r.verdict = ServingVerdict::DoesNotFit;
+        r.verdictReason = "one request of " + ctx + " tokens needs " + gibText(cap.perRequestBytes)
+            + " of KV cache per GPU but only " + gibText(cap.memory.kvCacheBytes)
+            + " is free: lower context_len, use kv_dtype fp8 or more GPUs";
+    } else if (!r.concurrencySolved && config.concurrency > r.maxConcurrency) {
+        r.verdict = ServingVerdict::Tight;
+        const double need = std::ceil(static_cast<double>(config.concurrency) / L.dp) * cap.perRequestBytes;
+        r.verdictReason = "KV cache for " + str(config.concurrency) + " requests of " + ctx + " needs "
+            + fixedText(need / cap.memory.kvCacheBytes, 1) + "x the free HBM: " + str(r.maxConcurrency)
+            + " run at once, the rest queue";
+    } else if (r.concurrencySolved && r.maxConcurrency < report.gpus) {
+        r.verdict = ServingVerdict::Tight;
+        r.verdictReason = "the KV cache holds " + str(r.maxConcurrency) + " requests of " + ctx
+            + ", fewer than one per GPU (" + str(report.gpus) + ")";
+    } else {
+        r.verdict = ServingVerdict::Fits;
+        r.verdictReason = "the KV cache holds " + str(r.maxConcurrency) + " requests of " + ctx;
+    }
+
+    // Time.
+    ServingTimeInputs timeIn { m, config, L, rates, comm.tp, comm.ep };
+    timeIn.defaults = defaults;
+    if (L.pp > 1) {
+        const auto& ppGroup = report.rankMap.groups(Dim::Pp).front().ranks;
+        timeIn.ppHopLatencySeconds = s.topology.p2pLatencySeconds(ppGroup[0], ppGroup[1]);
+        timeIn.ppHopBytesPerSecond = s.topology.p2pBytesPerSecond(ppGroup[0], ppGroup[1]);
+    }
+    const PrefillTime pre = prefill(timeIn, config.isl);
+    r.ttftSeconds = pre.totalSeconds();
+    r.prefillComputeSeconds = pre.computeSeconds;
+    r.prefillCommSeconds = pre.commSeconds;
+    r.decode
+        = decodeStep(timeIn, std::max(1.0, static_cast<double>(r.concurrency) / L.dp), config.isl + config.osl / 2.0);
+    r.tpotSeconds = r.decode.stepSeconds;
+    const ConcurrencyPoint point = servingThroughput(timeIn, r.concurrency, &r.decodeTokensPerSecondPerGpu);
+    r.tokensPerSecondPerGpu = point.tokensPerSecondPerGpu;
+    const int sweepTop = std::max(1, std::min(std::max(r.maxConcurrency, 1), schedulerCap));
+    for (int c = 1; c < sweepTop; c *= 2)
+        r.sweep.push_back(servingThroughput(timeIn, c));
+    r.sweep.push_back(servingThroughput(timeIn, sweepTop));
+
+    report.fits = r.verdict != ServingVerdict::DoesNotFit;
+    report.peakMemoryBytes = cap.memory.usedBytes() + std::max(0.0, cap.memory.kvCacheBytes);
+    report.tokensPerSecond = r.tokensPerSecondPerGpu * report.gpus;
+    if (r.verdict != ServingVerdict::Fits)
+        report.warnings.push_back({ "memory", r.verdictReason });
+    if (report.groupsCrossingDomains[static_cast<int>(Dim::Tp)] > 0)
+        report.warnings.push_back({ "parallel.tp",
+            "TP groups cross NVLink domains: every layer's all-reduces run over IB; keep tp within a node" });
+    if (config.weightFormat != WeightFormat::Bf16 && config.weightFormat != WeightFormat::Int4
+        && gpu.fp8FlopsPerSecond <= 0)
+        report.notes.push_back({ "inference.weight_dtype",
+            gpu.name + " has no fp8 tensor cores: the weights are dequantized to bf16 (weight-only, Marlin kernels)" });
+    if ((config.weightFormat == WeightFormat::Nvfp4 || config.weightFormat == WeightFormat::Mxfp4)
+        && gpu.id.rfind("b", 0) != 0 && gpu.id.rfind("gb", 0) != 0)
+        report.notes.push_back({ "inference.weight_dtype",
+            "fp4 tensor cores are Blackwell-only: on " + gpu.name
+                + " fp4 weights are dequantized; the time uses the fp8 rate" });
+    if (r.dpAttention)
+        report.notes.push_back({ "parallel.dp",
+            "DP-attention: attention runs on " + str(L.dp) + " replicas of tp=" + str(L.tp)
+                + " while the experts are split ep=" + str(L.ep) + " over them (SGLang --enable-dp-attention)" });
+    report.inference = std::move(r);
+    return report;
+}
+
+} // namespace parallax::core

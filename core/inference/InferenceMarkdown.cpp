@@ -1,0 +1,56 @@
+#include "core/inference/InferenceMarkdown.h"
+
+#include "core/search/NumberText.h"
+
+#include <sstream>
+
+namespace parallax::core {
+
+namespace {
+std::string ms(double seconds)
+{
+    return fixedText(seconds * 1e3, 2) + " ms";
+}
+} // namespace
+
+std::string describeServingConfiguration(const InferenceReport& r)
+{
+    const std::string dot = " · ";
+    std::string text = "TP " + std::to_string(r.tp) + dot + "PP " + std::to_string(r.pp) + dot + "DP "
+        + std::to_string(r.dp) + (r.dpAttention ? " (DP-attention)" : "") + dot + "EP " + std::to_string(r.ep);
+    text += dot + "weights " + r.weightDtype + dot + "KV " + r.kvDtype + dot + "isl " + std::to_string(r.isl)
+        + " + osl " + std::to_string(r.osl) + dot + "context " + std::to_string(r.contextLen);
+    return text;
+}
+
+std::string inferenceToMarkdown(const InferenceReport& r)
+{
+    std::ostringstream out;
+    out << "| Verdict | KV capacity | Max concurrency | TTFT | TPOT | Tokens/s per GPU |\n";
+    out << "|:---:|---:|---:|---:|---:|---:|\n";
+    out << "| " << toString(r.verdict) << " | " << fixedText(r.kvCapacityTokens, 0) << " tokens | " << r.maxConcurrency
+        << " | " << ms(r.ttftSeconds) << " | " << ms(r.tpotSeconds) << " at " << r.concurrency << " | "
+        << fixedText(r.tokensPerSecondPerGpu, 1) << " |\n\n";
+    out << r.verdictReason << ".\n\n";
+    const ServingMemory& m = r.memory;
+    out << "## Memory per GPU\n\n";
+    out << "| Weights | KV cache | Workspace | CUDA graphs | Context + NCCL | Reserve | HBM |\n";
+    out << "|---:|---:|---:|---:|---:|---:|---:|\n";
+    out << "| " << gibText(m.weightsBytes) << " | " << gibText(m.kvCacheBytes) << " | " << gibText(m.workspaceBytes)
+        << " | " << gibText(m.cudaGraphBytes) << " | " << gibText(m.runtimeBytes) << " | " << gibText(m.reserveBytes)
+        << " | " << gibText(m.hbmBytes, 0) << " |\n\n";
+    out << "KV cache per token: " << fixedText(r.kvBytesPerToken, 0) << " B for the model, "
+        << fixedText(r.kvBytesPerTokenPerGpu, 0) << " B per GPU.\n\n";
+    out << "## Decode step\n\n";
+    out << "Weights " << ms(r.decode.weightsSeconds) << " + KV cache " << ms(r.decode.kvSeconds) << " + compute "
+        << ms(r.decode.computeSeconds) << " + TP " << ms(r.decode.tpSeconds) << " + EP " << ms(r.decode.epSeconds)
+        << " + PP " << ms(r.decode.ppSeconds) << ".\n\n";
+    out << "| Concurrency | TPOT | Tokens/s per GPU |\n|---:|---:|---:|\n";
+    for (const auto& p : r.sweep)
+        out << "| " << p.concurrency << " | " << ms(p.tpotSeconds) << " | " << fixedText(p.tokensPerSecondPerGpu, 1)
+            << " |\n";
+    out << "\n";
+    return out.str();
+}
+
+} // namespace parallax::core

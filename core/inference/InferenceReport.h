@@ -1,0 +1,72 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace parallax::core {
+
+enum class ServingVerdict { Fits, Tight, DoesNotFit };
+const char* toString(ServingVerdict v); // "fits" | "tight" | "does not fit"
+
+// One serving GPU's HBM (the fullest pipeline stage): what the engine loads, what it reserves, and
+// the KV cache pool that is left (negative when the rest does not fit).
+struct ServingMemory {
+    double hbmBytes = 0;
+    double reserveBytes = 0; // (1 - gpu_memory_utilization) x HBM, left to the driver and other processes
+    double weightsBytes = 0;
+    double workspaceBytes = 0; // activations of the largest prefill chunk and the sampler's logits
+    double cudaGraphBytes = 0;
+    double runtimeBytes = 0; // CUDA context, NCCL and custom all-reduce buffers
+    double kvCacheBytes = 0; // the KV cache pool
+    double usedBytes() const { return weightsBytes + workspaceBytes + cudaGraphBytes + runtimeBytes; }
+};
+
+// Decode step (one token for every request in flight) on one model replica, seconds.
+struct DecodeBreakdown {
+    double weightsSeconds = 0; // reading the weights the step touches from HBM
+    double kvSeconds = 0; // reading the requests' KV cache
+    double computeSeconds = 0; // GEMM and attention FLOPs
+    double tpSeconds = 0; // TP all-reduces
+    double epSeconds = 0; // MoE dispatch and combine all-to-alls
+    double ppSeconds = 0; // pipeline hops
+    double stepSeconds = 0;
+};
+
+// A point of the concurrency sweep.
+struct ConcurrencyPoint {
+    int concurrency = 0;
+    double tpotSeconds = 0;
+    double tokensPerSecondPerGpu = 0;
+};
+
+struct InferenceReport {
+    int tp = 1, pp = 1, dp = 1, ep = 1;
+    bool dpAttention = false;
+    std::string weightDtype, kvDtype;
+    int contextLen = 0, isl = 0, osl = 0;
+    double gpuMemoryUtilization = 0.9;
+
+    double modelWeightsBytes = 0; // the whole model once, in its serving format
+    double weightsBytesPerGpu = 0; // fullest GPU
+    double kvBytesPerToken = 0; // whole model, unsharded
+    double kvBytesPerTokenPerGpu = 0; // one GPU of the fullest stage
+    double kvCapacityTokens = 0; // all replicas, at context_len
+    double kvCapacityTokensPerReplica = 0;
+    int maxConcurrency = 0; // requests of context_len that fit at once, all replicas
+    int concurrency = 0; // requests in flight used for the times (requested or solved)
+    bool concurrencySolved = false;
+
+    ServingMemory memory;
+    ServingVerdict verdict = ServingVerdict::DoesNotFit;
+    std::string verdictReason;
+
+    double ttftSeconds = 0; // one request's prefill of isl tokens, unloaded
+    double tpotSeconds = 0; // one decode step at `concurrency`
+    double tokensPerSecondPerGpu = 0; // output tokens, prefill included
+    double decodeTokensPerSecondPerGpu = 0; // decode steps only
+    DecodeBreakdown decode;
+    double prefillComputeSeconds = 0, prefillCommSeconds = 0;
+    std::vector<ConcurrencyPoint> sweep;
+};
+
+} // namespace parallax::core

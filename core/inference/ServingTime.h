@@ -1,0 +1,52 @@
+#pragma once
+
+#include "core/CostModel.h"
+#include "core/ModelSpec.h"
+#include "core/inference/InferenceConfig.h"
+#include "core/inference/InferenceReport.h"
+#include "core/inference/ServingLayout.h"
+
+namespace parallax::core {
+
+// What the serving time model needs: the engine's own GEMM / HBM rates and collectives.
+struct ServingTimeInputs {
+    const ModelSpec& model;
+    const InferenceConfig& config;
+    ServingLayout layout;
+    const ComputeRates& rates;
+    CommGroup tp; // the attention / dense TP group
+    CommGroup ep; // the expert-parallel group
+    double ppHopLatencySeconds = 0;
+    double ppHopBytesPerSecond = 0;
+    EfficiencyDefaults defaults {};
+};
+
+// The GEMM dtype of a weight format: fp8, int8 and the fp4 formats run on the fp8 tensor-core rate
+// (W8A8; fp4 peaks are not in the GPU presets), bf16 and W4A16 int4 on the bf16 rate.
+DType servingComputeDType(WeightFormat f);
+
+// Sustained FLOP/s of the engine's GEMM model at a saturating 8192^3 shape (core/CostModel.h).
+double sustainedGemmFlopsPerSecond(const ComputeRates& rates);
+
+// One decode step on one replica with `requests` in flight at `averageContext` tokens each: per layer a
+// roofline max(bytes / HBM, FLOPs / GEMM rate) (Williams et al., "Roofline", CACM 2009; decode reads
+// every weight it touches and the whole KV cache once per step), plus per layer the TP all-reduces and
+// the MoE all-to-alls, plus a pipeline hop per stage. With pp > 1 the requests run as pp micro-batches
+// (vLLM's virtual engines), so a token's step is the sum of the stages at requests / pp.
+DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double averageContext);
+
+// Prefill of one request of `tokens` alone (TTFT without queueing): the same roofline per layer with
+// causal attention, the collectives on tokens x hidden, and pp - 1 hops.
+struct PrefillTime {
+    double computeSeconds = 0;
+    double commSeconds = 0;
+    double totalSeconds() const { return computeSeconds + commSeconds; }
+};
+PrefillTime prefill(const ServingTimeInputs& in, double tokens);
+
+// Output tokens per second per GPU with `concurrency` requests over all dp replicas, in the steady state
+// of continuous batching (Orca, OSDI 2022; vLLM): every request costs its prefill once and osl decode
+// steps at the mean context isl + osl / 2.
+ConcurrencyPoint servingThroughput(const ServingTimeInputs& in, int concurrency, double* decodeOnlyPerGpu = nullptr);
+
+} // namespace parallax::core
