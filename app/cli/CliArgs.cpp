@@ -98,7 +98,10 @@ json parseJsonFile(const std::string& path)
     std::string error;
     if (!core::io::readFileBounded(path, text, error))
         throw UsageError(error);
-    std::optional<json> doc = core::io::parseJsonBounded(text, error);
+    std::string field;
+    std::optional<json> doc = core::io::parseJsonBounded(text, error, &field);
+    if (!doc && !field.empty()) // a well-formed value out of range (1e400): that field is invalid
+        throw InvalidConfigError(path + ": " + field + ": " + error);
     if (!doc)
         throw UsageError(path + ": " + error);
     return std::move(*doc);

@@ -32,7 +32,7 @@ void printTimelineJson(std::ostream& out, core::SimulationResult result)
 {
     std::vector<core::TimedOp> ops;
     ops.swap(result.ops);
-    const std::string marker = "\x01ops\x01";
+    const std::string marker = "@@parallax-streamed-ops@@"; // plain ASCII: dump() keeps it as is
     nlohmann::json head = core::timelineToJson(result);
     head["ops"] = marker;
     const std::string text = head.dump(1);

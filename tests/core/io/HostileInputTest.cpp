@@ -122,9 +122,9 @@ TEST(ScenarioReader, DeepNestingIsRefusedBeforeTheRecursiveParse)
 {
     // 100k levels overflowed the stack in nlohmann's parser, copy and dump (SIGSEGV).
     json j = defaultScenario();
-    j["future_key"] = 0;
+    j["future_key"] = "HERE";
     std::string text = j.dump();
-    text.replace(text.find("0}"), 1, nested(100000));
+    text.replace(text.find("\"HERE\""), 6, nested(100000));
     LoadError error;
     EXPECT_FALSE(parseScenario(text, error));
     EXPECT_NE(error.text().find("nesting deeper than 64 levels at line 1"), std::string::npos) << error.text();
@@ -133,7 +133,7 @@ TEST(ScenarioReader, DeepNestingIsRefusedBeforeTheRecursiveParse)
 TEST(ScenarioReader, DeepUnknownKeyWithinTheCapSavesToABoundedFile)
 {
     json j = defaultScenario();
-    j["future_key"] = 0;
+    j["future_key"] = "HERE";
     std::string text = j.dump();
     // 60 levels, then 200,000 numbers: pretty-printed at that depth each would take a 120-column line.
     std::string wide = std::string(60, '[');
@@ -141,7 +141,7 @@ TEST(ScenarioReader, DeepUnknownKeyWithinTheCapSavesToABoundedFile)
         wide += "0,";
     wide.back() = ']';
     wide += std::string(59, ']');
-    text.replace(text.find("0}"), 1, wide);
+    text.replace(text.find("\"HERE\""), 6, wide);
     LoadError error;
     auto s = parseScenario(text, error);
     ASSERT_TRUE(s) << error.text();
