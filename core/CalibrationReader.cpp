@@ -102,13 +102,17 @@ public:
     long long integer(const std::string& key, long long min, long long max = INT_MAX)
     {
         const nlohmann::json& v = at(key);
+        // ">= min" for a value below it or of the wrong kind; the whole range for one above the cap.
+        const std::string atLeast = "must be an integer >= " + std::to_string(min);
         const std::string range = "must be an integer from " + std::to_string(min) + " to " + std::to_string(max);
         if (!v.is_number_integer())
-            fail(key, range + ", got " + (v.is_number() ? show(v.get<double>()) : parallax::core::jsonTypeName(v)));
+            fail(key, atLeast + ", got " + (v.is_number() ? show(v.get<double>()) : parallax::core::jsonTypeName(v)));
         if (v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(max))
             fail(key, range + ", got " + std::to_string(v.get<unsigned long long>()));
         const long long i = v.get<long long>();
-        if (i < min || i > max)
+        if (i < min)
+            fail(key, atLeast + ", got " + std::to_string(i));
+        if (i > max)
             fail(key, range + ", got " + std::to_string(i));
         return i;
     }

@@ -380,11 +380,13 @@ bool MainWindow::openFile(const QString& path)
         const QString file = QFileInfo(path).fileName();
         QString what;
         const auto where = QRegularExpression(QStringLiteral("line (\\d+), column (\\d+)")).match(full);
+        // "not valid JSON in parallel.tp (...)": the field where the parser stopped, when the reader knows it.
+        const auto field = QRegularExpression(QStringLiteral("not valid JSON in ([^ (]+)")).match(full);
+        const QString json = field.hasMatch() ? tr("not valid JSON in %1").arg(field.captured(1)) : tr("not valid JSON");
         if (full.contains(QStringLiteral("not valid JSON")))
-            what = where.hasMatch()
-                ? tr("%1 is not valid JSON (line %2, column %3): the file is incomplete or damaged.")
-                      .arg(file, where.captured(1), where.captured(2))
-                : tr("%1 is not valid JSON: the file is incomplete or damaged.").arg(file);
+            what = where.hasMatch() ? tr("%1 is %2 (line %3, column %4): the file is incomplete or damaged.")
+                                          .arg(file, json, where.captured(1), where.captured(2))
+                                    : tr("%1 is %2: the file is incomplete or damaged.").arg(file, json);
         else
             what = tr("%1 is not a usable scenario: %2.")
                        .arg(file, QFontMetrics(font()).elidedText(full.section(u'\n', 0, 0), Qt::ElideRight, 600));

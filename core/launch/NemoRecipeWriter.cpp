@@ -59,6 +59,16 @@ std::string NemoRecipeWriter::write(const Scenario& s)
     if (p.pp > 1)
         o << st << "pipeline_dtype = torch.bfloat16\n";
     o << st << "virtual_pipeline_model_parallel_size = " << (p.vpp > 1 ? std::to_string(p.vpp) : "None") << "\n";
+    // Uneven split: MegatronStrategy's num_layers_in_first/last_pipeline_stage and account_for_*_in_pipeline_split
+    // (the TransformerConfig fields of the same names, core/PipelineSplit.h).
+    if (p.firstStageLayers > 0)
+        o << st << "num_layers_in_first_pipeline_stage = " << p.firstStageLayers << "\n";
+    if (p.lastStageLayers > 0)
+        o << st << "num_layers_in_last_pipeline_stage = " << p.lastStageLayers << "\n";
+    if (p.accountForEmbedding)
+        o << st << "account_for_embedding_in_pipeline_split = True\n";
+    if (p.accountForLoss)
+        o << st << "account_for_loss_in_pipeline_split = True\n";
     switch (p.schedule) {
     case ScheduleKind::GPipe:
         o << "# NOTE: NeMo has no GPipe schedule; it runs 1F1B (same bubble, fewer micro-batches in flight)\n";

@@ -72,6 +72,13 @@ std::string familyNotYetModelled(const PublishedRun& run)
         return "not yet modelled: with GEMM rates from the published MAMF microbenchmark (0.59 of the GB200 "
                "peak) the engine is still 14-16% fast on these rows; the rest of the gap has no cited Blackwell "
                "measurement yet (docs/validation.md, known misses)";
+    // The MoE step-time parts meet the bf16 Grok-1 rows (within 5%), but the same layouts in fp8 come out 17-21%
+    // fast: fp8 speeds the expert GEMMs up twice in the engine and the recipe does not see it. The missing term
+    // (Transformer Engine's fp8 GroupedLinear path) is not identified yet, so these rows are listed, not fitted.
+    if (run.scenario.model.isMoe() && run.scenario.training.dtype == DType::Fp8)
+        return "not yet modelled: fp8 MoE training (Transformer Engine's fp8 grouped expert GEMMs); the engine is "
+               "17-21% fast on these rows while the bf16 rows of the same layouts are within 5% (docs/validation.md, "
+               "known misses)";
     return {};
 }
 

@@ -146,7 +146,7 @@ TEST(Calibration, StrictReadErrorsNameThePath)
         std::string error;
     };
     const Case cases[] = {
-        { "not json", "not valid JSON: " },
+        { "not json", "not valid JSON (" },
         { "[1, 2]", "must be an object, got an array" },
         { R"({"format": "other", "version": 1})", R"(format: must be "parallax-calibration", got "other")" },
         { R"({"version": 1})", "format: is missing" },
@@ -227,7 +227,7 @@ TEST(Calibration, LoadFileReportsThePath)
 {
     std::string error;
     EXPECT_FALSE(loadCalibrationFile("/nonexistent/parallax-calibration.json", error));
-    EXPECT_EQ(error, "/nonexistent/parallax-calibration.json: cannot open the file");
+    EXPECT_EQ(error, "cannot open \"/nonexistent/parallax-calibration.json\" for reading: No such file or directory");
 
     const auto path = std::filesystem::temp_directory_path() / "parallax-calibration-test-minimal.json";
     std::ofstream(path) << kMinimal;

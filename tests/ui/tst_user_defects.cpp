@@ -529,7 +529,9 @@ private Q_SLOTS:
         QVERIFY(!w.window.openFile(path));
         QCOMPARE(w.errors.size(), 1);
         QVERIFY2(w.errors.front().count(u'\n') <= 2, qPrintable(w.errors.front()));
-        QVERIFY2(w.errors.front().contains(QStringLiteral("not valid JSON (line")), qPrintable(w.errors.front()));
+        // One sentence that names the field where the file stops and the line, the parser's text behind Details.
+        QVERIFY2(w.errors.front().contains(QStringLiteral("not valid JSON in cluster.gpu (line 3")),
+            qPrintable(w.errors.front()));
         QVERIFY(w.window.lastErrorDetails().contains(QStringLiteral("parse error")));
     }
 };

@@ -33,6 +33,11 @@ json comparable(const Scenario& s)
     return out;
 }
 
+// Training presets in the regular cluster form: a launch configuration is for training (serving engines are
+// not its targets), and Megatron-LM, NeMo and torchtitan have no way to state an explicit topology (the
+// export says so in a NOTE line instead).
+bool launchable(const Scenario& s) { return s.mode == ScenarioMode::Training && s.regularCluster; }
+
 void expectRoundTrip(const std::string& text, const Scenario& original)
 {
     const auto result = LaunchArgsImporter::import(text, {});
@@ -43,12 +48,16 @@ void expectRoundTrip(const std::string& text, const Scenario& original)
 
 TEST(LaunchRoundTrip, MegatronExportImportsBackToEveryPreset)
 {
-    ASSERT_GE(PresetLibrary::instance().scenarios().size(), 14u);
+    int checked = 0;
     for (const auto& info : PresetLibrary::instance().scenarios()) {
         SCOPED_TRACE(info.id);
         const Scenario s = presetScenario(info.id);
+        if (!launchable(s))
+            continue;
         expectRoundTrip(MegatronArgsWriter::write(s), s);
+        ++checked;
     }
+    EXPECT_GE(checked, 14);
 }
 
 TEST(LaunchRoundTrip, NemoExportImportsBackToEveryPreset)
@@ -56,7 +65,8 @@ TEST(LaunchRoundTrip, NemoExportImportsBackToEveryPreset)
     for (const auto& info : PresetLibrary::instance().scenarios()) {
         SCOPED_TRACE(info.id);
         const Scenario s = presetScenario(info.id);
-        expectRoundTrip(NemoRecipeWriter::write(s), s);
+        if (launchable(s))
+            expectRoundTrip(NemoRecipeWriter::write(s), s);
     }
 }
 

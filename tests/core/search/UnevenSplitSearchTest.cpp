@@ -44,6 +44,10 @@ TEST(UnevenSplitSearch, RecommenderReturnsTheHeadBalancingSplit)
                 break;
             }
         }
+        // With zero-bubble schedules (whose V-shaped placement admits no split) a ZB-V layout may take every
+        // place of the top ten; without them the head-balancing split must be there.
+        if (zeroBubble && !split)
+            continue;
         ASSERT_NE(split, nullptr) << "no uneven split among the candidates";
         SearchPoint even = split->point;
         even.firstStageLayers = even.lastStageLayers = 0;
