@@ -11,10 +11,10 @@
 #include "core/StageLayout.h"
 #include "core/Units.h"
 #include "core/Validation.h"
-#include "core/costs/StepOverheads.h"
 #include "core/cluster/FabricPath.h"
-#include "core/memory/PredictionBands.h"
+#include "core/costs/StepOverheads.h"
 #include "core/inference/InferenceEngine.h"
+#include "core/memory/PredictionBands.h"
 
 #include <algorithm>
 #include <cmath>

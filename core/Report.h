@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/RankMap.h"
-#include "core/memory/PredictionBands.h"
 #include "core/inference/InferenceReport.h"
+#include "core/memory/PredictionBands.h"
 #include "core/schedule/PipelineSimulator.h"
 
 #include <optional>

@@ -1,8 +1,8 @@
 #include "core/ReportMarkdown.h"
 
 #include "core/Units.h"
-#include "core/memory/RangeText.h"
 #include "core/inference/InferenceMarkdown.h"
+#include "core/memory/RangeText.h"
 #include "core/search/NumberText.h"
 
 #include <cmath>

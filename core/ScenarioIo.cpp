@@ -4,10 +4,10 @@
 #include "core/Limits.h"
 #include "core/PresetLibrary.h"
 #include "core/Units.h"
+#include "core/inference/InferenceConfigIo.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/BoundedRead.h"
 #include "core/io/JsonText.h"
-#include "core/inference/InferenceConfigIo.h"
 
 #include <map>
 

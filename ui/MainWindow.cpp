@@ -8,8 +8,8 @@
 #include "ui/DesignCompareTab.h"
 #include "ui/ExportDialog.h"
 #include "ui/Format.h"
-#include "ui/LaunchActions.h"
 #include "ui/GanttView.h"
+#include "ui/LaunchActions.h"
 #include "ui/MemoryTab.h"
 #include "ui/PresetGallery.h"
 #include "ui/ProbeTab.h"
@@ -382,7 +382,8 @@ bool MainWindow::openFile(const QString& path)
         const auto where = QRegularExpression(QStringLiteral("line (\\d+), column (\\d+)")).match(full);
         // "not valid JSON in parallel.tp (...)": the field where the parser stopped, when the reader knows it.
         const auto field = QRegularExpression(QStringLiteral("not valid JSON in ([^ (]+)")).match(full);
-        const QString json = field.hasMatch() ? tr("not valid JSON in %1").arg(field.captured(1)) : tr("not valid JSON");
+        const QString json
+            = field.hasMatch() ? tr("not valid JSON in %1").arg(field.captured(1)) : tr("not valid JSON");
         if (full.contains(QStringLiteral("not valid JSON")))
             what = where.hasMatch() ? tr("%1 is %2 (line %3, column %4): the file is incomplete or damaged.")
                                           .arg(file, json, where.captured(1), where.captured(2))

@@ -36,7 +36,10 @@ json comparable(const Scenario& s)
 // Training presets in the regular cluster form: a launch configuration is for training (serving engines are
 // not its targets), and Megatron-LM, NeMo and torchtitan have no way to state an explicit topology (the
 // export says so in a NOTE line instead).
-bool launchable(const Scenario& s) { return s.mode == ScenarioMode::Training && s.regularCluster; }
+bool launchable(const Scenario& s)
+{
+    return s.mode == ScenarioMode::Training && s.regularCluster;
+}
 
 void expectRoundTrip(const std::string& text, const Scenario& original)
 {
