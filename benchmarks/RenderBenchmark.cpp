@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Painting one frame of a 100k-op Gantt into an offscreen QImage, fully zoomed out (every op
 // folds into per-pixel-column bars) and deeply zoomed in (a few dozen labelled ops per row), plus
 // a mid zoom where ops are 3-6 px wide (the most individual rects) and the model build.

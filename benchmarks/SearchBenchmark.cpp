@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/PresetLibrary.h"
 #include "core/search/ClosedFormScorer.h"
 #include "core/search/ConfigSearch.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Embeds every JSON file under presets/ into a generated C++ source so that the Qt-free CLI and
 # the GUI carry the presets inside the binary. Call from the directory of the target that compiles
 # the output (custom-command outputs attach to targets of their own directory).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Script mode: writes OUTPUT with one {relative path, content} entry per preset JSON file.
 file(GLOB_RECURSE files "${PRESET_DIR}/*.json")
 list(SORT files)

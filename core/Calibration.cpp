@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/Calibration.h"
 #include "core/CalibrationFormat.h"
 #include "core/io/BoundedRead.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/ReportJson.h"
 
 #include "core/inference/InferenceJson.h"

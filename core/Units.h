@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Unit constants. Bandwidths are bytes per second per direction unless a name says otherwise.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Packages (BUILD-NOTES pitfall 3: offline, `cpack -G DEB` and TGZ): parallax (the GUI, when Qt was
 # found), parallax-cli and the presets. The presets are embedded in both binaries; the JSON files
 # are also installed for reading and for scripts (share/parallax/presets).

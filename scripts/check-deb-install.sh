@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the .deb and installs it with apt-get in a fresh Debian 12 root made by debootstrap, then
 # runs `parallax-cli presets` and `parallax --version` from the installed package. Needs root,
 # network access to the Debian mirror and debootstrap (apt-get install debootstrap).

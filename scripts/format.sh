@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Formats every tracked C++ file in place with clang-format (.clang-format).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

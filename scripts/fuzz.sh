@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined) and runs each for a
 # given time on its corpus in tests/fuzz/corpus/<target>. New interesting inputs go to a scratch
 # corpus in the build folder; a crash input is written beside it (crash-*) and the run stops with

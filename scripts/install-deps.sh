@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what Parallax needs to build, test and run on Debian 12 (bookworm), from Debian's own
 # packages. Safe to run again: it only calls apt-get when something is missing.
 #   scripts/install-deps.sh            build + test + GUI dependencies

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Prints the repository's files matching the given globs (git pathspec syntax: 'core/*.cpp'
 # matches core/ only, ':(glob)' is added), one per line, relative to the repository root. Uses
 # git when the root is a git checkout of its own, else find (a source tarball: `git archive HEAD |

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds parallax-probe (Release) and runs it on this machine's GPUs, in one go, then compares it
 # with PyTorch where PyTorch is installed (docs/probe.md, "Checking the probe on a GPU").
 #

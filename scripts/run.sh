@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The newcomer's first command: installs what is missing, builds, and launches the desktop app
 # with the default scenario (Llama 3 70B on 64 H100). Arguments are passed to the app, e.g. a
 # scenario file. Without a display it starts under Xvfb when available, else the CLI report is printed.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The test command: installs what is missing, builds everything that this machine can build
 # (core, CLI, Qt UI, the CUDA probe when nvcc is found, benchmarks), runs every test (core,
 # validation, CLI goldens, UI under the offscreen platform, renders, probe's non-GPU paths),
@@ -15,6 +16,8 @@ export PATH="$PATH:/usr/local/cuda/bin"
 
 echo "== format check (clang-format, .clang-format)"
 bash "$repo/scripts/check-format.sh"
+echo "== license lines (SPDX)"
+bash "$repo/scripts/check-spdx.sh"
 
 echo "== full build in $build"
 bash "$repo/scripts/build.sh"

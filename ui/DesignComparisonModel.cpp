@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/DesignComparisonModel.h"
 
 #include "core/search/SearchSpace.h"

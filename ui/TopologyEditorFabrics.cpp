@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TopologyEditor's fabric edits (rails, PXN, oversubscription, several fabrics per domain), kept
 // apart from the drag-and-drop code of TopologyEditor.cpp.
 #include "ui/TopologyEditor.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parallax: the desktop application. Thin: options, then the main window (ui/).
 #include "core/ParallelConfig.h"
 #include "core/PresetLibrary.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/inference/InferenceMarkdown.h"
 
 #include "core/search/NumberText.h"

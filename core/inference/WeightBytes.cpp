@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/inference/WeightBytes.h"
 
 #include "core/ModelMath.h"

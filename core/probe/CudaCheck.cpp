@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/probe/CudaCheck.h"
 
 #include <cublas_api.h>

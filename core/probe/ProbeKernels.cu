@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/probe/ProbeKernels.h"
 
 #include <cuda_bf16.h>

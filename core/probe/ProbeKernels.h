@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Device kernels of the probe (ProbeKernels.cu), behind plain launch functions so that the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parallax-probe: measures this machine's GPUs and writes a calibration file for Parallax.
 // Exit codes: ProbeExitCodes.h and docs/probe.md.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/validation/SourceConventions.h"
 
 namespace parallax::core {

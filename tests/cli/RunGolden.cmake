@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs one golden case. CASE is a .cmd file:
 #   args: <arguments of parallax-cli, space separated>
 #   exit: <expected exit code>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 16: inputs at the edges of the accepted ranges still give physical answers and fixes that
 // work.
 #include "TestScenarios.h"

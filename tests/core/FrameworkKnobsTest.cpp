@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the framework runs (the scenario's kernel and overlap switches) and the GEMM shape curve:
 // each switch moves the engine's numbers the way its physics says, and no further.
 #include "core/CostModel.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the argument parser of parallax-cli and the scenario it builds from flags.
 // The input is the argument list, one argument per line. Only UsageError and InvalidConfigError
 // (exit codes 2 and 1 with a message) may leave the parser.

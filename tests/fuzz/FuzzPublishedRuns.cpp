@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the published-run reader (data/README.md schema) and the validation that
 // evaluates every record it can model.
 #include "core/io/JsonText.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the scenario reader, then the engine on whatever it accepts. Any crash,
 // sanitizer report, exception or unbounded allocation is a finding.
 #include "core/Engine.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a fuzz target's entry point once per file of the folders or files given: the corpus replay
 // of builds without libFuzzer (g++, or clang without the fuzzer runtime).
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The file the probe writes (writeCalibration + writeFileAtomically) and what the engine reads
 // back (readCalibration / loadCalibrationFile).
 

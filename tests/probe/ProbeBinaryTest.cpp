@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the built parallax-probe with every GPU hidden (CUDA_VISIBLE_DEVICES=-1), so that the
 // no-device path is exercised the same way here (no driver: cudaErrorInsufficientDriver) and on
 // a GPU machine (cudaErrorNoDevice).

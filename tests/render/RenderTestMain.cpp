@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The render tests need a QGuiApplication for fonts; the offscreen platform needs no display.
 #include <QGuiApplication>
 #include <gtest/gtest.h>

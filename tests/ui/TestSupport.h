@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Shared helpers of the Qt Test suites (offscreen platform, fixed DPI: see tests/ui/CMakeLists.txt).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A stand-in for parallax-probe in the Qt tests of the Probe tab (docs/probe.md): prints a few
 # progress lines and writes a calibration file to --out, as the real probe does on a GPU.
 # FAKE_PROBE_MODE=nodevice: the real probe's no-GPU answer (one line on stderr, exit 3);

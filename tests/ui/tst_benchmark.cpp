@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Time from an edit of a 1024-GPU topology to the updated rank map on screen: the undo command,
 // the editor's scene rebuild, the engine run off the UI thread, the rank map's layout and paint.
 // Goal: under 50 ms.

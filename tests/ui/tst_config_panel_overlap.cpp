@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "Kernels and overlap" switches of the configuration panel: a toggle is one undoable edit of
 // the scenario, and a loaded file sets the boxes (without pushing an edit of its own).
 #include "TestSupport.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // File > Export: the Gantt, rank map and memory chart in SVG, PNG (at a scale) and PDF, the
 // Chrome trace and the Markdown report, written from what is on screen; unwritable paths are errors.
 #include "TestSupport.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files: save / open round trip (atomic save through the core), corrupt and invalid files leave
 // the current work untouched, the unsaved-changes prompt, recent files and window state.
 #include "TestSupport.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Schedule tab's Gantt: zoom anchored under the mouse (animated), hover, playback and stepping,
 // and compare mode stacking several schedules of one scenario.
 #include "TestSupport.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Painting one frame of the Schedule tab's Gantt widget with 100k+ ops (interleaved 1F1B, p = 32,
 // v = 2, m = 800: 102,400 ops), fully zoomed out (every op folds into per-pixel-column bars) and
 // deeply zoomed in (a few labelled ops per row), with the animation cursor mid-way. Goal: < 16 ms.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // File > Export Launch Configuration, File > Import Model / Import Launch Command, and the
 // Recommendations tab's Copy Megatron-LM flags: what they write, read and put on the clipboard.
 #include "TestSupport.h"

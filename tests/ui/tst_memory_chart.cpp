@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Memory tab's chart: painted by the render library's MemoryChartRenderer with the HBM line,
 // hover gives a segment's bytes, and it follows every edit.
 #include "TestSupport.h"

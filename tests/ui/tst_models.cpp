@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // QAbstractItemModelTester on every item model of the UI, over every scenario preset and over
 // edits that change the row count; plus the numbers they expose against the report.
 #include "TestSupport.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 14's new views: compare two designs side by side, the per-GPU detail panel, and the rank
 // map at scale (zoom, pan, level of detail, search box).
 #include "TestSupport.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The configuration panels: live validation marks the field the engine names, degrees that do not
 // divide offer the nearest valid values, edits are undoable (spin box steps merge).
 #include "TestSupport.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Probe tab with a stand-in probe (tests/ui/fake-probe.sh): a run that writes a calibration,
 // the no-GPU exit 3 with its one line, Cancel, loading a file, and applying it to the engine.
 #include "TestSupport.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rank map: TP groups that leave their NVLink domain, layout at 8 and 1024 GPUs, selection
 // highlighting everywhere, tooltips and exports.
 #include "TestSupport.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Recommendations tab: the search runs off the UI thread with progress and Cancel, lists
 // candidates and rejected families, applies a candidate as one undo step, and marks a result stale
 // when the scenario's model, cluster or batch changed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The topology editor: drags with the mouse and through the drop handler, undo, refusals, the
 // 1024-GPU generator, zoom limits, and the pure topology edits behind them.
 #include "TestSupport.h"

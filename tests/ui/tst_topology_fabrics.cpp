@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Several fabrics and rail-optimised fabrics in the editor and the rank map: leaf fabrics under a
 // spine load and render, a domain dragged to another leaf keeps its spine, marking a fabric
 // rail-optimised is one undo step and moves the pipeline's times, and the rank map names the groups

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 14: the desktop app as a demanding user found it. One test (or more) per defect, each
 // failing on the code before the fix: a cancelled search's verdict, the Configuration dock's width,
 // the Gantt export's range, 1366x768, stale status lines, context-free fix hints, the default

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The schedule simulator against the bubble rates arXiv:2401.10241 Table 5 computes from profiled
 // pass times (Table 6; the "pipeline_bubble_reference" records of data/published_runs_train.json).
 #include "core/schedule/PipelineSimulator.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The memory verdict and the prediction bands against the published runs of data/published_runs_train.json:
 // no published layout is called "does not fit" (the families validate lists as not yet modelled included:
 // their memory is checked here directly), the guide's 70B on 8 H100 stays "does not fit", and each band of

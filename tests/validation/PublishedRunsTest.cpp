@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine against published training runs (data/published_runs_train.json, a copy of
 // ../shared/data/published_runs_train.json): every record is modelled or listed with its reason,
 // and the errors stay within the bounds of issue 8. The data and its caveats: data/README.md.

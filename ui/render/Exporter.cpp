@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/render/Exporter.h"
 
 #include "ui/render/RenderStyle.h"

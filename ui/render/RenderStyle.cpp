@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/render/RenderStyle.h"
 
 #include "core/Units.h"

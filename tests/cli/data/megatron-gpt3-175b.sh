@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # A Megatron-LM launch in the shape of its examples/gpt3 script: GPT-3 175B on 16 nodes of 8 GPUs.
 GPT_MODEL_ARGS=(
     --num-layers 96

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MoE layer's step time from its parts (core/costs/MoeCosts): each term is checked against the
 // formula it cites, and would fail if the term were dropped or folded into one dense GEMM.
 #include "core/costs/MoeCosts.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fixed per-step work (core/costs/StepOverheads): each part is the memory-bound pass or small
 // collective it cites, so a change of its byte count or a dropped part fails here.
 #include "core/costs/StepOverheads.h"

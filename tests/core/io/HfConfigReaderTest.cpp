@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/io/HfConfigReader.h"
 #include "core/ModelMath.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 16: hostile input gets a message naming the file or field, never a crash, an exception
 // out of the core, undefined behaviour, or a save that loses data.
 #include "core/Calibration.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's memory verdict and ranges, and how evaluate --json carries them.
 #include "../TestScenarios.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Megatron-Core's parameter, gradient and optimizer buffers (core/memory/ModelStateBytes.h) and the
 // memory terms built on them: each test fails without the term it names.
 #include "../TestScenarios.h"

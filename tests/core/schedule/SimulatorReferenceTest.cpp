@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulator against a straightforward reference kept here: the same rules written the plain
 // way (maps keyed by op, ranks swept round-robin until nothing can run), compared field by field and
 // bit for bit over many seeded shapes, every schedule kind, random times, latencies and weights,

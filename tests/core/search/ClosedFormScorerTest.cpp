@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/search/ClosedFormScorer.h"
 #include "core/Calibration.h"
 #include "core/Engine.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/search/ConfigSearch.h"
 #include "core/Engine.h"
 #include "core/search/SearchSpace.h"

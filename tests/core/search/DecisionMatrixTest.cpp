@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/search/DecisionMatrix.h"
 #include "core/Engine.h"
 #include "core/search/SearchJson.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/Engine.h"
 #include "core/PresetLibrary.h"
 #include "core/ScenarioIo.h"

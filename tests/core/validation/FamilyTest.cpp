@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 12: validate groups its errors by family (GPU x dense/MoE) and lists families whose records are
 // all skipped; a Grok-1 record that names no activation gets the published gated FFN.
 #include "core/validation/PublishedRun.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning published-run records (data/README.md schema) into scenarios: what is printed is used,
 // what is not gets the source framework's default and says so, and what cannot be modelled is
 // skipped with the reason.
