@@ -293,8 +293,10 @@ private:
                     tally.add(duration, k.inflightDelta, k.inflightChunkDelta);
                 }
                 const double start = state.starts[pc];
-                ops.emplace_back(r, op.kind, op.microbatch, op.chunk, op.direction, op.microbatch2, op.chunk2,
-                    op.direction2, start, start + duration, comm);
+                // Brace-initialised (an aggregate): clang 14, which clang-tidy uses, has no parenthesised
+                // aggregate initialisation for emplace_back.
+                ops.push_back(TimedOp { r, op.kind, op.microbatch, op.chunk, op.direction, op.microbatch2, op.chunk2,
+                    op.direction2, start, start + duration, comm });
             }
             tallies_[r] = tally;
         }
