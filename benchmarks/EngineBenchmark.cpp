@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/Engine.h"
-#include "core/PresetLibrary.h"
-#include "core/ScenarioIo.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 
 #include <benchmark/benchmark.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/search/ClosedFormScorer.h"
 #include "core/search/ConfigSearch.h"
 #include "core/search/SearchSpace.h"

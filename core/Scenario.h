@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/ModelSpec.h"
-#include "core/ParallelConfig.h"
-#include "core/Topology.h"
+#include "core/model/ModelSpec.h"
+#include "core/parallel/ParallelConfig.h"
+#include "core/cluster/Topology.h"
 #include "core/inference/InferenceConfig.h"
 
 #include <nlohmann/json.hpp>

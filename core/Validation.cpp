@@ -2,7 +2,7 @@
 #include "core/Validation.h"
 
 #include "core/Limits.h"
-#include "core/PipelineSplit.h"
+#include "core/parallel/PipelineSplit.h"
 #include "core/schedule/PipelineSchedule.h"
 
 #include <algorithm>

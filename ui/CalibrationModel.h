@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/Calibration.h"
-#include "core/GpuSpec.h"
+#include "core/calibration/Calibration.h"
+#include "core/cluster/GpuSpec.h"
 
 #include <QAbstractTableModel>
 #include <memory>

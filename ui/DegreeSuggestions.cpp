@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/DegreeSuggestions.h"
 
-#include "core/ParallelConfig.h"
+#include "core/parallel/ParallelConfig.h"
 
 #include <algorithm>
 #include <cstdlib>

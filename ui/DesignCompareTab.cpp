@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/DesignCompareTab.h"
 
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 #include "ui/DesignComparisonModel.h"
 #include "ui/Format.h"
 #include "ui/GanttView.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/EngineRunner.h"
 
-#include "core/Calibration.h"
+#include "core/calibration/Calibration.h"
 #include "core/Engine.h"
 
 #include <QElapsedTimer>

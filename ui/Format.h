@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/ParallelConfig.h"
+#include "core/parallel/ParallelConfig.h"
 
 #include <QString>
 

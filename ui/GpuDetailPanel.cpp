@@ -130,7 +130,7 @@ void GpuDetailPanel::refresh()
         m_text->setText(html);
         return;
     }
-    const int rank = m_gpu; // rank r runs on GPU r (core/RankMap.h)
+    const int rank = m_gpu; // rank r runs on GPU r (core/cluster/RankMap.h)
     const core::RankCoords& c = map.coords(rank);
     html += QStringLiteral("<br>")
         + tr("<b>Rank %1</b> · tp %2 · cp %3 · dp %4 · pp %5").arg(rank).arg(c.tp).arg(c.cp).arg(c.dp).arg(c.pp);

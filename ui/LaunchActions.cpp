@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/LaunchActions.h"
 
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 #include "core/io/HfConfigReader.h"
 #include "core/launch/LaunchArgsImporter.h"
 #include "core/launch/MegatronArgsWriter.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/MainWindow.h"
 
-#include "core/Calibration.h"
-#include "core/PresetLibrary.h"
-#include "core/ScenarioIo.h"
+#include "core/calibration/Calibration.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 #include "core/memory/RangeText.h"
 #include "ui/ConfigPanel.h"
 #include "ui/DesignCompareTab.h"

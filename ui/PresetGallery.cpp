@@ -2,8 +2,8 @@
 #include "ui/PresetGallery.h"
 
 #include "core/Engine.h"
-#include "core/PresetLibrary.h"
-#include "core/ScenarioIo.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 #include "core/search/ConfigSearch.h"
 #include "core/search/LessonText.h"
 #include "ui/BackgroundJob.h"

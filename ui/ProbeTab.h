@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/Calibration.h"
+#include "core/calibration/Calibration.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

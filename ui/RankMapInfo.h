@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/RankMap.h"
+#include "core/cluster/RankMap.h"
 #include "ui/Evaluation.h"
 
 #include <QString>

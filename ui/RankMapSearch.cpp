@@ -35,7 +35,7 @@ RankMapMatch findInRankMap(const QString& query, const core::Topology& topology,
                                       : QObject::tr("no ranks until the configuration is valid");
             return out;
         }
-        out.gpus = { n }; // rank r runs on GPU r (core/RankMap.h)
+        out.gpus = { n }; // rank r runs on GPU r (core/cluster/RankMap.h)
         out.description = QObject::tr("rank %1: GPU %1 in %2").arg(n).arg(domainName(n));
         return out;
     }

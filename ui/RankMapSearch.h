@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/Topology.h"
+#include "core/cluster/Topology.h"
 
 #include <QString>
 #include <vector>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/RecommendationsTab.h"
 
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/search/SearchSpace.h"
 #include "ui/BackgroundJob.h"

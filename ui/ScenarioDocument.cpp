@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/ScenarioDocument.h"
 
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 #include "ui/ScenarioCommand.h"
 #include "ui/TopologyEdits.h"
 

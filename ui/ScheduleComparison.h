@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/Report.h"
+#include "core/report/Report.h"
 #include "core/Scenario.h"
 
 #include <QString>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/TopologyEditor.h"
 
-#include "core/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "ui/Format.h"
 #include "ui/ScenarioDocument.h"
 #include "ui/Theme.h"

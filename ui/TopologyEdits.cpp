@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/TopologyEdits.h"
 
-#include "core/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 
 #include <QObject>
 #include <algorithm>

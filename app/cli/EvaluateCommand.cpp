@@ -5,7 +5,7 @@
 #include "ReportTable.h"
 
 #include "core/Engine.h"
-#include "core/ReportJson.h"
+#include "core/report/ReportJson.h"
 #include "core/launch/RankGroupsJson.h"
 
 #include <iostream>

@@ -2,7 +2,7 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 #include "core/launch/LaunchArgsImporter.h"
 
 #include <fstream>

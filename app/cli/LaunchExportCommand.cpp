@@ -2,7 +2,7 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/launch/NemoRecipeWriter.h"
 #include "core/launch/TorchtitanTomlWriter.h"

@@ -3,8 +3,8 @@
 #include "Commands.h"
 #include "TextFormat.h"
 
-#include "core/ModelMath.h"
-#include "core/PresetLibrary.h"
+#include "core/model/ModelMath.h"
+#include "core/io/PresetLibrary.h"
 #include "core/Units.h"
 
 #include <iostream>

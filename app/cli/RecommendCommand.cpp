@@ -4,7 +4,7 @@
 #include "ServingRecommend.h"
 #include "TextFormat.h"
 
-#include "core/ModelMath.h"
+#include "core/model/ModelMath.h"
 #include "core/search/ConfigSearch.h"
 #include "core/search/LessonText.h"
 #include "core/search/SearchJson.h"

@@ -5,7 +5,7 @@
 
 #include "core/Engine.h"
 #include "core/Limits.h"
-#include "core/ReportJson.h"
+#include "core/report/ReportJson.h"
 #include "core/schedule/PipelineSimulator.h"
 
 #include <iostream>

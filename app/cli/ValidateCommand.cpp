@@ -2,7 +2,7 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 #include "core/io/BoundedRead.h"
 #include "core/io/JsonText.h"
 #include "core/validation/ValidationSuite.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/cluster/FabricPath.h"
 
-#include "core/Topology.h"
+#include "core/cluster/Topology.h"
 #include "core/Units.h"
 
 #include <algorithm>
@@ -13,7 +13,7 @@ namespace parallax::core {
 namespace {
 
 // One NVLink/NVSwitch hop before the NIC under PXN: NCCL's tuning model counts ~1-2 us per
-// intra-node LL128 step (same figure as core/CommGroups.cpp).
+// intra-node LL128 step (same figure as core/cluster/CommGroups.cpp).
 constexpr double kPxnNvlinkHopSeconds = 2e-6;
 // Cross-rail traffic without PXN climbs leaf -> spine -> leaf: two more switch traversals, each
 // sub-microsecond cut-through on NDR (NVIDIA Quantum-2 QM9700 datasheet), counted as 0.5 us each.

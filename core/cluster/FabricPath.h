@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/Collectives.h"
+#include "core/cluster/Collectives.h"
 
 #include <vector>
 

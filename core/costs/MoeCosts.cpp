@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/costs/MoeCosts.h"
 
-#include "core/DataParallelSync.h"
+#include "core/costs/DataParallelSync.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/ActivationMemory.h"
-#include "core/CostModel.h"
+#include "core/memory/ActivationMemory.h"
+#include "core/costs/CostModel.h"
 
 namespace parallax::core {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/CostModel.h"
+#include "core/costs/CostModel.h"
 
 namespace parallax::core {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/InferenceConfigIo.h"
 
-#include "core/JsonReader.h"
+#include "core/io/JsonReader.h"
 #include "core/Limits.h"
 
 namespace parallax::core {

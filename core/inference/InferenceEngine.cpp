@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/InferenceEngine.h"
 
-#include "core/CommGroups.h"
-#include "core/ModelMath.h"
+#include "core/cluster/CommGroups.h"
+#include "core/model/ModelMath.h"
 #include "core/Units.h"
 #include "core/inference/KvCache.h"
 #include "core/inference/ServingMemory.h"

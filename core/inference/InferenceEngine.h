@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/Engine.h"
-#include "core/Report.h"
+#include "core/report/Report.h"
 #include "core/Scenario.h"
 
 namespace parallax::core {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/ServingMemory.h"
 
-#include "core/ModelMath.h"
-#include "core/StageLayout.h"
+#include "core/model/ModelMath.h"
+#include "core/parallel/StageLayout.h"
 #include "core/inference/KvCache.h"
 #include "core/inference/WeightBytes.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/ModelSpec.h"
+#include "core/model/ModelSpec.h"
 #include "core/inference/InferenceConfig.h"
 #include "core/inference/InferenceReport.h"
 #include "core/inference/ServingLayout.h"
@@ -19,7 +19,7 @@ struct ServingMemoryDefaults {
     // CUDA graphs of the decode batch sizes: vLLM logs 24-28 MiB per captured size for Llama 3.1 8B
     // (vllm-project/vllm PR #23184) and the sizes share one memory pool; stated 0.5 GiB per GPU.
     double cudaGraphBytes = 0.5 * 1024 * 1024 * 1024;
-    // CUDA context and cuBLAS workspaces, as training's OtherMemoryDefaults (core/MemoryModel.h).
+    // CUDA context and cuBLAS workspaces, as training's OtherMemoryDefaults (core/memory/MemoryModel.h).
     double cudaContextBytes = 0.75 * 1024 * 1024 * 1024;
     // NCCL: ~0.25 GiB per communicator (NCCL_BUFFSIZE 4 MiB per channel and peer; NCCL env docs).
     double ncclBytesPerCommunicator = 0.25 * 1024 * 1024 * 1024;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/CostModel.h"
-#include "core/ModelSpec.h"
+#include "core/costs/CostModel.h"
+#include "core/model/ModelSpec.h"
 #include "core/inference/InferenceConfig.h"
 #include "core/inference/InferenceReport.h"
 #include "core/inference/ServingLayout.h"
@@ -26,7 +26,7 @@ struct ServingTimeInputs {
 // (W8A8; fp4 peaks are not in the GPU presets), bf16 and W4A16 int4 on the bf16 rate.
 DType servingComputeDType(WeightFormat f);
 
-// Sustained FLOP/s of the engine's GEMM model at a saturating 8192^3 shape (core/CostModel.h).
+// Sustained FLOP/s of the engine's GEMM model at a saturating 8192^3 shape (core/costs/CostModel.h).
 double sustainedGemmFlopsPerSecond(const ComputeRates& rates);
 
 // One decode step on one replica with `requests` in flight at `averageContext` tokens each: per layer a

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/ModelSpec.h"
+#include "core/model/ModelSpec.h"
 #include "core/inference/InferenceConfig.h"
 
 namespace parallax::core {

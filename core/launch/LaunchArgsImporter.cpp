@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/LaunchArgsImporter.h"
 
-#include "core/PresetLibrary.h"
-#include "core/ScenarioIo.h"
-#include "core/StageLayout.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
+#include "core/parallel/StageLayout.h"
 #include "core/launch/LaunchMarker.h"
 
 #include <cmath>
@@ -453,7 +453,7 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
         doc["parallel"] = parallel;
 
         if (f.has("decoder-first-pipeline-num-layers") || f.has("decoder-last-pipeline-num-layers")) {
-            // Megatron-Core's uneven split (core/PipelineSplit.h). Where it equals the split Parallax makes by
+            // Megatron-Core's uneven split (core/parallel/PipelineSplit.h). Where it equals the split Parallax makes by
             // itself for layers that do not divide by pp (StageLayout), the scenario keeps the implicit form.
             const StageLayout layout(layers, pp);
             const long long first = f.integer("decoder-first-pipeline-num-layers", 0);

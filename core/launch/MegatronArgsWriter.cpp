@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/MegatronArgsWriter.h"
 
-#include "core/PipelineSplit.h"
-#include "core/StageLayout.h"
+#include "core/parallel/PipelineSplit.h"
+#include "core/parallel/StageLayout.h"
 #include "core/launch/LaunchMarker.h"
 
 #include <sstream>
@@ -114,7 +114,7 @@ void pipelineArgs(const Scenario& s, std::vector<std::string>& l)
     }
     if (hasUnevenSplit(p)) {
         // The scenario's own split (parallel.first/last_stage_layers, account_for_*): Megatron-Core's flags of
-        // the same meaning (core/PipelineSplit.h).
+        // the same meaning (core/parallel/PipelineSplit.h).
         if (p.firstStageLayers > 0)
             l.push_back("--decoder-first-pipeline-num-layers " + num(p.firstStageLayers));
         if (p.lastStageLayers > 0)

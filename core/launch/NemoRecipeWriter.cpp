@@ -61,7 +61,7 @@ std::string NemoRecipeWriter::write(const Scenario& s)
         o << st << "pipeline_dtype = torch.bfloat16\n";
     o << st << "virtual_pipeline_model_parallel_size = " << (p.vpp > 1 ? std::to_string(p.vpp) : "None") << "\n";
     // Uneven split: MegatronStrategy's num_layers_in_first/last_pipeline_stage and account_for_*_in_pipeline_split
-    // (the TransformerConfig fields of the same names, core/PipelineSplit.h).
+    // (the TransformerConfig fields of the same names, core/parallel/PipelineSplit.h).
     if (p.firstStageLayers > 0)
         o << st << "num_layers_in_first_pipeline_stage = " << p.firstStageLayers << "\n";
     if (p.lastStageLayers > 0)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/RankGroupsJson.h"
 
-#include "core/Topology.h"
+#include "core/cluster/Topology.h"
 
 namespace parallax::core {
 

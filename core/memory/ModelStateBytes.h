@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/ParallelConfig.h"
-#include "core/ParameterShard.h"
+#include "core/parallel/ParallelConfig.h"
+#include "core/parallel/ParameterShard.h"
 
 namespace parallax::core {
 

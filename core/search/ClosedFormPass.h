@@ -19,7 +19,7 @@ struct SearchOptions;
 namespace searchdetail {
 
 // The closed forms ignore the weight-gradient state that split-backward schedules hold between
-// B and W (core/PipelineClosedForm.cpp; the simulator counts it), so some closed-form fits do
+// B and W (core/schedule/PipelineClosedForm.cpp; the simulator counts it), so some closed-form fits do
 // not fit once simulated: up to this many rounds of `rerank` configurations are simulated until
 // at least half of a round fits.
 inline constexpr int kShortlistRounds = 4;

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/ClosedFormScorer.h"
 
-#include "core/DataParallelSync.h"
+#include "core/costs/DataParallelSync.h"
 
-#include "core/ActivationMemory.h"
-#include "core/Calibration.h"
-#include "core/LayerShape.h"
-#include "core/MemoryModel.h"
-#include "core/ModelMath.h"
-#include "core/ParameterShard.h"
-#include "core/PipelineClosedForm.h"
-#include "core/StageLayout.h"
+#include "core/memory/ActivationMemory.h"
+#include "core/calibration/Calibration.h"
+#include "core/model/LayerShape.h"
+#include "core/memory/MemoryModel.h"
+#include "core/model/ModelMath.h"
+#include "core/parallel/ParameterShard.h"
+#include "core/schedule/PipelineClosedForm.h"
+#include "core/parallel/StageLayout.h"
 #include "core/cluster/FabricPath.h"
 #include "core/costs/StepOverheads.h"
 #include "core/memory/ModelStateBytes.h"
@@ -24,7 +24,7 @@
 namespace parallax::core {
 
 namespace {
-// Axis ids in the two rank views of Megatron-Core's RankGenerator (core/RankMap.cpp).
+// Axis ids in the two rank views of Megatron-Core's RankGenerator (core/cluster/RankMap.cpp).
 enum DenseAxis { kTp = 0, kCp, kDp, kPp };
 enum ExpertAxis { kEtp = 0, kEp, kEdp, kEpp };
 
@@ -60,7 +60,7 @@ void groupRanks(const AxisStride& a, int world, bool last, std::vector<int>& out
         out.push_back(base + i * a.stride);
 }
 
-// commGroupFor() (core/CommGroups.cpp) over the topology directly: rank r runs on GPU r.
+// commGroupFor() (core/cluster/CommGroups.cpp) over the topology directly: rank r runs on GPU r.
 CommGroup geometry(
     const std::vector<int>& ranks, const Topology& topo, const DomainLinks& links, int& firstDomain, int& lastDomain)
 {
@@ -213,7 +213,7 @@ LayoutComm ClosedFormScorer::layoutComm(const Layout& l, int ep) const
     c.cp = mostSpreadGroup(dense[kCp], world, topo, m_links, unused);
     c.ep = mostSpreadGroup(expert[kEp], world, topo, m_links, c.epCrossesDomain);
     c.edp = mostSpreadGroup(expert[kEdp], world, topo, m_links, unused);
-    // The dense gradient group is dp x cp at tp = pp = 0 (core/CommGroups.cpp).
+    // The dense gradient group is dp x cp at tp = pp = 0 (core/cluster/CommGroups.cpp).
     std::vector<int> dpcp;
     for (int i = 0; i < l.cp; ++i) {
         for (int d = 0; d < l.dp; ++d)
@@ -291,7 +291,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     cost->head.backwardWeight = head.backwardWeight;
     cost->head.computeForward = head.forward;
     cost->head.computeBackward = head.backwardInput + head.backwardWeight;
-    // Logits of one micro-batch on the last stage (as core/MemoryModel.cpp counts them).
+    // Logits of one micro-batch on the last stage (as core/memory/MemoryModel.cpp counts them).
     const double tokens = ctx.seqLen / ctx.cp * ctx.microBatch;
     const double rep = ctx.sp ? 1.0 / ctx.tp : 1.0;
     cost->headTransient
@@ -315,7 +315,7 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     const int firstMoe = model.isMoe() ? model.moe->firstDenseLayers : model.layers;
     const double tp = l.tp;
     const double expertShards = ep;
-    // stageParameters() (core/ParameterShard.cpp) per layer kind, times the layer counts.
+    // stageParameters() (core/parallel/ParameterShard.cpp) per layer kind, times the layer counts.
     const double densePerLayer = (m_denseParams.attention + m_denseParams.denseMlp + m_denseParams.sharedExperts) / tp
         + m_denseParams.norms + m_denseParams.router;
     const double moeDensePerLayer = (m_moeParams.attention + m_moeParams.denseMlp + m_moeParams.sharedExperts) / tp
@@ -370,7 +370,7 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
                     denseParams += vocabTable;
             }
         }
-        // Megatron-Core's buffers and ZeRO sharding as core/MemoryModel.cpp applies them.
+        // Megatron-Core's buffers and ZeRO sharding as core/memory/MemoryModel.cpp applies them.
         const ParameterShard params { denseParams, expertParams };
         const bool fp32Grads = m_base.parallel.gradReduceInFp32;
         for (int z = 0; z < 4; ++z) {
@@ -433,7 +433,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         m_transient[r] = transient;
     }
 
-    // Closed-form bubbles (core/PipelineClosedForm.cpp): arXiv:2104.04473 sec. 2.2, arXiv:2401.10241
+    // Closed-form bubbles (core/schedule/PipelineClosedForm.cpp): arXiv:2104.04473 sec. 2.2, arXiv:2401.10241
     // Table 2, arXiv:2412.19437 Table 2.
     double f = (t.sumDense0 * c.dense.forward + t.sumMoe0 * c.moe.forward + t.sumHead0 * c.head.forward) / p;
     double b
@@ -509,7 +509,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             const double allocated = total - runtime;
             sc.peakLowBytes = std::max(sc.peakLowBytes, runtime + band.low(allocated));
             sc.peakWithoutOptimizerBytes = std::max(sc.peakWithoutOptimizerBytes, total - row.optimizer[z]);
-            // The same overlap rules as the engine (core/DataParallelSync.h).
+            // The same overlap rules as the engine (core/costs/DataParallelSync.h).
             const bool overlap = m_base.parallel.dpOverlap;
             const double exposed
                 = dataParallelSync(z, m, row.dp, overlap ? m_forward[r] : 0.0, overlap ? m_backward[r] : 0.0)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/CommGroups.h"
+#include "core/cluster/CommGroups.h"
 
-#include "core/CostModel.h"
-#include "core/ModelMath.h"
+#include "core/costs/CostModel.h"
+#include "core/model/ModelMath.h"
 #include "core/Scenario.h"
 #include "core/search/SearchSpace.h"
 

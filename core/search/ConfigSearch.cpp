@@ -2,7 +2,7 @@
 #include "core/search/ConfigSearch.h"
 
 #include "core/Engine.h"
-#include "core/PipelineSplit.h"
+#include "core/parallel/PipelineSplit.h"
 #include "core/memory/PredictionBands.h"
 #include "core/search/ClosedFormPass.h"
 #include "core/search/ClosedFormScorer.h"

@@ -3,7 +3,7 @@
 
 #include "core/Engine.h"
 #include "core/Limits.h"
-#include "core/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/Units.h"
 #include "core/search/NumberText.h"
 

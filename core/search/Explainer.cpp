@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/Explainer.h"
 
-#include "core/CostModel.h"
+#include "core/costs/CostModel.h"
 #include "core/Units.h"
 #include "core/memory/RangeText.h"
 #include "core/schedule/PipelineSchedule.h"

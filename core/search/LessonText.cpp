@@ -2,9 +2,9 @@
 #include "core/search/LessonText.h"
 
 #include "core/Engine.h"
-#include "core/ModelMath.h"
-#include "core/ParameterShard.h"
-#include "core/StageLayout.h"
+#include "core/model/ModelMath.h"
+#include "core/parallel/ParameterShard.h"
+#include "core/parallel/StageLayout.h"
 #include "core/Units.h"
 #include "core/inference/InferenceLessonValues.h"
 #include "core/schedule/PipelineSchedule.h"
@@ -28,7 +28,7 @@ struct Context {
     const Calibration* calibration;
 };
 
-// Parameters pipeline rank `rank` holds before ZeRO sharding (core/MemoryModel.cpp rankParameters).
+// Parameters pipeline rank `rank` holds before ZeRO sharding (core/memory/MemoryModel.cpp rankParameters).
 ParameterShard rankParameters(const Scenario& s, int rank)
 {
     const ParallelConfig& p = s.parallel;
@@ -120,7 +120,7 @@ std::optional<std::string> reportValue(const std::string& name, const Scenario& 
         { "oom_gib", [](auto&, auto& r) { return gib(std::max(0.0, r.peakMemoryBytes - r.hbmBytes)); } },
         { "headroom_gib", [](auto&, auto& r) { return gib(r.hbmBytes - r.peakMemoryBytes); } },
         { "params_b", [](auto&, auto& r) { return fixedText(r.paramsTotal / 1e9, 1); } },
-        // 18 bytes per parameter (core/ParameterShard.h) spread perfectly over every GPU: no
+        // 18 bytes per parameter (core/parallel/ParameterShard.h) spread perfectly over every GPU: no
         // layout can hold less.
         { "min_states_per_gpu_gib",
             [](auto&, auto& r) {

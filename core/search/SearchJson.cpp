@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/SearchJson.h"
 
-#include "core/ReportJson.h"
+#include "core/report/ReportJson.h"
 
 namespace parallax::core {
 

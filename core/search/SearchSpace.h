@@ -24,7 +24,7 @@ struct SearchPoint {
     int microBatch = 1;
     ScheduleKind schedule = ScheduleKind::OneFOneB;
     Recompute recompute = Recompute::None;
-    // Megatron's uneven pipeline split (core/PipelineSplit.h); 0, 0 is the even split.
+    // Megatron's uneven pipeline split (core/parallel/PipelineSplit.h); 0, 0 is the even split.
     int firstStageLayers = 0;
     int lastStageLayers = 0;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/validation/PublishedRun.h"
 
-#include "core/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/validation/RecordReading.h"
 #include "core/validation/SourceConventions.h"
 

@@ -2,7 +2,7 @@
 #include "core/validation/RecordReading.h"
 
 #include "core/Limits.h"
-#include "core/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/ActivationMemory.h"
+#include "core/memory/ActivationMemory.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/Calibration.h"
+#include "core/calibration/Calibration.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/Collectives.h"
-#include "core/CommGroups.h"
-#include "core/PresetLibrary.h"
-#include "core/RankMap.h"
+#include "core/cluster/Collectives.h"
+#include "core/cluster/CommGroups.h"
+#include "core/io/PresetLibrary.h"
+#include "core/cluster/RankMap.h"
 #include "core/Units.h"
 
 #include <gtest/gtest.h>

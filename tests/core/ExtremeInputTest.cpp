@@ -3,7 +3,7 @@
 // work.
 #include "TestScenarios.h"
 #include "core/Engine.h"
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 #include "core/Validation.h"
 
 #include <gtest/gtest.h>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/cluster/FabricPath.h"
-#include "core/CommGroups.h"
+#include "core/cluster/CommGroups.h"
 #include "core/Engine.h"
-#include "core/PresetLibrary.h"
-#include "core/ReportJson.h"
-#include "core/ScenarioIo.h"
+#include "core/io/PresetLibrary.h"
+#include "core/report/ReportJson.h"
+#include "core/io/ScenarioIo.h"
 
 #include <gtest/gtest.h>
 

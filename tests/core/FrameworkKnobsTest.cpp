@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // How the framework runs (the scenario's kernel and overlap switches) and the GEMM shape curve:
 // each switch moves the engine's numbers the way its physics says, and no further.
-#include "core/CostModel.h"
+#include "core/costs/CostModel.h"
 #include "core/Engine.h"
-#include "core/PresetLibrary.h"
-#include "core/ReportMarkdown.h"
+#include "core/io/PresetLibrary.h"
+#include "core/report/ReportMarkdown.h"
 
 #include "TestScenarios.h"
 

@@ -2,8 +2,8 @@
 #include "TestScenarios.h"
 
 #include "core/Engine.h"
-#include "core/ModelMath.h"
-#include "core/ParameterShard.h"
+#include "core/model/ModelMath.h"
+#include "core/parallel/ParameterShard.h"
 #include "core/Units.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/ModelMath.h"
-#include "core/PresetLibrary.h"
+#include "core/model/ModelMath.h"
+#include "core/io/PresetLibrary.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/PipelineSplit.h"
+#include "core/parallel/PipelineSplit.h"
 #include "core/Engine.h"
-#include "core/PresetLibrary.h"
-#include "core/ScenarioIo.h"
-#include "core/StageLayout.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
+#include "core/parallel/StageLayout.h"
 #include "core/Validation.h"
 
 #include <gtest/gtest.h>

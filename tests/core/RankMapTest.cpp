@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/RankMap.h"
-#include "core/PresetLibrary.h"
+#include "core/cluster/RankMap.h"
+#include "core/io/PresetLibrary.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/Scenario.h"
 
 #include <stdexcept>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the calibration reader, and the round trip through the writer (a file the
 // reader accepted must be written so that the reader accepts it again).
-#include "core/Calibration.h"
+#include "core/calibration/Calibration.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // The file the probe writes (writeCalibration + writeFileAtomically) and what the engine reads
 // back (readCalibration / loadCalibrationFile).
 
-#include "core/Calibration.h"
+#include "core/calibration/Calibration.h"
 #include "core/probe/NcclLibrary.h"
 #include "core/probe/ProbeOutput.h"
 

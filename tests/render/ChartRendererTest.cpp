@@ -2,7 +2,7 @@
 #include "RenderTestSupport.h"
 
 #include "core/Engine.h"
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 #include "ui/render/Exporter.h"
 #include "ui/render/MemoryChartRenderer.h"
 #include "ui/render/RankMapRenderer.h"

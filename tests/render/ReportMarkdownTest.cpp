@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/ReportMarkdown.h"
+#include "core/report/ReportMarkdown.h"
 #include "core/Engine.h"
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 #include "core/search/NumberText.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "RenderTestSupport.h"
 
-#include "core/TraceExport.h"
+#include "core/io/TraceExport.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

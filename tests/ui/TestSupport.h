@@ -2,8 +2,8 @@
 #pragma once
 
 // Shared helpers of the Qt Test suites (offscreen platform, fixed DPI: see tests/ui/CMakeLists.txt).
-#include "core/PresetLibrary.h"
-#include "core/ScenarioIo.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 #include "ui/MainWindow.h"
 #include "ui/ScenarioDocument.h"
 #include "ui/TopologyEdits.h"

@@ -3,7 +3,7 @@
 // Recommendations tab's Copy Megatron-LM flags: what they write, read and put on the clipboard.
 #include "TestSupport.h"
 
-#include "core/ModelMath.h"
+#include "core/model/ModelMath.h"
 #include "ui/CandidateModel.h"
 #include "ui/RecommendationsTab.h"
 

@@ -5,8 +5,8 @@
 // that cross a fabric boundary or change rail.
 #include "TestSupport.h"
 
-#include "core/PresetLibrary.h"
-#include "core/ScenarioIo.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 #include "ui/RankMapView.h"
 #include "ui/TopologyEditor.h"
 #include "ui/TopologyItems.h"

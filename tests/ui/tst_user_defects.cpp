@@ -5,7 +5,7 @@
 // lesson against the engine's own search, the dark theme's canvases, and the small things.
 #include "TestSupport.h"
 
-#include "core/ModelMath.h"
+#include "core/model/ModelMath.h"
 #include "core/search/ConfigSearch.h"
 #include "core/search/SearchSpace.h"
 #include "ui/CandidateModel.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/RankMap.h"
-#include "core/Topology.h"
+#include "core/cluster/RankMap.h"
+#include "core/cluster/Topology.h"
 
 #include <QColor>
 #include <QPointF>

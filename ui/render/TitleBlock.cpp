@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/render/TitleBlock.h"
 
-#include "core/ReportMarkdown.h"
+#include "core/report/ReportMarkdown.h"
 #include "core/search/NumberText.h"
 #include "ui/render/RenderStyle.h"
 

@@ -2,8 +2,8 @@
 // GB200 and B200 GEMM rates come from the published Maximum Achievable Matmul FLOPS measurements
 // (ml-engineering, MAMF table: H100 SXM 794.5 / 989, B200 1745 / 2250, GB200 1822 / 2500 TFLOPS),
 // transferred with the H100 preset's training-shape derating; not from recipe step times.
-#include "core/CostModel.h"
-#include "core/PresetLibrary.h"
+#include "core/costs/CostModel.h"
+#include "core/io/PresetLibrary.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 // The MoE layer's step time from its parts (core/costs/MoeCosts): each term is checked against the
 // formula it cites, and would fail if the term were dropped or folded into one dense GEMM.
 #include "core/costs/MoeCosts.h"
-#include "core/CostModel.h"
-#include "core/LayerShape.h"
-#include "core/PresetLibrary.h"
+#include "core/costs/CostModel.h"
+#include "core/model/LayerShape.h"
+#include "core/io/PresetLibrary.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // Fixed per-step work (core/costs/StepOverheads): each part is the memory-bound pass or small
 // collective it cites, so a change of its byte count or a dropped part fails here.
 #include "core/costs/StepOverheads.h"
-#include "core/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/ScenarioIo.h"
+#include "core/io/ScenarioIo.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "InferenceTestSupport.h"
 
-#include "core/ReportMarkdown.h"
+#include "core/report/ReportMarkdown.h"
 #include "core/inference/ServingSearch.h"
 #include "core/search/ConfigSearch.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "InferenceTestSupport.h"
 
-#include "core/CommGroups.h"
-#include "core/ModelMath.h"
+#include "core/cluster/CommGroups.h"
+#include "core/model/ModelMath.h"
 #include "core/inference/InferenceEngine.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 #include "../TestScenarios.h"
 
 #include "core/Engine.h"
-#include "core/ReportJson.h"
+#include "core/report/ReportJson.h"
 #include "core/memory/PredictionBands.h"
 #include "core/memory/RangeText.h"
 

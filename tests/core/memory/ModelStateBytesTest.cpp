@@ -4,9 +4,9 @@
 #include "../TestScenarios.h"
 
 #include "core/Engine.h"
-#include "core/LayerShape.h"
-#include "core/MemoryModel.h"
-#include "core/ModelMath.h"
+#include "core/model/LayerShape.h"
+#include "core/memory/MemoryModel.h"
+#include "core/model/ModelMath.h"
 #include "core/memory/ModelStateBytes.h"
 
 #include <gtest/gtest.h>

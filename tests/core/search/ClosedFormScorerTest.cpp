@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/ClosedFormScorer.h"
-#include "core/Calibration.h"
+#include "core/calibration/Calibration.h"
 #include "core/Engine.h"
 #include "core/search/SearchSpace.h"
 

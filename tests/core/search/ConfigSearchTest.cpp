@@ -23,7 +23,7 @@ Report simulated(const Scenario& base, const SearchPoint& p)
 
 // One GPU: a single layout. By hand: recompute only adds work and the model fits without it;
 // ZeRO has nothing to shard over. Micro-batches do the same FLOPs but larger ones fill the GPU's
-// waves better (core/CostModel.cpp), so the winner is the fastest micro-batch that fits, checked
+// waves better (core/costs/CostModel.cpp), so the winner is the fastest micro-batch that fits, checked
 // here by evaluating every one the search space offers.
 TEST(ConfigSearch, SingleGpuOptimumByHand)
 {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/LessonText.h"
 #include "core/Engine.h"
-#include "core/ModelMath.h"
-#include "core/PresetLibrary.h"
-#include "core/ScenarioIo.h"
+#include "core/model/ModelMath.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 #include "core/Units.h"
 #include "core/search/ConfigSearch.h"
 #include "core/search/NumberText.h"

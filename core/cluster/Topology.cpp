@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/cluster/Topology.h"
+
+#include "core/Units.h"
+#include "core/cluster/FabricPath.h"
+
+#include <algorithm>
+
+namespace parallax::core {
+
+Topology Topology::regular(const GpuSpec& gpu, int nodes, int gpusPerNode, double nicGbps, int nicsPerNode)
+{
+    Topology t;
+    Fabric fabric;
+    fabric.name = "ib0";
+    fabric.nicGbps = nicGbps;
+    fabric.nicsPerDomain = nicsPerNode;
+    for (int n = 0; n < nodes; ++n) {
+        t.domains.push_back({ "node" + std::to_string(n), gpu, gpusPerNode, 0 });
+        fabric.domains.push_back(n);
+    }
+    if (nodes > 0)
+        t.fabrics.push_back(fabric);
+    return t;
+}
+
+void Topology::rebuildCache() const
+{
+    m_domainStart.assign(domains.size() + 1, 0);
+    for (std::size_t d = 0; d < domains.size(); ++d)
+        m_domainStart[d + 1] = m_domainStart[d] + std::max(0, domains[d].gpuCount);
+    m_cacheValid = true;
+}
+
+int Topology::gpuCount() const
+{
+    rebuildCache();
+    return m_domainStart.back();
+}
+
+GpuLocation Topology::locate(int gpu) const
+{
+    if (!m_cacheValid || m_domainStart.size() != domains.size() + 1)
+        rebuildCache();
+    if (gpu < 0 || gpu >= m_domainStart.back())
+        return {};
+    const auto it = std::upper_bound(m_domainStart.begin(), m_domainStart.end(), gpu);
+    const int domain = static_cast<int>(it - m_domainStart.begin()) - 1;
+    return { domain, gpu - m_domainStart[domain] };
+}
+
+const GpuSpec& Topology::gpuSpec(int gpu) const
+{
+    const GpuLocation loc = locate(gpu);
+    return domains[loc.domain < 0 ? 0 : loc.domain].gpu;
+}
+
+int Topology::fabricOfDomain(int domain) const
+{
+    // The first fabric usually lists its domains in order (the regular form, the editor), so domain d
+    // is at position d: O(1) instead of a scan, which made connected() quadratic in the domains.
+    const auto at = static_cast<std::size_t>(domain);
+    if (!fabrics.empty() && at < fabrics[0].domains.size() && fabrics[0].domains[at] == domain)
+        return 0;
+    for (std::size_t f = 0; f < fabrics.size(); ++f) {
+        if (std::find(fabrics[f].domains.begin(), fabrics[f].domains.end(), domain) != fabrics[f].domains.end())
+            return static_cast<int>(f);
+    }
+    return -1;
+}
+
+std::vector<int> Topology::fabricsOfDomain(int domain) const
+{
+    std::vector<int> out;
+    for (std::size_t f = 0; f < fabrics.size(); ++f) {
+        if (std::find(fabrics[f].domains.begin(), fabrics[f].domains.end(), domain) != fabrics[f].domains.end())
+            out.push_back(static_cast<int>(f));
+    }
+    return out;
+}
+
+double Topology::nvlinkBytesPerSecond(int domain) const
+{
+    const NvlinkDomain& d = domains[domain];
+    return d.nvlinkBytesPerSecond > 0 ? d.nvlinkBytesPerSecond : d.gpu.nvlinkBytesPerSecond;
+}
+
+double Topology::scaleOutBytesPerSecondPerGpu(int domain) const
+{
+    const int f = fabricOfDomain(domain);
+    if (f < 0)
+        return 0;
+    const Fabric& fabric = fabrics[f];
+    const int gpus = std::max(1, domains[domain].gpuCount);
+    const int nics = fabric.nicsPerDomain > 0 ? fabric.nicsPerDomain : gpus;
+    // Each GPU's share of the domain's NICs, reduced by the fabric's oversubscription.
+    const double perGpu = gbpsToBytesPerSecond(fabric.nicGbps) * nics / gpus;
+    return perGpu / std::max(1.0, fabric.oversubscription);
+}
+
+double Topology::scaleOutLatencySeconds(int domain) const
+{
+    const int f = fabricOfDomain(domain);
+    return f < 0 ? 0 : fabrics[f].latencySeconds;
+}
+
+double Topology::p2pBytesPerSecond(int gpuA, int gpuB) const
+{
+    const int da = domainOf(gpuA);
+    const int db = domainOf(gpuB);
+    if (da == db)
+        return nvlinkBytesPerSecond(da);
+    return routeBetween(*this, gpuA, gpuB).link.bytesPerSecond;
+}
+
+double Topology::p2pLatencySeconds(int gpuA, int gpuB) const
+{
+    const int da = domainOf(gpuA);
+    const int db = domainOf(gpuB);
+    constexpr double kNvlinkLatencySeconds = 2e-6; // NCCL LL protocol intra-node, order of a microsecond
+    if (da == db)
+        return kNvlinkLatencySeconds;
+    return routeBetween(*this, gpuA, gpuB).link.latencySeconds;
+}
+
+bool Topology::connected() const
+{
+    if (domains.size() <= 1)
+        return true;
+    return fabricsConnectAllDomains(*this);
+}
+
+} // namespace parallax::core

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/cluster/GpuSpec.h"
+
+#include <string>
+#include <vector>
+
+namespace parallax::core {
+
+// GPUs that share an NVLink/NVSwitch domain (an HGX node, an NVL72 rack).
+struct NvlinkDomain {
+    std::string name;
+    GpuSpec gpu;
+    int gpuCount = 0;
+    double nvlinkBytesPerSecond = 0; // per GPU per direction; 0 means the GPU's datasheet value
+};
+
+// A scale-out network joining domains (InfiniBand / RoCE).
+struct Fabric {
+    std::string name;
+    double nicGbps = 400; // per NIC
+    int nicsPerDomain = 0; // 0 means one NIC per GPU (HGX)
+    double latencySeconds = 5e-6;
+    double oversubscription = 1.0; // >= 1; bisection divided by this
+    // Rail-optimised (NVIDIA DGX SuperPOD reference architecture): NIC i of every domain sits on rail
+    // switch i, so same-rail traffic crosses one non-blocking leaf and `oversubscription` applies only
+    // to cross-rail traffic, which climbs to the spine unless NCCL's PXN moves it over NVLink first.
+    bool railOptimized = true;
+    bool pxn = true; // NCCL_PXN_DISABLE=0, NCCL's default since 2.12
+    std::vector<int> domains; // indices into Topology::domains; a domain may sit on several fabrics
+};
+
+struct GpuLocation {
+    int domain = -1;
+    int indexInDomain = -1;
+};
+
+// GPUs grouped into NVLink domains, domains into fabrics. The order of domains, then of GPUs
+// inside a domain, is the global rank order of the GPUs.
+class Topology {
+public:
+    std::vector<NvlinkDomain> domains;
+    std::vector<Fabric> fabrics;
+
+    // Regular cluster: `nodes` domains of `gpusPerNode` GPUs on one fabric.
+    static Topology regular(const GpuSpec& gpu, int nodes, int gpusPerNode, double nicGbps, int nicsPerNode = 0);
+
+    int gpuCount() const;
+    GpuLocation locate(int gpu) const; // gpu in [0, gpuCount())
+    int domainOf(int gpu) const { return locate(gpu).domain; }
+    const GpuSpec& gpuSpec(int gpu) const;
+    int fabricOfDomain(int domain) const; // the first fabric holding it; -1 when on none
+    std::vector<int> fabricsOfDomain(int domain) const; // every fabric holding it, in order
+
+    double nvlinkBytesPerSecond(int domain) const;
+    // Per-GPU share of the scale-out bandwidth leaving a domain, per direction.
+    double scaleOutBytesPerSecondPerGpu(int domain) const;
+    double scaleOutLatencySeconds(int domain) const;
+    // Point-to-point bandwidth between two GPUs (NVLink inside a domain, else the best scale-out path
+    // over a fabric both domains sit on, rails included: core/cluster/FabricPath.h).
+    double p2pBytesPerSecond(int gpuA, int gpuB) const;
+    double p2pLatencySeconds(int gpuA, int gpuB) const;
+    // Whether every domain pair shares a fabric (or there is only one domain).
+    bool connected() const;
+
+private:
+    mutable std::vector<int> m_domainStart; // prefix sums, rebuilt lazily
+    mutable bool m_cacheValid = false;
+    void rebuildCache() const;
+
+public:
+    void invalidate() { m_cacheValid = false; }
+};
+
+} // namespace parallax::core

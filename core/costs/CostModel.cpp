@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/costs/CostModel.h"
+
+#include "core/calibration/Calibration.h"
+#include "core/costs/DataParallelSync.h"
+#include "core/parallel/ParameterShard.h"
+#include "core/costs/MoeCosts.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace parallax::core {
+
+ComputeRates::ComputeRates(
+    const GpuSpec& gpu, DType dtype, const Calibration* calibration, const EfficiencyDefaults& defaults)
+    : m_dtype(dtype)
+    , m_calibration(calibration)
+{
+    const bool fp8 = dtype == DType::Fp8 && gpu.fp8FlopsPerSecond > 0;
+    m_peak = fp8 ? gpu.fp8FlopsPerSecond : gpu.bf16FlopsPerSecond;
+    // The GPU preset's documented fraction where it states one (fp8 keeps the same ratio to the
+    // bf16 fraction as the defaults), else the defaults.
+    const double bf16Fraction = gpu.gemmFractionOfPeak > 0 ? gpu.gemmFractionOfPeak : defaults.gemmFractionOfPeak;
+    const double fp8Fraction = defaults.fp8GemmFractionOfPeak * bf16Fraction / defaults.gemmFractionOfPeak;
+    m_gemmRate = m_peak * (fp8 ? fp8Fraction : bf16Fraction);
+    m_depthOverhead = defaults.gemmDepthOverhead;
+    m_layerKernelShare = defaults.layerKernelShareOfStream;
+    m_smCount = gpu.smCount;
+    m_launchSeconds = defaults.kernelLaunchSeconds;
+    m_attentionRate = gpu.bf16FlopsPerSecond * defaults.attentionFractionOfPeak;
+    m_hbmRate = gpu.hbmBytesPerSecond * defaults.hbmFractionOfPeak;
+    if (calibration) {
+        if (auto peak = calibration->peakGemmFlopsPerSecond(fp8 ? DType::Fp8 : DType::Bf16)) {
+            m_gemmRate = *peak;
+            m_hasGemmCalibration = true;
+        }
+        if (calibration->attentionFlopsPerSecond)
+            m_attentionRate = *calibration->attentionFlopsPerSecond;
+        if (calibration->hbmBytesPerSecond)
+            m_hbmRate = *calibration->hbmBytesPerSecond;
+    }
+}
+
+double ComputeRates::gemmSeconds(double m, double n, double k, double count) const
+{
+    if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
+        return 0;
+    const double flops = 2.0 * m * n * k; // 2 FLOPs per multiply-add
+    double rate = m_gemmRate * waveEfficiency(m, n, count) * k / (k + m_depthOverhead);
+    if (m_hasGemmCalibration) {
+        if (auto measured = m_calibration->gemmFlopsPerSecond(std::lround(m), std::lround(n), std::lround(k), m_dtype))
+            rate = *measured; // the probe measured this shape (or its neighbours): no default curve
+    }
+    // Roofline: a GEMM is bound by its FLOPs or by moving A, B and C once through HBM
+    // (Williams et al., "Roofline", CACM 2009).
+    const double elementBytes = m_dtype == DType::Fp8 ? 1.0 : 2.0;
+    const double bytes = elementBytes * (m * k + k * n) + 2.0 * m * n;
+    // FP8 training casts the 16-bit input to fp8 before each GEMM (Transformer Engine): one
+    // memory-bound pass reading 2 B and writing 1 B per input element, plus the amax reduction.
+    const double cast = m_dtype == DType::Fp8 ? 3.0 * m * k / m_hbmRate : 0.0;
+    return count * (std::max(flops / rate, bytes / m_hbmRate) + cast);
+}
+
+double ComputeRates::waveEfficiency(double m, double n, double count) const
+{
+    // Tile and wave quantization (NVIDIA "Matrix Multiplication Background" user's guide): the output
+    // is cut into tiles, one per SM at a time; a last partial wave leaves SMs idle. cuBLAS picks among
+    // 128x256, 256x128 and 128x128 tiles (the smaller at ~90% of the large tiles' efficiency).
+    if (m_smCount <= 0)
+        return 1.0;
+    struct Tile {
+        double rows, cols, efficiency;
+    };
+    constexpr Tile kTiles[] = { { 128, 256, 1.0 }, { 256, 128, 1.0 }, { 128, 128, 0.9 } };
+    double best = 0;
+    for (const Tile& t : kTiles) {
+        const double tiles = std::ceil(m / t.rows) * std::ceil(n / t.cols) * std::max(1.0, count);
+        const double waves = std::ceil(tiles / m_smCount);
+        best = std::max(best, t.efficiency * tiles / (waves * m_smCount));
+    }
+    return best;
+}
+
+double ComputeRates::attentionSeconds(double flops) const
+{
+    return flops > 0 ? flops / m_attentionRate : 0;
+}
+
+double ComputeRates::memorySeconds(double bytes) const
+{
+    return bytes > 0 ? bytes / m_hbmRate : 0;
+}
+
+double ComputeRates::layerKernelSeconds(double bytes) const
+{
+    return bytes > 0 ? bytes / (m_hbmRate * m_layerKernelShare) : 0;
+}
+
+double CommGroup::seconds(CollectiveKind kind, double bytes) const
+{
+    if (size <= 1 || bytes <= 0)
+        return 0;
+    return hierarchicalCollectiveSeconds(kind, inner, outer, bytes, intra, inter);
+}
+
+double pipelineSendSeconds(
+    double bytes, double linkLatencySeconds, double linkBytesPerSecond, const EfficiencyDefaults& d)
+{
+    return linkLatencySeconds + bytes / std::min(linkBytesPerSecond, d.pipelineSendBytesPerSecond);
+}
+
+double CommGroup::flatRingSeconds(CollectiveKind kind, double bytes) const
+{
+    if (size <= 1 || bytes <= 0)
+        return 0;
+    return ringCollectiveSeconds(kind, size, bytes, outer > 1 ? inter : intra);
+}
+
+DpCollectives dpCollectives(
+    const CommGroup& dp, const CommGroup& edp, double denseParams, double expertParams, bool gradReduceInFp32)
+{
+    const double gradBytes = gradReduceInFp32 ? 4.0 : 2.0;
+    const double denseGrad = gradBytes * denseParams;
+    const double expertGrad = gradBytes * expertParams;
+    const double denseWeights = kWeightBytesPerParam * denseParams;
+    const double expertWeights = kWeightBytesPerParam * expertParams;
+    DpCollectives c;
+    c.allReduce = dp.seconds(CollectiveKind::AllReduce, denseGrad) + edp.seconds(CollectiveKind::AllReduce, expertGrad);
+    c.reduceScatter
+        = dp.seconds(CollectiveKind::ReduceScatter, denseGrad) + edp.seconds(CollectiveKind::ReduceScatter, expertGrad);
+    c.allGather
+        = dp.seconds(CollectiveKind::AllGather, denseWeights) + edp.seconds(CollectiveKind::AllGather, expertWeights);
+    // ZeRO-3 implementations reduce-scatter in the 16-bit training dtype (DeepSpeed
+    // communication_data_type, FSDP MixedPrecision.reduce_dtype) and accumulate the shard in fp32.
+    c.flatReduceScatter = dp.flatRingSeconds(CollectiveKind::ReduceScatter, denseWeights)
+        + edp.flatRingSeconds(CollectiveKind::ReduceScatter, expertWeights);
+    c.flatAllGather = dp.flatRingSeconds(CollectiveKind::AllGather, denseWeights)
+        + edp.flatRingSeconds(CollectiveKind::AllGather, expertWeights);
+    return c;
+}
+
+double layerAttentionScoreFlops(const LayerShape& shape, const ActivationContext& c)
+{
+    // QK^T and AV over the full s x s matrix: 2 * 2 * s_q * s_k * (d_qk + d_v) / 2 per head, where the
+    // causal mask lets fused kernels skip half of the blocks (arXiv:2307.08691 sec. 3.1).
+    const double queries = c.seqLen / c.cp * c.microBatch;
+    const double full = 2.0 * queries * c.seqLen * shape.heads / c.tp * (shape.qkHeadDim + shape.vHeadDim);
+    return 0.5 * full;
+}
+
+UnfusedAttention unfusedAttentionSeconds(
+    const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates)
+{
+    // Without a fused kernel the attention core is two batched GEMMs per head in the forward (QK^T
+    // and PV over the full s x s matrix, the causal half is not skipped) and four in the backward,
+    // plus memory-bound passes over the 16-bit scores: scale-mask-softmax reads and writes them,
+    // dropout reads them and writes output and a 1-byte mask (arXiv:2205.05198 sec. 4.1 lists these
+    // tensors); the fused backward kernels read P (or the mask) and the incoming gradient and write one
+    // gradient, the same traffic.
+    UnfusedAttention a;
+    const double batches = c.microBatch * shape.heads / static_cast<double>(c.tp);
+    const double queries = c.seqLen / c.cp;
+    const double keys = c.seqLen;
+    const double scoreQk = rates.gemmSeconds(queries, keys, shape.qkHeadDim, batches);
+    const double scoreV = rates.gemmSeconds(queries, shape.vHeadDim, keys, batches);
+    const double elements = batches * queries * keys;
+    const double dropoutPass = m.dropout ? 5.0 : 0.0;
+    a.forward = scoreQk + scoreV + rates.layerKernelSeconds(elements * (4.0 + dropoutPass));
+    a.backward = 2.0 * (scoreQk + scoreV) + rates.layerKernelSeconds(elements * (4.0 + dropoutPass));
+    return a;
+}
+
+LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
+    const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults, bool epCommOverlap)
+{
+    LayerTimes t;
+    const double tokens = c.seqLen / c.cp * c.microBatch; // rows of the GEMMs on this GPU
+    const double h = static_cast<double>(m.hidden);
+    const double rep = c.sp ? 1.0 / c.tp : 1.0;
+
+    // Each linear is three GEMMs of different shapes: forward Y = X W (tokens x out, depth in), input
+    // gradient dX = dY W^T (tokens x in, depth out) and weight gradient dW = X^T dY (in x out, depth
+    // tokens); their tile and depth efficiencies differ.
+    double gemmForward = 0, gemmBackwardInput = 0, gemmBackwardWeight = 0;
+    for (const LinearShape& l : shape.linears) {
+        const double rows = tokens;
+        const double shard = l.tensorParallel ? c.tp : 1.0;
+        const double k = l.rowParallel ? l.inFeatures / shard : l.inFeatures;
+        const double n = l.rowParallel ? l.outFeatures : l.outFeatures / shard;
+        if (l.routedExpert)
+            continue; // grouped expert GEMMs: moeLayerTimes
+        gemmForward += rates.gemmSeconds(rows, n, k);
+        gemmBackwardInput += rates.gemmSeconds(rows, k, n);
+        gemmBackwardWeight += rates.gemmSeconds(k, n, rows);
+    }
+    const double attention = c.flashAttention ? rates.attentionSeconds(layerAttentionScoreFlops(shape, c))
+                                              : unfusedAttentionSeconds(m, shape, c, rates).forward;
+    const double attentionBackward = c.flashAttention ? 2.5 * rates.attentionSeconds(layerAttentionScoreFlops(shape, c))
+                                                      : unfusedAttentionSeconds(m, shape, c, rates).backward;
+    // Element-wise traffic per token: two norms, two residual adds, rotary/bias/activation, each
+    // reading and writing 16-bit tensors (memory-bound; stated estimate of ~14 h-wide passes).
+    const double width = shape.mlpWidth + (shape.moe ? shape.expertWidth * shape.topK : 0.0);
+    const double elementwiseBytes = 2.0 * tokens * (14.0 * h * rep + 4.0 * width / c.tp);
+    const double elementwise = rates.layerKernelSeconds(elementwiseBytes);
+
+    const double launches = rates.launchSeconds();
+    t.forwardCompute = gemmForward + attention + elementwise + defaults.forwardKernelsPerLayer * launches;
+    // Backward: dX and dW GEMMs each cost one forward GEMM; fused attention backward is ~2.5x its
+    // forward (arXiv:2205.14135 sec. 3.1 counts 5 backward matmuls vs 2 forward). Element-wise backward
+    // kernels (fused bias-GeLU, dropout-add, norm) move about the forward's bytes: the profiled
+    // backward-for-inputs of arXiv:2401.10241 Table 6 is within 3% of the forward.
+    t.backwardInputCompute
+        = gemmBackwardInput + attentionBackward + elementwise + defaults.backwardKernelsPerLayer * launches;
+    t.backwardWeightCompute = gemmBackwardWeight;
+    if (c.recompute == Recompute::Selective && !c.flashAttention)
+        t.recomputeCompute = attention; // arXiv:2205.05198 sec. 5: recompute the attention core only
+    else if (c.recompute == Recompute::Full)
+        t.recomputeCompute = t.forwardCompute; // one extra forward (arXiv:2205.05198 sec. 5)
+
+    // TP with or without SP: per layer 2 all-reduces (or all-gather + reduce-scatter of the same
+    // volume) in the forward and 2 in the backward of s b h 16-bit values (arXiv:2205.05198 sec. 4.2.2).
+    const double tpBytes = 2.0 * tokens * h;
+    const double tpCollective = c.sp ? groups.tp.seconds(CollectiveKind::AllGather, tpBytes)
+            + groups.tp.seconds(CollectiveKind::ReduceScatter, tpBytes)
+                                     : groups.tp.seconds(CollectiveKind::AllReduce, tpBytes);
+    // With --tp-comm-overlap each collective is split into chunks and pipelined with the GEMM that
+    // consumes or produces it (Transformer Engine userbuffers; arXiv:2406.13258 sec. 3.1 style
+    // collective matmul), so only what exceeds the layer's GEMM time stays exposed.
+    t.tpForward = c.tpCommOverlap ? exposedAfterOverlap(2.0 * tpCollective, gemmForward) : 2.0 * tpCollective;
+    t.tpBackward = t.tpForward;
+    if (c.recompute == Recompute::Full)
+        t.tpBackward += t.tpForward;
+
+    // Context parallelism: ring attention passes K and V around the cp ranks, overlapped with the
+    // attention blocks (arXiv:2310.01889 sec. 3); only what exceeds that compute is exposed.
+    if (c.cp > 1) {
+        const double kvBytes = 2.0 * tokens * shape.kvHeads / c.tp * (shape.qkHeadDim + shape.vHeadDim);
+        const LinkLevel& link = groups.cp.outer > 1 ? groups.cp.inter : groups.cp.intra;
+        const double comm = (c.cp - 1) * (kvBytes / std::max(1.0, link.bytesPerSecond) + link.latencySeconds);
+        t.cpForward = exposedAfterOverlap(comm, attention * (c.cp - 1) / c.cp);
+        t.cpBackward = exposedAfterOverlap(2.0 * comm, 2.5 * attention * (c.cp - 1) / c.cp);
+    }
+
+    // MoE layers: router kernels, token permutation, grouped expert GEMMs and the dispatch/combine
+    // all-to-alls (core/costs/MoeCosts).
+    if (shape.moe) {
+        const MoeLayerTimes moe = moeLayerTimes(shape, c, rates, groups.ep, h, epCommOverlap);
+        t.forwardCompute += moe.forwardCompute();
+        t.backwardInputCompute += moe.backwardInputCompute();
+        t.backwardWeightCompute += moe.expertBackwardWeight;
+        if (c.recompute == Recompute::Full)
+            t.recomputeCompute += moe.forwardCompute();
+        t.epForward = moe.allToAllForward;
+        t.epBackward = moe.allToAllBackward;
+        if (c.recompute == Recompute::Full)
+            t.epBackward += moe.allToAllForward;
+    }
+    return t;
+}
+
+HeadTimes lmHeadTimes(const ModelSpec& m, const ActivationContext& c, const ComputeRates& rates, const CommGroup& tp)
+{
+    HeadTimes t;
+    const double tokens = c.seqLen / c.cp * c.microBatch;
+    const double h = static_cast<double>(m.hidden);
+    const double v = static_cast<double>(m.vocab) / c.tp; // vocabulary-parallel logits (arXiv:1909.08053 sec. 3)
+    const double gemm = rates.gemmSeconds(tokens, v, h);
+    const double gemmInput = rates.gemmSeconds(tokens, h, v);
+    const double gemmWeight = rates.gemmSeconds(h, v, tokens);
+    // Softmax cross-entropy over fp32 logits: read/write 4-byte values, plus a tiny all-reduce of the
+    // per-token max and sum over tp.
+    const double loss
+        = rates.memorySeconds(3.0 * 4.0 * tokens * v) + tp.seconds(CollectiveKind::AllReduce, 8.0 * tokens);
+    t.forward = gemm + loss;
+    t.backwardInput = gemmInput + loss;
+    t.backwardWeight = gemmWeight;
+    return t;
+}
+
+} // namespace parallax::core

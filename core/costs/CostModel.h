@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/memory/ActivationMemory.h"
+#include "core/cluster/Collectives.h"
+#include "core/costs/DataParallelSync.h"
+#include "core/cluster/GpuSpec.h"
+#include "core/model/LayerShape.h"
+
+namespace parallax::core {
+
+struct Calibration;
+
+// Stated defaults for achievable speed, used when no probe calibration is given. Datasheet peaks
+// are not reached by real kernels; these fractions are typical published measurements.
+struct EfficiencyDefaults {
+    // Share of the dense peak large bf16 GEMMs sustain, for a GPU whose preset states none
+    // (presets/gpus: gemm_fraction_of_peak, 0.80 on A100 and 0.65 on H100, each with its source).
+    // The probe measures the real value.
+    double gemmFractionOfPeak = 0.70;
+    // GEMM efficiency falls with the reduction depth k: each output tile pays a prologue (filling the
+    // shared-memory pipeline) and an epilogue (writing C) worth about gemmDepthOverhead elements of k (one main-loop
+    // stage) (NVIDIA "Matrix Multiplication Background" user's guide: small-k GEMMs are less efficient).
+    double gemmDepthOverhead = 64;
+    // Every kernel costs a launch gap on the stream, ~3 us in eager PyTorch (CUDA C Best Practices
+    // Guide, "kernel launch overhead"); a transformer layer runs about 16 kernels forward and 32 backward.
+    double kernelLaunchSeconds = 3e-6;
+    int forwardKernelsPerLayer = 16;
+    int backwardKernelsPerLayer = 32;
+    // FP8 GEMMs reach a smaller share of their doubled peak (~1,100-1,300 of 1,979 TFLOP/s with
+    // Transformer Engine's per-tensor scaling); the probe measures the real value.
+    double fp8GemmFractionOfPeak = 0.60;
+    // Fused attention: FlashAttention-2 reaches 35-50% and FlashAttention-3 up to 75% of the H100
+    // bf16 peak in the forward, less in the backward (arXiv:2407.08608 sec. 4.1). Stated default 0.5.
+    double attentionFractionOfPeak = 0.5;
+    // Memory-bound kernels reach ~90% of HBM bandwidth (STREAM-like copies; NVIDIA H100 datasheet).
+    double hbmFractionOfPeak = 0.9;
+    // The element-wise, normalisation and softmax kernels of a transformer layer are short, launch-
+    // bound and partly reduction-shaped: they sustain about half the bandwidth of a streaming copy.
+    // The profiled forward passes of arXiv:2401.10241 Table 6 (A100, GPT layers, h = 2304-6144) minus
+    // their weight-gradient GEMM time leave 1.8-2.0x what 90% of the HBM peak would take.
+    double layerKernelShareOfStream = 0.55;
+    // Busiest expert's load over the mean; GShard's capacity factor 1.25 bounds it in training
+    // (arXiv:2006.16668 sec. 2.2). DeepSeek-V3's auxiliary-loss-free balancing keeps it near 1.
+    double expertLoadImbalance = 1.25;
+    // Fraction of an all-to-all that DualPipe's F&B pairing hides behind the other chunk's
+    // compute (arXiv:2412.19437 sec. 3.2.1: "both all-to-all and PP communication can be fully hidden").
+    double dualPipeCommHidden = 1.0;
+    // A pipeline send is an NCCL send/recv pair, which runs on a couple of channels (one CTA each)
+    // rather than on every NVLink lane: arXiv:2401.10241 Table 6 profiles 0.38-0.76 ms for 10-28 MB
+    // activations between A100s in one node, 28-47 GB/s. Stated cap: 40 GB/s per send.
+    double pipelineSendBytesPerSecond = 40e9;
+};
+
+// One pipeline send of `bytes` over a link (latency, per-direction bandwidth), with the NCCL p2p cap.
+double pipelineSendSeconds(
+    double bytes, double linkLatencySeconds, double linkBytesPerSecond, const EfficiencyDefaults& d);
+
+// Achievable rates of one GPU: datasheet x defaults, or a calibration's measurements.
+class ComputeRates {
+public:
+    ComputeRates(const GpuSpec& gpu, DType dtype, const Calibration* calibration, const EfficiencyDefaults& defaults);
+
+    double gemmSeconds(double m, double n, double k, double count = 1) const; // count GEMMs in one batched launch
+    double waveEfficiency(double m, double n, double count = 1) const;
+    double attentionSeconds(double flops) const;
+    double memorySeconds(double bytes) const; // streaming kernels (optimizer, loss, copies)
+    double layerKernelSeconds(double bytes) const; // element-wise / norm / softmax kernels inside a layer
+    double launchSeconds() const { return m_launchSeconds; }
+    double peakFlopsPerSecond() const { return m_peak; }
+    bool gemmCalibrated() const { return m_calibration != nullptr && m_hasGemmCalibration; }
+
+private:
+    double m_peak = 0; // dense peak of the GEMM dtype
+    double m_gemmRate = 0;
+    double m_attentionRate = 0;
+    double m_hbmRate = 0;
+    double m_depthOverhead = 0;
+    double m_layerKernelShare = 1;
+    int m_smCount = 0;
+    double m_launchSeconds = 0;
+    DType m_dtype = DType::Bf16;
+    const Calibration* m_calibration = nullptr;
+    bool m_hasGemmCalibration = false;
+};
+
+// A communicator's geometry: `inner` members per NVLink domain over `outer` domains.
+struct CommGroup {
+    int size = 1;
+    int inner = 1;
+    int outer = 1;
+    LinkLevel intra;
+    LinkLevel inter;
+    double seconds(CollectiveKind kind, double bytes) const;
+    double flatRingSeconds(CollectiveKind kind, double bytes) const; // one ring over all members
+};
+
+// A pipeline rank's DP collectives for its dense and expert parameters (ZeRO 0-3 traffic);
+// gradients are reduced in fp32 or in the 16-bit training dtype.
+DpCollectives dpCollectives(
+    const CommGroup& dp, const CommGroup& edp, double denseParams, double expertParams, bool gradReduceInFp32);
+
+// Per micro-batch times of one transformer layer on one GPU, seconds.
+struct LayerTimes {
+    double forwardCompute = 0;
+    double backwardInputCompute = 0;
+    double backwardWeightCompute = 0;
+    double recomputeCompute = 0; // extra forward work done in the backward
+    double tpForward = 0; // exposed TP/SP collectives
+    double tpBackward = 0;
+    double cpForward = 0;
+    double cpBackward = 0;
+    double epForward = 0; // all-to-all dispatch + combine
+    double epBackward = 0;
+    double forward() const { return forwardCompute + tpForward + cpForward + epForward; }
+    double backwardInput() const
+    {
+        return backwardInputCompute + recomputeCompute + tpBackward + cpBackward + epBackward;
+    }
+    double backwardWeight() const { return backwardWeightCompute; }
+};
+
+struct LayerCommGroups {
+    CommGroup tp;
+    CommGroup cp;
+    CommGroup ep;
+};
+
+// epCommOverlap: the MoE all-to-alls run behind other compute (--overlap-moe-expert-parallel-comm).
+LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
+    const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults,
+    bool epCommOverlap = false);
+
+// The attention core without a fused kernel (batched GEMMs and memory-bound softmax/dropout).
+struct UnfusedAttention {
+    double forward = 0;
+    double backward = 0;
+};
+UnfusedAttention unfusedAttentionSeconds(
+    const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates);
+
+// Forward FLOPs one GPU spends on one layer per micro-batch (its share), for HFU bookkeeping.
+double layerAttentionScoreFlops(const LayerShape& shape, const ActivationContext& c);
+
+// LM head (logits GEMM + loss) per micro-batch on the last stage: forward and backward seconds.
+struct HeadTimes {
+    double forward = 0;
+    double backwardInput = 0;
+    double backwardWeight = 0;
+};
+HeadTimes lmHeadTimes(const ModelSpec& m, const ActivationContext& c, const ComputeRates& rates, const CommGroup& tp);
+
+} // namespace parallax::core

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/io/ScenarioIo.h"
+
+#include "core/io/JsonReader.h"
+#include "core/Limits.h"
+#include "core/io/PresetLibrary.h"
+#include "core/Units.h"
+#include "core/inference/InferenceConfigIo.h"
+#include "core/io/AtomicFile.h"
+#include "core/io/BoundedRead.h"
+#include "core/io/JsonText.h"
+
+#include <map>
+
+namespace parallax::core {
+
+using nlohmann::json;
+
+namespace {
+
+GpuSpec readGpu(JsonReader& r)
+{
+    GpuSpec g;
+    g.id = r.string("id", "");
+    g.name = r.string("name", g.id);
+    g.hbmBytes = r.number("hbm_gib", 1, 1e5) * kGiB;
+    g.hbmBytesPerSecond = r.number("hbm_tb_per_s", 0.01, 1e3) * 1e12;
+    g.bf16FlopsPerSecond = r.number("bf16_dense_tflops", 1, 1e6) * kTera;
+    g.fp8FlopsPerSecond = r.number("fp8_dense_tflops", 0, 1e6, 0) * kTera;
+    g.nvlinkBytesPerSecond = r.number("nvlink_gb_per_s_per_direction", 1, 1e5) * kGB;
+    g.nvlinkDomainSize = static_cast<int>(r.integer("nvlink_domain_size", 1, kMaxGpus, 8));
+    g.nicGbps = r.number("nic_gbps", 1, 1e5, 400);
+    g.gemmFractionOfPeak = r.number("gemm_fraction_of_peak", 0, 1, 0);
+    g.smCount = static_cast<int>(r.integer("sm_count", 0, 100000, 0));
+    if (r.has("sources")) {
+        const json& s = r.at("sources");
+        if (s.is_object()) {
+            for (auto it = s.begin(); it != s.end(); ++it) {
+                if (it.value().is_string())
+                    g.source += (g.source.empty() ? "" : "; ") + it.key() + ": " + it.value().get<std::string>();
+            }
+        }
+    }
+    g.source = r.string("source", g.source);
+    r.string("format", "");
+    r.integer("version", 1, 1, 1);
+    return g;
+}
+
+ModelSpec readModel(JsonReader& r)
+{
+    ModelSpec m;
+    m.id = r.string("id", "");
+    m.name = r.string("name", m.id.empty() ? "custom" : m.id);
+    m.layers = static_cast<int>(r.integer("layers", 1, kMaxLayers));
+    m.hidden = r.integer("hidden", 1, kMaxHidden);
+    m.heads = static_cast<int>(r.integer("heads", 1, kMaxHeads));
+    m.kvHeads = static_cast<int>(r.integer("kv_heads", 1, kMaxHeads, m.heads));
+    m.headDim = static_cast<int>(r.integer("head_dim", 1, kMaxHidden, 0));
+    m.ffnHidden = r.integer("ffn_hidden", 1, 1LL << 24);
+    m.vocab = r.integer("vocab", 1, kMaxVocab);
+    m.seqLen = static_cast<int>(r.integer("seq_len", 1, kMaxSeqLen, 2048));
+    const std::string act = r.string("activation", "swiglu");
+    if (act == "gelu")
+        m.activation = Activation::Gelu;
+    else if (act == "swiglu")
+        m.activation = Activation::SwiGlu;
+    else
+        r.fail("activation", "must be \"gelu\" or \"swiglu\", got \"" + act + "\"");
+    m.tiedEmbeddings = r.boolean("tied_embeddings", false);
+    m.learnedPositionEmbeddings = r.boolean("learned_position_embeddings", false);
+    m.biases = r.boolean("biases", false);
+    m.dropout = r.boolean("dropout", false);
+    m.publishedParams = r.number("params", 0, 1e16, 0);
+    r.number("params_active", 0, 1e16, 0);
+    m.source = r.string("source", "");
+    m.slidingWindow = static_cast<int>(r.integer("sliding_window", 0, kMaxSeqLen, 0));
+    m.slidingWindowPattern = static_cast<int>(r.integer("sliding_window_pattern", 0, kMaxLayers, 0));
+    if (m.kvHeads > m.heads)
+        r.fail("kv_heads", "must be <= heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.kvHeads));
+    if (m.heads > 0 && m.kvHeads > 0 && m.heads % m.kvHeads != 0)
+        r.fail("kv_heads",
+            "heads=" + std::to_string(m.heads) + " is not divisible by kv_heads=" + std::to_string(m.kvHeads)
+                + ": choose a kv_heads that divides heads");
+    if (m.headDim == 0 && m.hidden % m.heads != 0)
+        r.fail("head_dim",
+            "hidden=" + std::to_string(m.hidden) + " is not divisible by heads=" + std::to_string(m.heads)
+                + ": give head_dim explicitly");
+    if (r.has("moe")) {
+        JsonReader mr = r.object("moe");
+        MoeSpec moe;
+        moe.experts = static_cast<int>(mr.integer("experts", 1, kMaxExperts));
+        moe.topK = static_cast<int>(mr.integer("top_k", 1, moe.experts));
+        moe.sharedExperts = static_cast<int>(mr.integer("shared_experts", 0, kMaxExperts, 0));
+        moe.expertFfnHidden = mr.integer("expert_ffn_hidden", 1, 1LL << 24);
+        moe.firstDenseLayers = static_cast<int>(mr.integer("first_dense_layers", 0, m.layers - 1, 0));
+        m.moe = moe;
+    }
+    if (r.has("mla")) {
+        JsonReader ar = r.object("mla");
+        MlaSpec mla;
+        mla.qLoraRank = static_cast<int>(ar.integer("q_lora_rank", 0, kMaxHidden, 0));
+        mla.kvLoraRank = static_cast<int>(ar.integer("kv_lora_rank", 1, kMaxHidden));
+        mla.qkNopeHeadDim = static_cast<int>(ar.integer("qk_nope_head_dim", 1, kMaxHidden));
+        mla.qkRopeHeadDim = static_cast<int>(ar.integer("qk_rope_head_dim", 0, kMaxHidden));
+        mla.vHeadDim = static_cast<int>(ar.integer("v_head_dim", 1, kMaxHidden));
+        m.mla = mla;
+    }
+    r.string("format", "");
+    r.integer("version", 1, 1, 1);
+    return m;
+}
+
+GpuSpec resolveGpu(JsonReader& parent, const std::string& key, std::string& presetName)
+{
+    const json& v = parent.at(key);
+    if (v.is_string()) {
+        presetName = v.get<std::string>();
+        if (auto g = PresetLibrary::instance().gpu(presetName))
+            return *g;
+        std::string known;
+        for (const auto& g : PresetLibrary::instance().gpus())
+            known += (known.empty() ? "" : ", ") + g.id;
+        parent.fail(key, "unknown GPU preset \"" + presetName + "\"; known: " + known);
+    }
+    presetName.clear();
+    JsonReader gr(v, parent.childPath(key));
+    return readGpu(gr);
+}
+
+void readRegularCluster(JsonReader& c, Scenario& s, json& extra)
+{
+    s.regularCluster = true;
+    const GpuSpec gpu = resolveGpu(c, "gpu", s.gpuPreset);
+    // Each factor may exceed the GPU cap on its own: the product's check below gives the advice.
+    s.nodes = static_cast<int>(c.integer("nodes", 1, 1LL << 30));
+    s.gpusPerNode = static_cast<int>(c.integer("gpus_per_node", 1, 1LL << 30));
+    const long long total = static_cast<long long>(s.nodes) * s.gpusPerNode;
+    if (total > kMaxGpus)
+        c.fail("nodes",
+            std::to_string(total) + " GPUs (nodes x gpus_per_node) exceeds the supported " + std::to_string(kMaxGpus)
+                + "; model one representative slice of the cluster (for example the "
+                + "GPUs of one data-parallel replica times a few replicas)");
+    double nicGbps = gpu.nicGbps;
+    int nicsPerNode = 0;
+    Fabric defaults;
+    double latency = defaults.latencySeconds;
+    double oversub = 1.0;
+    bool rail = true;
+    bool pxn = true;
+    if (c.has("ib")) {
+        JsonReader ib = c.object("ib");
+        nicGbps = ib.number("nic_gbps", 1, 1e5, nicGbps);
+        nicsPerNode = static_cast<int>(ib.integer("nics_per_node", 1, kMaxGpus, 0));
+        latency = ib.number("latency_us", 0, 1e6, latency * 1e6) * 1e-6;
+        oversub = ib.number("oversubscription", 1, 1e3, 1.0);
+        rail = ib.boolean("rail_optimized", true);
+        pxn = ib.boolean("pxn", true);
+        ib.collectUnknown(extra["cluster"]["ib"]);
+    }
+    s.topology = Topology::regular(gpu, s.nodes, s.gpusPerNode, nicGbps, nicsPerNode);
+    for (auto& f : s.topology.fabrics) {
+        f.latencySeconds = latency;
+        f.oversubscription = oversub;
+        f.railOptimized = rail;
+        f.pxn = pxn;
+    }
+}
+
+void readExplicitTopology(JsonReader& c, Scenario& s, json& extra)
+{
+    s.regularCluster = false;
+    JsonReader t = c.object("topology");
+    const json& domains = t.at("domains");
+    if (!domains.is_array() || domains.empty())
+        t.fail("domains", "must be a non-empty array of { name, gpu, count }");
+    Topology topo;
+    std::map<std::string, int> byName;
+    long long total = 0;
+    for (std::size_t i = 0; i < domains.size(); ++i) {
+        JsonReader d(domains[i], t.childPath("domains") + "[" + std::to_string(i) + "]");
+        NvlinkDomain dom;
+        dom.name = d.string("name", "domain" + std::to_string(i));
+        std::string preset;
+        dom.gpu = resolveGpu(d, "gpu", preset);
+        dom.gpuCount = static_cast<int>(d.integer("count", 1, kMaxGpus));
+        dom.nvlinkBytesPerSecond = d.number("nvlink_gb_per_s_per_direction", 0, 1e5, 0) * kGB;
+        total += dom.gpuCount;
+        if (total > kMaxGpus)
+            d.fail("count",
+                "the topology has more than " + std::to_string(kMaxGpus)
+                    + " GPUs; model one representative slice of the cluster");
+        if (byName.count(dom.name))
+            d.fail("name", "duplicate domain name \"" + dom.name + "\": names must be unique");
+        byName[dom.name] = static_cast<int>(topo.domains.size());
+        topo.domains.push_back(dom);
+    }
+    if (t.has("fabrics")) {
+        const json& fabrics = t.at("fabrics");
+        if (!fabrics.is_array())
+            t.fail("fabrics", "must be an array of { name, nic_gbps, domains }");
+        for (std::size_t i = 0; i < fabrics.size(); ++i) {
+            JsonReader f(fabrics[i], t.childPath("fabrics") + "[" + std::to_string(i) + "]");
+            Fabric fab;
+            fab.name = f.string("name", "fabric" + std::to_string(i));
+            fab.nicGbps = f.number("nic_gbps", 1, 1e5, 400);
+            fab.nicsPerDomain = static_cast<int>(f.integer("nics_per_domain", 1, kMaxGpus, 0));
+            fab.latencySeconds = f.number("latency_us", 0, 1e6, 5) * 1e-6;
+            fab.oversubscription = f.number("oversubscription", 1, 1e3, 1);
+            fab.railOptimized = f.boolean("rail_optimized", true);
+            fab.pxn = f.boolean("pxn", true);
+            const json& members = f.at("domains");
+            if (!members.is_array())
+                f.fail("domains", "must be an array of domain names");
+            for (const auto& name : members) {
+                if (!name.is_string() || !byName.count(name.get<std::string>()))
+                    f.fail("domains", "names an unknown domain " + name.dump() + "; use a name from topology.domains");
+                fab.domains.push_back(byName[name.get<std::string>()]);
+            }
+            topo.fabrics.push_back(fab);
+        }
+    }
+    s.topology = topo;
+    s.nodes = static_cast<int>(topo.domains.size());
+    s.gpusPerNode = topo.domains.empty() ? 0 : topo.domains.front().gpuCount;
+    t.collectUnknown(extra["cluster"]["topology"]);
+}
+
+void readParallel(JsonReader& p, ParallelConfig& c)
+{
+    c.tp = static_cast<int>(p.integer("tp", 1, kMaxDegree, 1));
+    c.sp = p.boolean("sp", c.tp > 1);
+    c.cp = static_cast<int>(p.integer("cp", 1, kMaxDegree, 1));
+    c.pp = static_cast<int>(p.integer("pp", 1, kMaxDegree, 1));
+    c.vpp = static_cast<int>(p.integer("vpp", 1, 1024, 1));
+    c.dp = static_cast<int>(p.integer("dp", 1, kMaxDegree, 1));
+    c.ep = static_cast<int>(p.integer("ep", 1, kMaxDegree, 1));
+    c.etp = static_cast<int>(p.integer("etp", 1, kMaxDegree, 1));
+    c.zero = static_cast<int>(p.integer("zero", 0, 3, 0));
+    const std::string schedule = p.string("schedule", c.vpp > 1 ? "interleaved-1f1b" : "1f1b");
+    if (!parseSchedule(schedule, c.schedule))
+        p.fail("schedule",
+            "unknown schedule \"" + schedule
+                + "\"; use gpipe, 1f1b, interleaved-1f1b, zb-h1, zb-h2, zb-v, dualpipe or dualpipev");
+    c.order = p.string("order", c.order);
+    c.tpCommOverlap = p.boolean("tp_comm_overlap", false);
+    c.epCommOverlap = p.boolean("ep_comm_overlap", false);
+    c.dpOverlap = p.boolean("dp_overlap", true);
+    c.p2pOverlap = p.boolean("p2p_overlap", true);
+    c.gradReduceInFp32 = p.boolean("grad_reduce_fp32", true);
+    c.firstStageLayers = static_cast<int>(p.integer("first_stage_layers", 0, kMaxDegree, 0));
+    c.lastStageLayers = static_cast<int>(p.integer("last_stage_layers", 0, kMaxDegree, 0));
+    c.accountForEmbedding = p.boolean("account_for_embedding", false);
+    c.accountForLoss = p.boolean("account_for_loss", false);
+}
+
+void readTraining(JsonReader& t, TrainingConfig& c)
+{
+    c.microBatch = static_cast<int>(t.integer("micro_batch", 1, 1 << 20, 1));
+    c.globalBatch = static_cast<int>(t.integer("global_batch", 1, kMaxGlobalBatch));
+    c.seqLen = static_cast<int>(t.integer("seq_len", 1, kMaxSeqLen, 0));
+    const std::string rc = t.string("recompute", "none");
+    if (!parseRecompute(rc, c.recompute))
+        t.fail("recompute", "must be \"none\", \"selective\" or \"full\", got \"" + rc + "\"");
+    const std::string dt = t.string("dtype", "bf16");
+    if (!parseDType(dt, c.dtype))
+        t.fail("dtype", "must be \"bf16\" or \"fp8\", got \"" + dt + "\"");
+    c.flashAttention = t.boolean("flash_attention", true);
+}
+
+Scenario readScenario(const json& doc)
+{
+    JsonReader r(doc, "");
+    Scenario s;
+    const std::string format = r.string("format", "parallax-scenario");
+    if (format != "parallax-scenario")
+        r.fail("format", "must be \"parallax-scenario\", got \"" + format + "\"");
+    r.integer("version", 1, 1, 1);
+    s.name = r.string("name", "Untitled");
+    s.description = r.string("description", "");
+
+    const json& model = r.at("model");
+    if (model.is_string()) {
+        s.modelPreset = model.get<std::string>();
+        auto m = PresetLibrary::instance().model(s.modelPreset);
+        if (!m) {
+            std::string known;
+            for (const auto& mm : PresetLibrary::instance().models())
+                known += (known.empty() ? "" : ", ") + mm.id;
+            r.fail("model", "unknown model preset \"" + s.modelPreset + "\"; known: " + known);
+        }
+        s.model = *m;
+    } else {
+        if (!model.is_object())
+            r.fail("model", "must be a model preset name (a string) or a model object, got " + jsonTypeName(model));
+        JsonReader mr(model, "model");
+        s.model = readModel(mr);
+        mr.collectUnknown(s.extra["model"]);
+    }
+
+    JsonReader c = r.object("cluster");
+    if (c.has("topology"))
+        readExplicitTopology(c, s, s.extra);
+    else
+        readRegularCluster(c, s, s.extra);
+    c.collectUnknown(s.extra["cluster"]);
+
+    JsonReader p = r.object("parallel");
+    readParallel(p, s.parallel);
+    p.collectUnknown(s.extra["parallel"]);
+
+    const std::string mode = r.string("mode", "training");
+    if (!parseScenarioMode(mode, s.mode))
+        r.fail("mode", "must be \"training\" or \"inference\", got \"" + mode + "\"");
+    // A serving scenario needs no training block; one that has it keeps it.
+    if (s.mode == ScenarioMode::Training || r.has("training")) {
+        JsonReader t = r.object("training");
+        readTraining(t, s.training);
+        t.collectUnknown(s.extra["training"]);
+    }
+    if (s.mode == ScenarioMode::Inference) {
+        static const json kEmpty = json::object();
+        JsonReader in = r.has("inference") ? r.object("inference") : JsonReader(kEmpty, "inference");
+        s.inference = readInferenceConfig(in);
+        in.collectUnknown(s.extra["inference"]);
+    }
+
+    r.collectUnknown(s.extra);
+    // Drop empty holders created above so that `extra` only lists what was really unknown.
+    for (auto it = s.extra.begin(); it != s.extra.end();) {
+        if (it->is_object() && it->empty())
+            it = s.extra.erase(it);
+        else
+            ++it;
+    }
+    if (s.extra.contains("cluster")) {
+        auto& cl = s.extra["cluster"];
+        for (const char* k : { "ib", "topology" }) {
+            if (cl.contains(k) && cl[k].is_object() && cl[k].empty())
+                cl.erase(k);
+        }
+        if (cl.empty())
+            s.extra.erase("cluster");
+    }
+    return s;
+}
+
+// Adds the keys of `extra` that `out` lacks, recursively (known keys always win).
+void mergeUnknown(json& out, const json& extra)
+{
+    if (!extra.is_object() || !out.is_object())
+        return;
+    for (auto it = extra.begin(); it != extra.end(); ++it) {
+        if (!out.contains(it.key()))
+            out[it.key()] = it.value();
+        else if (out[it.key()].is_object())
+            mergeUnknown(out[it.key()], it.value());
+    }
+}
+
+} // namespace
+
+std::optional<GpuSpec> parseGpuSpec(const json& j, const std::string& path, LoadError& error)
+{
+    try {
+        JsonReader r(j, path);
+        return readGpu(r);
+    } catch (const JsonFieldError& e) {
+        error = { e.path, e.what() };
+    }
+    return std::nullopt;
+}
+
+std::optional<ModelSpec> parseModelSpec(const json& j, const std::string& path, LoadError& error)
+{
+    try {
+        JsonReader r(j, path);
+        return readModel(r);
+    } catch (const JsonFieldError& e) {
+        error = { e.path, e.what() };
+    }
+    return std::nullopt;
+}
+
+std::optional<Scenario> parseScenario(const std::string& jsonText, LoadError& error)
+{
+    std::string parseError;
+    std::string field;
+    std::optional<json> doc = io::parseJsonBounded(jsonText, parseError, &field);
+    if (!doc) {
+        // A truncated file ends with "unexpected end of input".
+        const bool truncated = parseError.find("end of input") != std::string::npos;
+        error = { field, parseError + (truncated ? "; check the file is complete" : "") };
+        return std::nullopt;
+    }
+    try {
+        return readScenario(*doc);
+    } catch (const JsonFieldError& e) {
+        error = { e.path, e.what() };
+    } catch (const json::exception& e) {
+        error = { "", io::jsonExceptionText(e) };
+    } catch (const std::exception& e) {
+        error = { "", std::string("cannot read the scenario: ") + e.what() };
+    }
+    return std::nullopt;
+}
+
+std::optional<Scenario> loadScenarioFile(const std::string& filePath, LoadError& error)
+{
+    std::string text;
+    std::string readError;
+    if (!io::readFileBounded(filePath, text, readError)) {
+        error = { "", readError };
+        return std::nullopt;
+    }
+    auto s = parseScenario(text, error);
+    if (!s)
+        error.message = filePath + ": " + (error.path.empty() ? "" : error.path + ": ") + error.message,
+        error.path = "";
+    return s;
+}
+
+json gpuSpecToJson(const GpuSpec& g)
+{
+    json j { { "id", g.id }, { "name", g.name }, { "hbm_gib", g.hbmBytes / kGiB },
+        { "hbm_tb_per_s", g.hbmBytesPerSecond / 1e12 }, { "bf16_dense_tflops", g.bf16FlopsPerSecond / kTera },
+        { "fp8_dense_tflops", g.fp8FlopsPerSecond / kTera },
+        { "nvlink_gb_per_s_per_direction", g.nvlinkBytesPerSecond / kGB }, { "nvlink_domain_size", g.nvlinkDomainSize },
+        { "nic_gbps", g.nicGbps } };
+    if (g.gemmFractionOfPeak > 0)
+        j["gemm_fraction_of_peak"] = g.gemmFractionOfPeak;
+    if (g.smCount > 0)
+        j["sm_count"] = g.smCount;
+    return j;
+}
+
+json modelSpecToJson(const ModelSpec& m)
+{
+    json j { { "name", m.name }, { "layers", m.layers }, { "hidden", m.hidden }, { "heads", m.heads },
+        { "kv_heads", m.kvHeads }, { "head_dim", m.effectiveHeadDim() }, { "ffn_hidden", m.ffnHidden },
+        { "vocab", m.vocab }, { "seq_len", m.seqLen },
+        { "activation", m.activation == Activation::Gelu ? "gelu" : "swiglu" },
+        { "tied_embeddings", m.tiedEmbeddings } };
+    if (!m.id.empty())
+        j["id"] = m.id;
+    if (m.learnedPositionEmbeddings)
+        j["learned_position_embeddings"] = true;
+    if (m.biases)
+        j["biases"] = true;
+    if (m.dropout)
+        j["dropout"] = true;
+    if (m.publishedParams > 0)
+        j["params"] = m.publishedParams;
+    if (m.slidingWindow > 0)
+        j["sliding_window"] = m.slidingWindow;
+    if (m.slidingWindowPattern > 0)
+        j["sliding_window_pattern"] = m.slidingWindowPattern;
+    if (m.moe)
+        j["moe"]
+            = { { "experts", m.moe->experts }, { "top_k", m.moe->topK }, { "shared_experts", m.moe->sharedExperts },
+                  { "expert_ffn_hidden", m.moe->expertFfnHidden }, { "first_dense_layers", m.moe->firstDenseLayers } };
+    if (m.mla)
+        j["mla"] = { { "q_lora_rank", m.mla->qLoraRank }, { "kv_lora_rank", m.mla->kvLoraRank },
+            { "qk_nope_head_dim", m.mla->qkNopeHeadDim }, { "qk_rope_head_dim", m.mla->qkRopeHeadDim },
+            { "v_head_dim", m.mla->vHeadDim } };
+    return j;
+}
+
+json scenarioToJson(const Scenario& s)
+{
+    json j;
+    j["format"] = "parallax-scenario";
+    j["version"] = 1;
+    j["name"] = s.name;
+    if (!s.description.empty())
+        j["description"] = s.description;
+    j["model"] = s.modelPreset.empty() ? modelSpecToJson(s.model) : json(s.modelPreset);
+
+    json cluster;
+    const bool regular = s.regularCluster && !s.topology.domains.empty() && s.topology.fabrics.size() <= 1;
+    if (regular) {
+        const NvlinkDomain& d0 = s.topology.domains.front();
+        cluster["gpu"] = s.gpuPreset.empty() ? gpuSpecToJson(d0.gpu) : json(s.gpuPreset);
+        cluster["nodes"] = static_cast<int>(s.topology.domains.size());
+        cluster["gpus_per_node"] = d0.gpuCount;
+        if (!s.topology.fabrics.empty()) {
+            const Fabric& f = s.topology.fabrics.front();
+            cluster["ib"] = { { "nic_gbps", f.nicGbps },
+                { "nics_per_node", f.nicsPerDomain > 0 ? f.nicsPerDomain : d0.gpuCount } };
+            if (f.latencySeconds != Fabric {}.latencySeconds)
+                cluster["ib"]["latency_us"] = f.latencySeconds * 1e6;
+            if (f.oversubscription != 1.0)
+                cluster["ib"]["oversubscription"] = f.oversubscription;
+            if (!f.railOptimized)
+                cluster["ib"]["rail_optimized"] = false;
+            if (!f.pxn)
+                cluster["ib"]["pxn"] = false;
+        }
+    } else {
+        json domains = json::array();
+        for (const auto& d : s.topology.domains) {
+            json dj { { "name", d.name }, { "count", d.gpuCount } };
+            dj["gpu"]
+                = d.gpu.id.empty() || !PresetLibrary::instance().gpu(d.gpu.id) ? gpuSpecToJson(d.gpu) : json(d.gpu.id);
+            if (d.nvlinkBytesPerSecond > 0)
+                dj["nvlink_gb_per_s_per_direction"] = d.nvlinkBytesPerSecond / kGB;
+            domains.push_back(dj);
+        }
+        json fabrics = json::array();
+        for (const auto& f : s.topology.fabrics) {
+            json names = json::array();
+            for (int d : f.domains)
+                names.push_back(s.topology.domains[d].name);
+            json fj { { "name", f.name }, { "nic_gbps", f.nicGbps }, { "domains", names },
+                { "latency_us", f.latencySeconds * 1e6 } };
+            if (f.nicsPerDomain > 0)
+                fj["nics_per_domain"] = f.nicsPerDomain;
+            if (f.oversubscription != 1.0)
+                fj["oversubscription"] = f.oversubscription;
+            if (!f.railOptimized)
+                fj["rail_optimized"] = false;
+            if (!f.pxn)
+                fj["pxn"] = false;
+            fabrics.push_back(fj);
+        }
+        cluster["topology"] = { { "domains", domains }, { "fabrics", fabrics } };
+    }
+    j["cluster"] = cluster;
+
+    const ParallelConfig& p = s.parallel;
+    j["parallel"] = { { "tp", p.tp }, { "sp", p.sp }, { "cp", p.cp }, { "pp", p.pp }, { "vpp", p.vpp }, { "dp", p.dp },
+        { "ep", p.ep }, { "zero", p.zero }, { "schedule", toString(p.schedule) }, { "order", p.order } };
+    if (p.etp != 1)
+        j["parallel"]["etp"] = p.etp;
+    if (p.tpCommOverlap)
+        j["parallel"]["tp_comm_overlap"] = true;
+    if (p.epCommOverlap)
+        j["parallel"]["ep_comm_overlap"] = true;
+    if (!p.dpOverlap)
+        j["parallel"]["dp_overlap"] = false;
+    if (!p.p2pOverlap)
+        j["parallel"]["p2p_overlap"] = false;
+    if (!p.gradReduceInFp32)
+        j["parallel"]["grad_reduce_fp32"] = false;
+    if (p.firstStageLayers > 0)
+        j["parallel"]["first_stage_layers"] = p.firstStageLayers;
+    if (p.lastStageLayers > 0)
+        j["parallel"]["last_stage_layers"] = p.lastStageLayers;
+    if (p.accountForEmbedding)
+        j["parallel"]["account_for_embedding"] = true;
+    if (p.accountForLoss)
+        j["parallel"]["account_for_loss"] = true;
+    const TrainingConfig& t = s.training;
+    j["training"] = { { "micro_batch", t.microBatch }, { "global_batch", t.globalBatch },
+        { "recompute", toString(t.recompute) }, { "dtype", toString(t.dtype) } };
+    if (t.seqLen > 0)
+        j["training"]["seq_len"] = t.seqLen;
+    if (!t.flashAttention)
+        j["training"]["flash_attention"] = false;
+    if (s.mode == ScenarioMode::Inference) {
+        j["mode"] = "inference";
+        j["inference"] = inferenceConfigToJson(s.inference);
+    }
+    mergeUnknown(j, s.extra);
+    return j;
+}
+
+std::string serializeScenario(const Scenario& s)
+{
+    // The known keys nest at most 5 levels (cluster.topology.fabrics[i].domains); deeper values are
+    // unknown keys of a newer file, written on one line so that the file stays about the size it was read at.
+    return io::dumpJsonPrettyBounded(scenarioToJson(s), 2, 5) + "\n";
+}
+
+bool writeFileAtomically(const std::string& filePath, const std::string& content, std::string& error)
+{
+    return io::writeFileAtomically(filePath, content, error);
+}
+
+bool saveScenarioFile(const Scenario& s, const std::string& filePath, std::string& error)
+{
+    return writeFileAtomically(filePath, serializeScenario(s), error);
+}
+
+} // namespace parallax::core

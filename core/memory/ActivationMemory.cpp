@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/memory/ActivationMemory.h"
+
+#include <algorithm>
+
+namespace parallax::core {
+
+namespace {
+constexpr double kBf16 = 2.0;
+constexpr double kMask = 1.0; // dropout masks are bytes (arXiv:2205.05198 sec. 4.1)
+constexpr double kFp8 = 1.0;
+
+// Bytes per element of a tensor saved as a linear layer's input for its weight gradient. Under FP8,
+// Transformer Engine's Linear / LayerNormLinear / GroupedLinear quantize the input before the GEMM
+// and save that fp8 copy for the backward (TE docs, "Using FP8 with Transformer Engine"; the
+// fused LayerNorm-linear emits its normalized output directly in fp8).
+double linearInputBytes(const ActivationContext& c)
+{
+    return c.fp8 ? kFp8 : kBf16;
+}
+
+// Factor for tensors that are replicated over tp unless sequence parallelism shards them.
+double replicatedShare(const ActivationContext& c)
+{
+    return c.sp ? 1.0 / c.tp : 1.0;
+}
+} // namespace
+
+double localTokens(const ActivationContext& c)
+{
+    return c.seqLen / c.cp * c.microBatch * replicatedShare(c);
+}
+
+double routedTokensPerGpu(const LayerShape& shape, const ActivationContext& c)
+{
+    // Each token goes to top-k experts; an expert-tensor-parallel group of etp GPUs shares the
+    // tokens of its experts, each shard processing all of them (Megatron-Core MoE).
+    return localTokens(c) * shape.topK * c.expertLoadImbalance * c.etp;
+}
+
+double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c)
+{
+    const double tokens = c.seqLen / c.cp * c.microBatch; // s b on this CP rank
+    const double t = c.tp;
+    const double rep = replicatedShare(c);
+    const double h = static_cast<double>(m.hidden);
+    const double masks = m.dropout ? 1.0 : 0.0;
+    double perToken = 0; // bytes per token of this GPU's sequence slice
+
+    // Attention block (arXiv:2205.05198 sec. 4.1): LayerNorm input, QKV input, Q and K, V,
+    // output-projection input, dropout mask.
+    perToken += kBf16 * h * rep; // LayerNorm input
+    perToken += linearInputBytes(c) * h * rep; // QKV (or MLA down-projection) input: the LayerNorm output
+    perToken += kBf16 * shape.mlaLatentWidth * 2; // MLA latents and their normed copies, replicated
+    perToken += kBf16 * (shape.heads * shape.qkHeadDim + shape.kvHeads * shape.qkHeadDim) / t; // Q, K
+    perToken += kBf16 * shape.kvHeads * shape.vHeadDim / t; // V
+    // Attention output: kept in 16 bits for the fused attention backward (the same tensor is the output
+    // projection's saved input), plus its fp8 copy under FP8.
+    perToken += (kBf16 + (c.fp8 ? kFp8 : 0.0)) * shape.heads * shape.vHeadDim / t;
+    perToken += kMask * masks * h * rep; // attention dropout mask
+    // Score matrix per head (softmax output 2as, its dropout mask as, dropout output 2as; arXiv:2205.05198).
+    const double keys = c.seqLen; // each query attends to the whole sequence (CP gathers keys)
+    const double scores = (kBf16 + masks * (kMask + kBf16)) * shape.heads / t * keys;
+
+    // MLP block: LayerNorm input, first linear input, activation input/output, dropout mask.
+    const bool swiglu = m.activation == Activation::SwiGlu;
+    auto mlpBytesPerToken = [&](double width, double split) {
+        // The activation function's input (GELU: the pre-activation, 2 per element; SwiGLU: gate and up,
+        // 2 + 2) and its output, the down projection's saved input (2, or 1 in fp8).
+        return ((swiglu ? 2.0 : 1.0) * kBf16 + linearInputBytes(c)) * width / split;
+    };
+    perToken += kBf16 * h * rep; // LayerNorm input
+    // MLP input, the LayerNorm output; on MoE layers the router (a 16-bit GEMM in Megatron-Core) saves it.
+    perToken += (shape.moe ? kBf16 : linearInputBytes(c)) * h * rep;
+    perToken += kMask * masks * h * rep;
+    if (shape.mlpWidth > 0)
+        perToken += mlpBytesPerToken(shape.mlpWidth, t);
+    double total = perToken * tokens;
+    if (c.flashAttention)
+        total += 4.0 * shape.heads / t * tokens; // fp32 softmax statistics (arXiv:2205.14135 Algorithm 2)
+    else if (c.recompute != Recompute::Selective)
+        total += scores * tokens; // selective recompute rebuilds the attention core in the backward
+    if (shape.moe) {
+        const double local = localTokens(c);
+        total += 4.0 * shape.experts * local; // fp32 router logits
+        const double routed = routedTokensPerGpu(shape, c);
+        // Dispatched expert inputs plus the expert MLP's intermediates (split over etp).
+        total += routed * (linearInputBytes(c) * h + mlpBytesPerToken(shape.expertWidth, c.etp));
+    }
+    return total;
+}
+
+double layerActivationBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c)
+{
+    if (c.recompute == Recompute::Full) {
+        // Only the layer input is checkpointed: 2 s b h, sharded over tp with sequence parallelism
+        // (arXiv:2205.05198 sec. 5, Table 2 last row; DESIGN.md).
+        return kBf16 * static_cast<double>(m.hidden) * c.seqLen / c.cp * c.microBatch * replicatedShare(c);
+    }
+    return layerActivationBytesWithoutRecompute(m, shape, c);
+}
+
+double layerWPendingBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c)
+{
+    (void)m;
+    const double tokens = c.seqLen / c.cp * c.microBatch;
+    double bytes = 0;
+    for (const LinearShape& l : shape.linears) {
+        const double split = l.tensorParallel ? c.tp : 1.0;
+        const double rows = l.routedExpert ? routedTokensPerGpu(shape, c) : tokens;
+        const double shard = l.routedExpert ? c.etp : split;
+        const double inSplit = l.rowParallel ? shard : 1.0;
+        const double outSplit = l.rowParallel ? 1.0 : shard;
+        // Input of the linear and the gradient of its output, both needed by dW = x^T dy.
+        bytes += kBf16 * rows * (l.inFeatures / inSplit + l.outFeatures / outSplit);
+    }
+    return bytes;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/model/LayerShape.h"
+#include "core/parallel/ParallelConfig.h"
+
+namespace parallax::core {
+
+// What one GPU sees of one micro-batch.
+struct ActivationContext {
+    double seqLen = 0; // full sequence length s
+    double microBatch = 1; // b
+    int tp = 1;
+    bool sp = false;
+    int cp = 1;
+    int etp = 1;
+    Recompute recompute = Recompute::None;
+    double expertLoadImbalance = 1.0; // busiest GPU's routed tokens / mean
+    bool flashAttention = true; // fused attention: the s x s scores are neither stored nor written to HBM
+    bool tpCommOverlap = false; // TP collectives pipelined with the adjacent GEMMs
+    // FP8 GEMMs (Transformer Engine): each linear saves its input for the weight gradient already cast
+    // to fp8, 1 byte per element, instead of the 16-bit tensor.
+    bool fp8 = false;
+};
+
+// Bytes of activations one layer stores for the backward, per micro-batch, counted tensor by tensor
+// (16-bit activations, 1-byte dropout masks, and only when the model has dropout; fp8 linear inputs
+// under Transformer Engine FP8). For the GPT block this reproduces arXiv:2205.05198
+// Table 2: sbh(34 + 5as/h), sbh(10 + 24/t + 5as/(ht)), (sbh/t)(34 + 5as/h), and with selective
+// recompute the same without the 5as/h term; full recompute keeps the layer input only.
+double layerActivationBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c);
+// The layer's full stored activations regardless of recompute (the transient peak while one layer
+// is recomputed under full recompute).
+double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c);
+// Bytes held between a zero-bubble schedule's B and W passes: the inputs and output-gradients of
+// every linear (arXiv:2401.10241 Table 1: M_W = 32 sbh for the GPT block).
+double layerWPendingBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c);
+// Tokens of one micro-batch on one GPU before MoE dispatch (s b / cp, / tp with sequence parallelism).
+double localTokens(const ActivationContext& c);
+// Token copies the busiest GPU's experts process per micro-batch.
+double routedTokensPerGpu(const LayerShape& shape, const ActivationContext& c);
+
+} // namespace parallax::core

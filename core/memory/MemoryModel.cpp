@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/memory/MemoryModel.h"
+
+#include "core/model/LayerShape.h"
+#include "core/memory/ModelStateBytes.h"
+
+#include <algorithm>
+
+namespace parallax::core {
+
+double lmHeadTransientBytes(double tokens, double vocab, double hidden, int tp, double replicatedShare)
+{
+    return 4.0 * tokens * vocab / tp + 4.0 * tokens * hidden * replicatedShare;
+}
+
+double largestModuleParameters(
+    const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer, bool holdsVocab)
+{
+    double largest = holdsVocab ? static_cast<double>(m.vocab) * m.hidden / p.tp : 0.0;
+    int lastKind = -1;
+    for (int l = firstLayer; l < endLayer; ++l) {
+        const int kind = m.isMoeLayer(l) ? 1 : 0;
+        if (kind == lastKind)
+            continue;
+        lastKind = kind;
+        for (const LinearShape& lin : layerShape(m, l).linears) {
+            const double split = lin.routedExpert ? p.etp : lin.tensorParallel ? p.tp : 1;
+            largest = std::max(largest, lin.inFeatures * lin.outFeatures / split);
+        }
+    }
+    return largest;
+}
+
+ParameterShard rankParameters(const MemoryInputs& in, int rank)
+{
+    ParameterShard total;
+    const int chunks = chunksPerRank(in.shape);
+    const int last = in.layout.stages() - 1;
+    for (int c = 0; c < chunks; ++c) {
+        const int stage = modelStageOf(in.shape, rank, c);
+        total += stageParameters(
+            in.model, in.parallel, in.layout.firstLayer(stage), in.layout.endLayer(stage), stage == 0, stage == last);
+    }
+    return total;
+}
+
+std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
+{
+    const ParallelConfig& p = in.parallel;
+    const OtherMemoryDefaults other;
+    const double dpGroup = static_cast<double>(p.dp) * p.cp; // dense gradients and optimizer shards
+    const double edpGroup
+        = std::max(1.0, static_cast<double>(p.tp) * p.cp * p.dp / (static_cast<double>(p.ep) * p.etp));
+    const int chunks = chunksPerRank(in.shape);
+    const int last = in.layout.stages() - 1;
+    int communicators = 0;
+    for (int degree : { p.tp, p.cp, p.pp, p.dp * p.cp, p.ep })
+        communicators += degree > 1;
+
+    std::vector<StageMemory> out;
+    out.reserve(p.pp);
+    // One micro-batch's activations of 1/p of the model: the unit of "micro-batches in flight".
+    double modelActivation = 0;
+    for (const auto& row : in.simulation.activationWeight) {
+        for (double w : row)
+            modelActivation += w;
+    }
+    const double unit = modelActivation / std::max(1, p.pp);
+
+    for (int r = 0; r < p.pp; ++r) {
+        StageMemory st;
+        st.stage = r;
+        const ParameterShard params = rankParameters(in, r);
+        const ModelStateBytes state = modelStateBytes(params, p.zero, p.gradReduceInFp32, dpGroup, edpGroup);
+        st.weightsBytes = state.weights;
+        st.gradsBytes = state.grads;
+        st.optimizerBytes = state.optimizer;
+        for (int c = 0; c < chunks; ++c)
+            st.layers += in.layout.layerCount(modelStageOf(in.shape, r, c));
+
+        st.activationsBytes = in.schedule.peakInflightWeight.empty() ? 0 : in.schedule.peakInflightWeight[r];
+        st.inflightMicrobatches = unit > 0 ? st.activationsBytes / unit : 0;
+        const double tokens = in.context.seqLen / in.context.cp * in.context.microBatch;
+        const double rep = in.context.sp ? 1.0 / in.context.tp : 1.0;
+        bool holdsHead = false;
+        for (int c = 0; c < chunks; ++c)
+            holdsHead = holdsHead || modelStageOf(in.shape, r, c) == last;
+        double transient = in.backwardWorkingSet[r];
+        if (holdsHead) {
+            transient = std::max(transient,
+                lmHeadTransientBytes(
+                    tokens, static_cast<double>(in.model.vocab), static_cast<double>(in.model.hidden), p.tp, rep));
+        }
+        if (p.zero >= 3) {
+            double largest = 0;
+            for (int c = 0; c < chunks; ++c) {
+                const int stage = modelStageOf(in.shape, r, c);
+                largest = std::max(largest,
+                    largestModuleParameters(in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage),
+                        stage == 0 || stage == last));
+            }
+            transient += zeroThreeGatheredBytes(largest);
+        }
+        // The fp32 gradient shard of 16-bit gradient training exists only at the optimizer step, when the
+        // activations are gone: it raises the peak only where it exceeds them.
+        transient += std::max(0.0, state.mainGradShard - st.activationsBytes - transient);
+        st.runtimeBytes = other.cudaContextBytes + communicators * other.ncclBytesPerCommunicator
+            + other.fragmentationFraction * (st.activationsBytes + transient);
+        st.otherBytes = st.runtimeBytes + transient;
+        out.push_back(st);
+    }
+    return out;
+}
+
+DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
+    double forwardWindowSeconds, double backwardWindowSeconds)
+{
+    const ParameterShard params = rankParameters(in, rank);
+    const DpCollectives c = dpCollectives(dp, edp, params.dense, params.expert, in.parallel.gradReduceInFp32);
+    return dataParallelSync(in.parallel.zero, in.shape.microbatches, c, forwardWindowSeconds, backwardWindowSeconds);
+}
+
+} // namespace parallax::core

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/model/ModelMath.h"
+
+namespace parallax::core {
+
+namespace {
+double mlpMatrices(const ModelSpec& m)
+{
+    return m.activation == Activation::SwiGlu ? 3.0 : 2.0;
+}
+
+double mlpParameters(const ModelSpec& m, double ffn)
+{
+    double p = mlpMatrices(m) * static_cast<double>(m.hidden) * ffn;
+    if (m.biases)
+        p += (m.activation == Activation::SwiGlu ? 2.0 * ffn : ffn) + static_cast<double>(m.hidden);
+    return p;
+}
+
+double attentionParameters(const ModelSpec& m)
+{
+    const double h = static_cast<double>(m.hidden);
+    const double heads = m.heads;
+    if (m.mla) {
+        // MLA projections (arXiv:2412.19437 sec. 2.1.1, eqs. 1-11): low-rank query and joint KV
+        // compression with an RMSNorm on each latent, decoupled RoPE key shared by the heads.
+        const MlaSpec& a = *m.mla;
+        const double qk = a.qkNopeHeadDim + a.qkRopeHeadDim;
+        double p = 0;
+        if (a.qLoraRank > 0)
+            p += h * a.qLoraRank + a.qLoraRank + a.qLoraRank * heads * qk;
+        else
+            p += h * heads * qk;
+        p += h * (a.kvLoraRank + a.qkRopeHeadDim) + a.kvLoraRank;
+        p += a.kvLoraRank * heads * (a.qkNopeHeadDim + a.vHeadDim);
+        p += heads * a.vHeadDim * h;
+        return p;
+    }
+    const double hd = m.effectiveHeadDim();
+    const double kv = m.kvHeads > 0 ? m.kvHeads : m.heads;
+    double p = h * heads * hd + 2.0 * h * kv * hd + heads * hd * h;
+    if (m.biases)
+        p += heads * hd + 2.0 * kv * hd + h;
+    return p;
+}
+
+double normParameters(const ModelSpec& m)
+{
+    return (m.biases ? 2.0 : 1.0) * static_cast<double>(m.hidden);
+}
+} // namespace
+
+int queryKeyHeadDim(const ModelSpec& m)
+{
+    return m.mla ? m.mla->qkNopeHeadDim + m.mla->qkRopeHeadDim : m.effectiveHeadDim();
+}
+
+int valueHeadDim(const ModelSpec& m)
+{
+    return m.mla ? m.mla->vHeadDim : m.effectiveHeadDim();
+}
+
+LayerParameters layerParameters(const ModelSpec& m, int layer)
+{
+    LayerParameters p;
+    p.attention = attentionParameters(m);
+    p.norms = 2.0 * normParameters(m);
+    if (m.isMoeLayer(layer)) {
+        const double effn = static_cast<double>(m.moe->expertFfnHidden);
+        p.oneExpert = mlpParameters(m, effn);
+        p.routedExperts = p.oneExpert * m.moe->experts;
+        p.sharedExperts = p.oneExpert * m.moe->sharedExperts;
+        p.router = static_cast<double>(m.hidden) * m.moe->experts;
+    } else {
+        p.denseMlp = mlpParameters(m, static_cast<double>(m.ffnHidden));
+    }
+    return p;
+}
+
+double embeddingParameters(const ModelSpec& m)
+{
+    double p = static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+    if (m.learnedPositionEmbeddings)
+        p += static_cast<double>(m.seqLen) * static_cast<double>(m.hidden);
+    return p;
+}
+
+double lmHeadParameters(const ModelSpec& m)
+{
+    return m.tiedEmbeddings ? 0.0 : static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+}
+
+double finalNormParameters(const ModelSpec& m)
+{
+    return normParameters(m);
+}
+
+double totalParameters(const ModelSpec& m)
+{
+    double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
+    for (int l = 0; l < m.layers; ++l)
+        p += layerParameters(m, l).total();
+    return p;
+}
+
+double activeParameters(const ModelSpec& m)
+{
+    double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
+    for (int l = 0; l < m.layers; ++l) {
+        const LayerParameters lp = layerParameters(m, l);
+        p += lp.total() - lp.routedExperts + (m.isMoeLayer(l) ? lp.oneExpert * m.moe->topK : 0.0);
+    }
+    return p;
+}
+
+double layerForwardFlopsPerToken(const ModelSpec& m, int layer, int seqLen)
+{
+    const LayerParameters lp = layerParameters(m, layer);
+    double matmul = lp.attention + lp.denseMlp + lp.sharedExperts + lp.router;
+    if (m.isMoeLayer(layer))
+        matmul += lp.oneExpert * m.moe->topK;
+    // Scores QK^T and the weighted sum AV: 2 s (d_qk + d_v) per head and token (arXiv:2104.04473 sec. 3).
+    const double scores = 2.0 * seqLen * m.heads * (queryKeyHeadDim(m) + valueHeadDim(m));
+    return 2.0 * matmul + scores;
+}
+
+double lmHeadForwardFlopsPerToken(const ModelSpec& m)
+{
+    return 2.0 * static_cast<double>(m.hidden) * static_cast<double>(m.vocab);
+}
+
+double forwardFlopsPerToken(const ModelSpec& m, int seqLen)
+{
+    double f = lmHeadForwardFlopsPerToken(m);
+    for (int l = 0; l < m.layers; ++l)
+        f += layerForwardFlopsPerToken(m, l, seqLen);
+    return f;
+}
+
+} // namespace parallax::core

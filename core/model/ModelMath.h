@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/model/ModelSpec.h"
+
+namespace parallax::core {
+
+// Parameter counts of one transformer layer's parts (elements). Router and norms are replicated
+// across tensor-parallel ranks in Megatron-Core; the rest is split by tp.
+struct LayerParameters {
+    double attention = 0; // projections (and MLA's low-rank factors and their norms), with biases
+    double denseMlp = 0; // 0 on MoE layers
+    double routedExperts = 0; // all routed experts of the layer
+    double oneExpert = 0;
+    double sharedExperts = 0;
+    double router = 0;
+    double norms = 0;
+    double total() const { return attention + denseMlp + routedExperts + sharedExperts + router + norms; }
+};
+
+LayerParameters layerParameters(const ModelSpec& m, int layer);
+double embeddingParameters(const ModelSpec& m); // token (+ learned position) embedding
+double lmHeadParameters(const ModelSpec& m); // 0 when tied to the embedding
+double finalNormParameters(const ModelSpec& m);
+double totalParameters(const ModelSpec& m);
+// Parameters a token touches: everything except the routed experts it is not sent to.
+double activeParameters(const ModelSpec& m);
+
+// Forward FLOPs per token of one layer (2 FLOPs per multiply-add; arXiv:2104.04473 sec. 3 counts
+// 24 s h^2 + 4 s^2 h per layer and sequence for the GPT block: matmuls plus QK^T and AV over
+// the full, non-causal s x s score matrix, the convention of the published MFU figures).
+double layerForwardFlopsPerToken(const ModelSpec& m, int layer, int seqLen);
+double lmHeadForwardFlopsPerToken(const ModelSpec& m); // 2 h V (arXiv:2104.04473 eq. 3 logits term)
+// Forward FLOPs of the whole model per token. Model FLOPs per token of a training step are 3x this
+// (forward + backward at 2x forward; arXiv:2205.05198 eq. 7).
+double forwardFlopsPerToken(const ModelSpec& m, int seqLen);
+
+// Attention geometry: query/key width per head, value width per head (MLA widens QK by its rope part).
+int queryKeyHeadDim(const ModelSpec& m);
+int valueHeadDim(const ModelSpec& m);
+
+} // namespace parallax::core

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/parallel/ParallelConfig.h"
+
+#include <array>
+#include <utility>
+
+namespace parallax::core {
+
+namespace {
+constexpr std::array<std::pair<ScheduleKind, const char*>, 8> kSchedules { {
+    { ScheduleKind::GPipe, "gpipe" },
+    { ScheduleKind::OneFOneB, "1f1b" },
+    { ScheduleKind::Interleaved1F1B, "interleaved-1f1b" },
+    { ScheduleKind::ZbH1, "zb-h1" },
+    { ScheduleKind::ZbH2, "zb-h2" },
+    { ScheduleKind::ZbV, "zb-v" },
+    { ScheduleKind::DualPipe, "dualpipe" },
+    { ScheduleKind::DualPipeV, "dualpipev" },
+} };
+constexpr std::array<std::pair<Recompute, const char*>, 3> kRecompute { {
+    { Recompute::None, "none" },
+    { Recompute::Selective, "selective" },
+    { Recompute::Full, "full" },
+} };
+constexpr std::array<std::pair<DType, const char*>, 2> kDTypes { {
+    { DType::Bf16, "bf16" },
+    { DType::Fp8, "fp8" },
+} };
+
+template <typename Enum, std::size_t N>
+const char* nameOf(const std::array<std::pair<Enum, const char*>, N>& table, Enum value)
+{
+    for (const auto& [e, name] : table) {
+        if (e == value)
+            return name;
+    }
+    return "?";
+}
+
+template <typename Enum, std::size_t N>
+bool valueOf(const std::array<std::pair<Enum, const char*>, N>& table, const std::string& text, Enum& out)
+{
+    for (const auto& [e, name] : table) {
+        if (text == name) {
+            out = e;
+            return true;
+        }
+    }
+    return false;
+}
+} // namespace
+
+const char* toString(ScheduleKind k)
+{
+    return nameOf(kSchedules, k);
+}
+const char* toString(Recompute r)
+{
+    return nameOf(kRecompute, r);
+}
+const char* toString(DType d)
+{
+    return nameOf(kDTypes, d);
+}
+std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const TrainingConfig& t)
+{
+    std::vector<std::string> out;
+    if (!t.flashAttention)
+        out.emplace_back("unfused attention");
+    if (p.tpCommOverlap && p.tp > 1)
+        out.emplace_back("TP comm overlap");
+    if (!p.dpOverlap)
+        out.emplace_back("DP sync not overlapped");
+    if (!p.p2pOverlap && p.pp > 1)
+        out.emplace_back("blocking p2p");
+    if (!p.gradReduceInFp32)
+        out.emplace_back("16-bit gradient reduce");
+    if (p.epCommOverlap && p.ep > 1)
+        out.emplace_back("EP comm overlap");
+    return out;
+}
+
+bool parseSchedule(const std::string& s, ScheduleKind& out)
+{
+    if (s == "interleaved" || s == "interleaved1f1b") {
+        out = ScheduleKind::Interleaved1F1B;
+        return true;
+    }
+    return valueOf(kSchedules, s, out);
+}
+bool parseRecompute(const std::string& s, Recompute& out)
+{
+    return valueOf(kRecompute, s, out);
+}
+bool parseDType(const std::string& s, DType& out)
+{
+    return valueOf(kDTypes, s, out);
+}
+
+bool scheduleSplitsBackward(ScheduleKind k)
+{
+    return k == ScheduleKind::ZbH1 || k == ScheduleKind::ZbH2 || k == ScheduleKind::ZbV || k == ScheduleKind::DualPipe
+        || k == ScheduleKind::DualPipeV;
+}
+
+bool scheduleUsesChunks(ScheduleKind k)
+{
+    return k == ScheduleKind::Interleaved1F1B || k == ScheduleKind::ZbV || k == ScheduleKind::DualPipe
+        || k == ScheduleKind::DualPipeV;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace parallax::core {
+
+enum class ScheduleKind { GPipe, OneFOneB, Interleaved1F1B, ZbH1, ZbH2, ZbV, DualPipe, DualPipeV };
+enum class Recompute { None, Selective, Full };
+enum class DType { Bf16, Fp8 };
+
+// Parallel degrees in Megatron-Core terms: world = tp * cp * pp * dp; experts are sharded over
+// ep ranks carved out of dp * cp (expert-data-parallel = dp * cp / ep), optionally with an expert
+// tensor parallel size etp (Megatron-Core parallel_state, "expert_tensor_parallel_size").
+struct ParallelConfig {
+    int tp = 1;
+    bool sp = false;
+    int cp = 1;
+    int pp = 1;
+    int vpp = 1; // virtual stages (model chunks) per pipeline rank
+    int dp = 1;
+    int ep = 1;
+    int etp = 1;
+    int zero = 0; // 0..3
+    ScheduleKind schedule = ScheduleKind::OneFOneB;
+    std::string order = "tp-cp-ep-dp-pp"; // fastest-varying first
+    // Megatron-Core --tp-comm-overlap (Transformer Engine userbuffers): TP all-gathers and
+    // reduce-scatters are split into chunks and pipelined with the GEMMs they feed.
+    bool tpCommOverlap = false;
+    // --overlap-grad-reduce / --overlap-param-gather: DP collectives run behind the backward and the
+    // next forward. Off, they run after the backward (Megatron-LM before 2023, DeepSpeed pipelines).
+    bool dpOverlap = true;
+    // --overlap-p2p-comm: pipeline sends and receives run beside compute. Off, each forward and
+    // backward waits for its send (torch batch_isend_irecv + wait: Megatron-LM before Core, DeepSpeed).
+    bool p2pOverlap = true;
+    // --accumulate-allreduce-grads-in-fp32: Megatron forces it for bf16 training; fp16 runs of its
+    // time reduced 16-bit gradients.
+    bool gradReduceInFp32 = true;
+    // --overlap-moe-expert-parallel-comm: the MoE dispatch/combine all-to-alls of one micro-batch run
+    // behind another's compute. Off (the default), they sit on the critical path.
+    bool epCommOverlap = false;
+    // Uneven pipeline split (Megatron-Core TransformerConfig num_layers_in_first_pipeline_stage /
+    // num_layers_in_last_pipeline_stage, --decoder-first/last-pipeline-num-layers): transformer layers
+    // of the first and last pipeline ranks, 0 = even split. The account_for_* switches count the
+    // embedding / the loss as one layer of the first / last rank instead. See core/parallel/PipelineSplit.h.
+    int firstStageLayers = 0;
+    int lastStageLayers = 0;
+    bool accountForEmbedding = false;
+    bool accountForLoss = false;
+
+    int worldSize() const { return tp * cp * pp * dp; }
+};
+
+struct TrainingConfig {
+    int microBatch = 1;
+    int globalBatch = 1; // sequences per step
+    int seqLen = 0; // 0 means the model's default
+    Recompute recompute = Recompute::None;
+    DType dtype = DType::Bf16;
+    // Fused attention (FlashAttention, arXiv:2205.14135): the s x s scores are never stored. Off, the
+    // attention core runs as batched GEMMs plus memory-bound softmax/dropout kernels and stores the
+    // scores (arXiv:2205.05198 sec. 4.1).
+    bool flashAttention = true;
+};
+
+// Number of micro-batches per pipeline per step: m = global / (micro * dp).
+inline int microbatchesPerStep(const ParallelConfig& p, const TrainingConfig& t)
+{
+    const long denom = static_cast<long>(t.microBatch) * p.dp;
+    return denom > 0 ? static_cast<int>(t.globalBatch / denom) : 0;
+}
+
+const char* toString(ScheduleKind k);
+const char* toString(Recompute r);
+const char* toString(DType d);
+bool parseSchedule(const std::string& s, ScheduleKind& out);
+bool parseRecompute(const std::string& s, Recompute& out);
+bool parseDType(const std::string& s, DType& out);
+// The framework switches that differ from their defaults, for configuration lines:
+// "unfused attention", "TP comm overlap", "DP sync not overlapped", "blocking p2p",
+// "16-bit gradient reduce"; empty when all are at their defaults.
+std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const TrainingConfig& t);
+bool scheduleSplitsBackward(ScheduleKind k); // zero-bubble family and DualPipe: B and W ops
+bool scheduleUsesChunks(ScheduleKind k); // interleaved / V / DualPipe family carry 2+ chunks
+
+} // namespace parallax::core

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/model/ModelSpec.h"
+#include "core/parallel/ParallelConfig.h"
+
+namespace parallax::core {
+
+// Parameters one GPU holds for a set of layers, split into the parts that ZeRO shards over
+// different groups: dense parameters over the data-parallel group (dp * cp), expert parameters over
+// the expert-data-parallel group (arXiv:1910.02054 sec. 5; Megatron-Core distributed optimizer).
+struct ParameterShard {
+    double dense = 0;
+    double expert = 0;
+    double total() const { return dense + expert; }
+    ParameterShard& operator+=(const ParameterShard& o)
+    {
+        dense += o.dense;
+        expert += o.expert;
+        return *this;
+    }
+};
+
+// Layers [firstLayer, endLayer) plus, when asked, the embedding (first stage) and the LM head and
+// final norm (last stage; a tied embedding is kept as a copy there when pp > 1, as Megatron does).
+ParameterShard stageParameters(
+    const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer, bool holdsEmbedding, bool holdsHead);
+
+// Bytes per parameter of mixed-precision Adam (arXiv:1910.02054 sec. 3.1): 2 bf16 weights,
+// 12 fp32 master weights + momentum + variance, and fp32 gradients: Megatron-Core accumulates and
+// reduces the gradients of bf16 training in fp32 (Megatron-Core docs, "Distributed Optimizer":
+// 18 bytes per parameter for bf16 parameters with fp32 gradients, 6 + 12/d when distributed).
+inline constexpr double kWeightBytesPerParam = 2.0;
+inline constexpr double kGradBytesPerParam = 4.0;
+inline constexpr double kOptimizerBytesPerParam = 12.0;
+
+} // namespace parallax::core

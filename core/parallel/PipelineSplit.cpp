@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/parallel/PipelineSplit.h"
+
+#include "core/model/ModelMath.h"
+#include "core/parallel/StageLayout.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace parallax::core {
+
+namespace {
+
+bool firstAndLastStagesOnEndRanks(ScheduleKind k)
+{
+    return k != ScheduleKind::ZbV && k != ScheduleKind::DualPipe && k != ScheduleKind::DualPipeV;
+}
+
+int chunksOf(const ParallelConfig& p)
+{
+    return p.schedule == ScheduleKind::Interleaved1F1B ? std::max(1, p.vpp) : 1;
+}
+
+std::string str(long long v)
+{
+    return std::to_string(v);
+}
+
+// Layers per pipeline rank under the first/last form; empty when the rest does not divide.
+std::vector<int> firstLastRankCounts(int layers, int pp, int first, int last)
+{
+    const int middleRanks = pp - (first > 0) - (last > 0);
+    const int rest = layers - first - last;
+    if (rest < 0 || middleRanks < 0 || (middleRanks == 0 && rest != 0) || (middleRanks > 0 && rest % middleRanks != 0))
+        return {};
+    const int middle = middleRanks > 0 ? rest / middleRanks : 0;
+    if (middleRanks > 0 && middle == 0)
+        return {};
+    std::vector<int> counts(pp, middle);
+    if (first > 0)
+        counts.front() = first;
+    if (last > 0)
+        counts.back() = last;
+    return counts;
+}
+
+} // namespace
+
+bool hasUnevenSplit(const ParallelConfig& p)
+{
+    return p.firstStageLayers > 0 || p.lastStageLayers > 0 || p.accountForEmbedding || p.accountForLoss;
+}
+
+std::string pipelineSplitProblem(int layers, const ParallelConfig& p)
+{
+    if (!hasUnevenSplit(p))
+        return {};
+    const bool counts = p.firstStageLayers > 0 || p.lastStageLayers > 0;
+    const std::string field = p.firstStageLayers > 0 ? "parallel.first_stage_layers"
+        : p.lastStageLayers > 0                      ? "parallel.last_stage_layers"
+        : p.accountForEmbedding                      ? "parallel.account_for_embedding"
+                                                     : "parallel.account_for_loss";
+    if (p.pp <= 1)
+        return field + ": an uneven pipeline split needs pp > 1: remove it or raise pp";
+    if (!firstAndLastStagesOnEndRanks(p.schedule))
+        return field + ": schedule " + toString(p.schedule)
+            + " places the last model stage on rank 0, so a first/last-rank split does not apply: use 1f1b, "
+              "interleaved-1f1b or zb-h1, or remove the split";
+    // Megatron-Core rejects the two forms together (TransformerConfig.__post_init__).
+    if (counts && (p.accountForEmbedding || p.accountForLoss))
+        return field
+            + ": first_stage_layers / last_stage_layers and account_for_embedding / account_for_loss "
+              "exclude each other (Megatron-Core): keep one form";
+    const int chunks = chunksOf(p);
+    if (counts) {
+        const int middleRanks = p.pp - (p.firstStageLayers > 0) - (p.lastStageLayers > 0);
+        const std::vector<int> ranks = firstLastRankCounts(layers, p.pp, p.firstStageLayers, p.lastStageLayers);
+        if (ranks.empty())
+            return field + ": the " + str(layers - p.firstStageLayers - p.lastStageLayers)
+                + " layers left after first_stage_layers=" + str(p.firstStageLayers)
+                + " and last_stage_layers=" + str(p.lastStageLayers) + " do not split evenly over the "
+                + str(middleRanks) + " other pipeline ranks: choose counts that leave a multiple of "
+                + str(std::max(1, middleRanks)) + " layers";
+        for (int r = 0; r < p.pp; ++r) {
+            if (ranks[r] % chunks != 0)
+                return field + ": pipeline rank " + str(r) + " holds " + str(ranks[r])
+                    + " layers, not a multiple of vpp=" + str(chunks) + " (Megatron splits each rank's layers "
+                    + "evenly over its virtual stages): choose layer counts divisible by " + str(chunks);
+        }
+        return {};
+    }
+    const int total = layers + p.accountForEmbedding + p.accountForLoss;
+    const int stages = p.pp * chunks;
+    if (total % stages != 0)
+        return field + ": layers=" + str(layers) + " plus the embedding/loss counted as layers makes " + str(total)
+            + ", not a multiple of the " + str(stages) + " model stages: change pp, vpp or the account_for switches";
+    return {};
+}
+
+std::vector<int> unevenStageLayerCounts(int layers, const ScheduleShape& shape, const ParallelConfig& p)
+{
+    if (!hasUnevenSplit(p) || !pipelineSplitProblem(layers, p).empty() || shape.ranks != p.pp)
+        return {};
+    const int chunks = shape.kind == ScheduleKind::Interleaved1F1B ? std::max(1, shape.virtualStages) : 1;
+    const int stages = modelStageCount(shape);
+    std::vector<int> perStage(stages, 0);
+    if (p.firstStageLayers > 0 || p.lastStageLayers > 0) {
+        const std::vector<int> ranks = firstLastRankCounts(layers, p.pp, p.firstStageLayers, p.lastStageLayers);
+        for (int r = 0; r < p.pp; ++r) {
+            for (int c = 0; c < chunks; ++c)
+                perStage[modelStageOf(shape, r, c)] = ranks[r] / chunks;
+        }
+    } else {
+        // The embedding sits in the first model stage and the loss in the last one
+        // (transformer_block.py: the offset of every later stage drops by one).
+        const int each = (layers + p.accountForEmbedding + p.accountForLoss) / stages;
+        std::fill(perStage.begin(), perStage.end(), each);
+        perStage.front() -= p.accountForEmbedding;
+        perStage.back() -= p.accountForLoss;
+    }
+    return perStage;
+}
+
+StageSplit balancedPipelineSplit(int layers, int pp, int vpp, ScheduleKind kind, double headLayerEquivalents)
+{
+    if (pp <= 1 || !firstAndLastStagesOnEndRanks(kind) || layers < pp)
+        return {};
+    const int chunks = kind == ScheduleKind::Interleaved1F1B ? std::max(1, vpp) : 1;
+    // The even split's heaviest rank, as StageLayout places it.
+    const ScheduleShape shape { kind, pp, pp, chunks };
+    const StageLayout evenLayout(layers, modelStageCount(shape));
+    const int evenBase = layers / pp;
+    double evenWorst = 0;
+    for (int r = 0; r < pp; ++r) {
+        double rankLayers = r == pp - 1 ? headLayerEquivalents : 0.0;
+        for (int c = 0; c < chunks; ++c)
+            rankLayers += evenLayout.layerCount(modelStageOf(shape, r, c));
+        evenWorst = std::max(evenWorst, rankLayers);
+    }
+    // Ties go to the split with fewer switches set, then to the counts nearest the even split.
+    StageSplit best;
+    double bestWorst = evenWorst;
+    std::pair<int, int> bestSimplicity { 0, 0 }; // the even split: no switch set
+    for (int first = 0; first <= layers; ++first) {
+        for (int last = 0; last <= layers - first; ++last) {
+            if (first == 0 && last == 0)
+                continue;
+            const std::vector<int> ranks = firstLastRankCounts(layers, pp, first, last);
+            if (ranks.empty())
+                continue;
+            bool divides = true;
+            double worst = 0;
+            for (int r = 0; r < pp; ++r) {
+                divides = divides && ranks[r] % chunks == 0 && ranks[r] > 0;
+                worst = std::max(worst, ranks[r] + (r == pp - 1 ? headLayerEquivalents : 0.0));
+            }
+            if (!divides)
+                continue;
+            const std::pair<int, int> simplicity { (first > 0) + (last > 0),
+                (first > 0 ? std::abs(first - evenBase) : 0) + (last > 0 ? std::abs(last - evenBase) : 0) };
+            if (worst < bestWorst - 1e-9 || (std::abs(worst - bestWorst) <= 1e-9 && simplicity < bestSimplicity)) {
+                bestWorst = worst;
+                best = { first, last };
+                bestSimplicity = simplicity;
+            }
+        }
+    }
+    return best;
+}
+
+double lmHeadLayerEquivalents(const ModelSpec& m, int seqLen)
+{
+    double layersFlops = 0;
+    for (int l = 0; l < m.layers; ++l)
+        layersFlops += layerForwardFlopsPerToken(m, l, seqLen);
+    if (layersFlops <= 0 || m.layers <= 0)
+        return 0;
+    // Logits GEMM 2 h V per token (arXiv:2104.04473 eq. 3) against the mean layer's forward FLOPs.
+    return lmHeadForwardFlopsPerToken(m) / (layersFlops / m.layers);
+}
+
+} // namespace parallax::core
