@@ -3,6 +3,7 @@
 
 #include "core/Limits.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace parallax::core::record {
@@ -96,6 +97,18 @@ std::string readLayout(const json& p, const SourceConventions& conv, Scenario& s
     par.ep = static_cast<int>(number(p, "ep").value_or(1));
     par.etp = static_cast<int>(number(p, "etp").value_or(1));
     const int gpus = s.topology.gpuCount();
+    if (!number(p, "etp") && s.model.isMoe() && conv.expertTensorParallelFollowsTp && par.tp > 1) {
+        // Megatron-Core's default: expert_tensor_parallel_size = tensor_model_parallel_size. Each expert is
+        // split over the TP ranks, and the EP group moves outward in the rank order (etp-ep-dp-pp), so EP
+        // strides by etp and can leave the NVLink domain. Kept at 1 where ep x tp does not tile a stage.
+        const long long stageRanks = gpus / std::max(1, par.pp);
+        if (par.ep >= 1 && stageRanks % (static_cast<long long>(par.ep) * par.tp) == 0
+            && s.model.moe->expertFfnHidden % par.tp == 0) {
+            par.etp = par.tp;
+            assumed.push_back("parallel.etp = tp = " + std::to_string(par.tp)
+                + " (Megatron-Core default expert_tensor_parallel_size)");
+        }
+    }
     if (static_cast<double>(par.tp) * par.pp * par.cp > gpus) // each is up to 1e7: the int product may overflow
         return "gpu_count is not a multiple of tp * pp * cp";
     const int modelParallel = par.tp * par.pp * par.cp;

@@ -77,6 +77,7 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         c.kernelNote = "attention as batched GEMMs with fused softmax (no FlashAttention); the DeepSpeed pipeline "
                        "engine sends blocking and reduces gradients after the flush";
         c.flopConvention = FlopConvention::BigScience;
+        c.expertTensorParallelFollowsTp = false; // DeepSpeed-MoE keeps whole experts per rank
         return c;
     }
     SourceConventions c; // Megatron-Core / NeMo of 2024-2025

@@ -37,6 +37,10 @@ struct SourceConventions {
     bool dpOverlap = true;
     bool p2pOverlap = true;
     bool gradReduceInFp32 = true; // Megatron's bf16 default; fp16 runs reduce 16-bit gradients regardless
+    // Experts are sharded over the dense TP degree unless the record prints etp: Megatron-Core's
+    // expert_tensor_parallel_size defaults to tensor_model_parallel_size (parallel_state.py,
+    // initialize_model_parallel; training/arguments.py). DeepSpeed-MoE does not shard experts by TP.
+    bool expertTensorParallelFollowsTp = true;
     std::string kernelNote;
     int defaultVirtualStages = 1;
     FlopConvention flopConvention = FlopConvention::MegatronCore;

@@ -62,29 +62,6 @@ ValidationRow evaluatePublishedRun(PublishedRun run)
     return row;
 }
 
-namespace {
-
-// Families of the training file that the physics does not cover yet: their rows are listed as not modelled,
-// with the reason, instead of being dropped or averaged in. Issue 12 brought the MoE physics that covers the
-// Grok-1 rows; the GB200 rows stay out until the remaining gap has a measured cause.
-std::string familyNotYetModelled(const PublishedRun& run)
-{
-    if (run.gpu.rfind("gb200", 0) == 0 || run.gpu.rfind("b200", 0) == 0)
-        return "not yet modelled: with GEMM rates from the published MAMF microbenchmark (0.59 of the GB200 "
-               "peak) the engine is still 14-16% fast on these rows; the rest of the gap has no cited Blackwell "
-               "measurement yet (docs/validation.md, known misses)";
-    // The MoE step-time parts meet the bf16 Grok-1 rows (within 5%), but the same layouts in fp8 come out 17-21%
-    // fast: fp8 speeds the expert GEMMs up twice in the engine and the recipe does not see it. The missing term
-    // (Transformer Engine's fp8 GroupedLinear path) is not identified yet, so these rows are listed, not fitted.
-    if (run.scenario.model.isMoe() && run.scenario.training.dtype == DType::Fp8)
-        return "not yet modelled: fp8 MoE training (Transformer Engine's fp8 grouped expert GEMMs); the engine is "
-               "17-21% fast on these rows while the bf16 rows of the same layouts are within 5% (docs/validation.md, "
-               "known misses)";
-    return {};
-}
-
-} // namespace
-
 std::string validationFamily(const PublishedRun& run)
 {
     return run.gpu + " x " + (run.scenario.model.isMoe() ? "MoE" : "dense");
@@ -100,15 +77,8 @@ ValidationSummary runValidation(const nlohmann::json& records)
         ValidationRow row;
         try {
             c = convertPublishedRun(record);
-            if (c.run) {
-                if (std::string why = familyNotYetModelled(*c.run); !why.empty()) {
-                    ++out.familiesNotCompared[validationFamily(*c.run)];
-                    c.run.reset();
-                    c.reason = std::move(why);
-                } else {
-                    row = evaluatePublishedRun(std::move(*c.run));
-                }
-            }
+            if (c.run)
+                row = evaluatePublishedRun(std::move(*c.run));
         } catch (const std::exception& e) { // a field of an unexpected type: the record is malformed
             c.run.reset();
             const bool named = record.is_object() && record.contains("id") && record["id"].is_string();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Issue 12: validate groups its errors by family (GPU x dense/MoE) and lists families whose records are
 // all skipped; a Grok-1 record that names no activation gets the published gated FFN.
+#include "core/Engine.h"
+#include "core/cluster/RankMap.h"
 #include "core/validation/PublishedRun.h"
 #include "core/validation/ValidationSuite.h"
 
@@ -54,4 +56,44 @@ TEST(ValidationFamily, ErrorsGroupedByGpuAndDenseOrMoe)
     EXPECT_EQ(s.perFamily.at("h100-sxm x MoE").count, 1);
     EXPECT_NE(validationTable(s).find("per family"), std::string::npos);
     EXPECT_TRUE(validationJson(s)["per_family"].contains("h100-sxm x MoE"));
+}
+
+// Megatron-Core shards experts over the dense TP degree unless told otherwise (expert_tensor_parallel_size
+// defaults to tensor_model_parallel_size), so with tp=4 the EP group of 8 strides by 4 ranks and spans four
+// 8-GPU nodes: the dispatch and combine all-to-alls run over InfiniBand, not NVLink.
+TEST(ValidationFamily, MegatronMoeRecordShardsExpertsOverTp)
+{
+    json r = grokRecord("MoE decoder");
+    r["hardware"]["gpu_count"] = 32;
+    r["parallel"]["dp"] = 8;
+    r["parallel"]["ep"] = 8;
+    const PublishedRunConversion c = convertPublishedRun(r);
+    ASSERT_TRUE(c.run) << c.reason;
+    EXPECT_EQ(c.run->scenario.parallel.etp, 4);
+    const Report withEtp = evaluate(c.run->scenario);
+    ASSERT_TRUE(withEtp.valid);
+    EXPECT_GT(withEtp.groupsCrossingDomains[static_cast<int>(Dim::Ep)], 0);
+
+    Scenario wholeExperts = c.run->scenario;
+    wholeExperts.parallel.etp = 1;
+    const Report withoutEtp = evaluate(wholeExperts);
+    ASSERT_TRUE(withoutEtp.valid);
+    EXPECT_EQ(withoutEtp.groupsCrossingDomains[static_cast<int>(Dim::Ep)], 0);
+    EXPECT_GT(withEtp.comm.epSeconds, 2.0 * withoutEtp.comm.epSeconds);
+
+    // A printed etp is kept.
+    r["parallel"]["etp"] = 1;
+    const PublishedRunConversion printed = convertPublishedRun(r);
+    ASSERT_TRUE(printed.run) << printed.reason;
+    EXPECT_EQ(printed.run->scenario.parallel.etp, 1);
+}
+
+// fp8 MoE rows are compared like every other row now that the expert layout is Megatron-Core's.
+TEST(ValidationFamily, Fp8MoeRowsAreCompared)
+{
+    json r = grokRecord("MoE decoder");
+    r["parallel"]["precision"] = "fp8";
+    const ValidationSummary s = runValidation(json::array({ r }));
+    ASSERT_EQ(s.rows.size(), 1u) << (s.skipped.empty() ? "" : s.skipped.front().reason);
+    EXPECT_TRUE(s.familiesNotCompared.empty());
 }
