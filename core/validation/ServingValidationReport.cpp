@@ -31,11 +31,11 @@ std::string servingValidationTable(const ServingValidationSummary& s)
 {
     std::ostringstream out;
     char line[320];
-    std::snprintf(line, sizeof line, "%-50s %-27s %11s %11s %9s\n", "run", "metric", "predicted", "published", "error");
+    std::snprintf(line, sizeof line, "%-50s %-40s %11s %11s %9s\n", "run", "metric", "predicted", "published", "error");
     out << line;
     for (const ServingComparison& r : s.rows) {
         const std::string metric = std::string(toString(r.metric)) + " (" + unitOf(r.metric) + ")";
-        std::snprintf(line, sizeof line, "%-50s %-27s %11.5g %11.5g %+8.1f%%%s\n", r.id.c_str(), metric.c_str(),
+        std::snprintf(line, sizeof line, "%-50s %-40s %11.5g %11.5g %+8.1f%%%s\n", r.id.c_str(), metric.c_str(),
             r.predicted, r.published, 100 * r.error,
             r.concurrencyCapped
                 ? ("  (engine: the batch does not fit its KV pool, ran " + std::to_string(r.concurrencyUsed) + ")")
