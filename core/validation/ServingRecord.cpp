@@ -190,8 +190,10 @@ void readInference(const json& inf, PublishedServingRun& run)
         c.concurrency = 0;
     else if (inf.contains("concurrency"))
         c.concurrency = integer(inf, "inference", "concurrency", 1, 1 << 24, "");
-    else
-        c.concurrency = 1, run.assumptions.emplace_back("inference.concurrency = 1 (not printed)");
+    else {
+        c.concurrency = 1;
+        run.assumptions.emplace_back("inference.concurrency = 1 (not printed)");
+    }
     if (c.concurrency == 0)
         run.assumptions.emplace_back("inference.concurrency = max: the engine's solved concurrency, at most vLLM's "
                                      "max_num_seqs 256 per replica (the run's batch is not printed)");
