@@ -5,6 +5,7 @@
 #include "core/io/BoundedRead.h"
 #include "core/io/JsonText.h"
 #include "core/io/ScenarioIo.h"
+#include "core/validation/ServingValidation.h"
 #include "core/validation/ValidationSuite.h"
 
 #include <filesystem>
@@ -22,7 +23,7 @@ struct DataFile {
     std::string label;
 };
 
-DataFile dataFile(const Args& args)
+DataFile dataFile(const Args& args, const std::string& fileName)
 {
     if (args.has("data"))
         return { args.value("data"), args.value("data") };
@@ -30,20 +31,36 @@ DataFile dataFile(const Args& args)
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        const fs::path installed = exe.parent_path().parent_path() / "share/parallax/published_runs_train.json";
+        const fs::path installed = exe.parent_path().parent_path() / "share/parallax" / fileName;
         if (fs::exists(installed, ec))
-            return { installed.string(), "share/parallax/published_runs_train.json" };
+            return { installed.string(), "share/parallax/" + fileName };
     }
-    return { std::string(PARALLAX_SOURCE_DIR) + "/data/published_runs_train.json", "data/published_runs_train.json" };
+    return { std::string(PARALLAX_SOURCE_DIR) + "/data/" + fileName, "data/" + fileName };
+}
+
+// validate --serving: published serving figures (data/published_serving.json) against the serving engine.
+int runServingValidate(const Args& args, const DataFile& data, const nlohmann::json& records)
+{
+    if (args.has("scenario"))
+        throw UsageError("--scenario is for the training runs; it does not combine with --serving");
+    const core::ServingValidationSummary summary = core::runServingValidation(records);
+    if (args.has("json"))
+        std::cout << core::servingValidationJson(summary).dump(2) << "\n";
+    else
+        std::cout << "Published serving figures (" << data.label
+                  << ") against the serving engine, no per-row factors\n\n"
+                  << core::servingValidationTable(summary);
+    return summary.withinBounds() ? kExitOk : kExitInvalidConfig;
 }
 
 } // namespace
 
 int runValidate(const std::vector<std::string>& argv)
 {
-    const Args args(argv, { "json" });
-    args.allowOnly({ "json", "data", "scenario" });
-    const DataFile data = dataFile(args);
+    const Args args(argv, { "json", "serving" });
+    args.allowOnly({ "json", "data", "scenario", "serving" });
+    const bool serving = args.has("serving");
+    const DataFile data = dataFile(args, serving ? "published_serving.json" : "published_runs_train.json");
     const std::string& path = data.path;
     std::string text;
     std::string error;
@@ -55,6 +72,8 @@ int runValidate(const std::vector<std::string>& argv)
     const nlohmann::json records = std::move(*parsed);
     if (!records.is_array())
         throw UsageError(path + ": expected a JSON array of published runs (data/README.md schema)");
+    if (serving)
+        return runServingValidate(args, data, records);
     if (args.has("scenario")) {
         // One run as a scenario file, to open in the app or pass to evaluate.
         for (const auto& record : records) {

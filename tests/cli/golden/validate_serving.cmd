@@ -1,0 +1,2 @@
+args: validate --serving
+exit: 0

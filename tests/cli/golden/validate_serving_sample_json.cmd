@@ -1,0 +1,2 @@
+args: validate --serving --data tests/cli/data/published_serving_sample.json --json
+exit: 0
