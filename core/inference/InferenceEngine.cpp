@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/InferenceEngine.h"
 
-#include "core/cluster/CommGroups.h"
-#include "core/model/ModelMath.h"
 #include "core/Units.h"
+#include "core/cluster/CommGroups.h"
 #include "core/inference/KvCache.h"
 #include "core/inference/ServingMemory.h"
 #include "core/inference/ServingTime.h"
 #include "core/inference/WeightBytes.h"
+#include "core/model/ModelMath.h"
 #include "core/search/NumberText.h"
 
 #include <algorithm>
@@ -213,9 +213,9 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     ServingTimeInputs timeIn { m, config, L, rates, comm.tp, comm.ep };
     timeIn.defaults = defaults;
     if (L.pp > 1) {
-        const auto& ppGroup = report.rankMap.groups(Dim::Pp).front().ranks;
-        timeIn.ppHopLatencySeconds = s.topology.p2pLatencySeconds(ppGroup[0], ppGroup[1]);
-        timeIn.ppHopBytesPerSecond = s.topology.p2pBytesPerSecond(ppGroup[0], ppGroup[1]);
+        const int first = report.rankMap.member(Dim::Pp, 0, 0), second = report.rankMap.member(Dim::Pp, 0, 1);
+        timeIn.ppHopLatencySeconds = s.topology.p2pLatencySeconds(first, second);
+        timeIn.ppHopBytesPerSecond = s.topology.p2pBytesPerSecond(first, second);
     }
     const PrefillTime pre = prefill(timeIn, config.isl);
     r.ttftSeconds = pre.totalSeconds();
