@@ -13,15 +13,18 @@ namespace {
 constexpr double kNvlinkHopLatencySeconds = 2e-6;
 
 // Members of the group that stand for all of it when domains are alike: those in its first
-// 2 domainSize + 2 domains and in its last one. Inside the group the pattern of member positions
-// per domain repeats every stride / gcd(stride, domainSize) domains (stride < domainSize) or every
-// domainSize / gcd(stride, domainSize) members (one member per domain), at most domainSize, so the
-// sample holds every kind of domain of the group, twice where the group has it twice (what
-// groupRoute() keeps of each kind). Only the first and last domains can be cut short.
+// 2 period + 2 domains and in its last one. Inside the group the pattern of member positions per
+// domain repeats every `period` domains: stride / gcd(stride, domainSize) of them when several
+// members share a domain (stride < domainSize), domainSize / gcd(stride, domainSize) members when
+// each member has its own. So the sample holds every kind of domain of the group, twice where the
+// group has it twice (what groupRoute() keeps of each kind); only the first and last domains can
+// be cut short.
 void sampledMembers(int base, int stride, int size, int domainSize, std::vector<int>& out)
 {
     out.clear();
-    const int keep = 2 * domainSize + 2;
+    const int g = std::gcd(stride, domainSize);
+    const int period = stride < domainSize ? stride / g : domainSize / g;
+    const int keep = 2 * period + 2;
     int domains = 0, lastDomain = -1, i = 0;
     for (; i < size; ++i) {
         const int r = base + i * stride;
@@ -60,9 +63,13 @@ DomainShape DomainShape::of(const Topology& topology)
     if (n == 0 || topology.domains.front().gpuCount <= 0)
         return s;
     const int size = topology.domains.front().gpuCount;
-    const double nvlink = topology.nvlinkBytesPerSecond(0);
-    for (int d = 0; d < n; ++d) {
-        if (topology.domains[d].gpuCount != size || topology.nvlinkBytesPerSecond(d) != nvlink)
+    // Topology::nvlinkBytesPerSecond(d), read in place: this pass runs once per evaluation.
+    auto nvlinkOf = [](const NvlinkDomain& d) {
+        return d.nvlinkBytesPerSecond > 0 ? d.nvlinkBytesPerSecond : d.gpu.nvlinkBytesPerSecond;
+    };
+    const double nvlink = nvlinkOf(topology.domains.front());
+    for (const NvlinkDomain& d : topology.domains) {
+        if (d.gpuCount != size || nvlinkOf(d) != nvlink)
             return s;
     }
     for (const Fabric& f : topology.fabrics) {
