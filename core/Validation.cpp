@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <set>
 #include <sstream>
+#include <string_view>
 
 namespace parallax::core {
 
@@ -89,14 +89,26 @@ int tpSatisfyingAllRules(const Scenario& s, int seq)
     return best;
 }
 
-bool validOrder(const std::string& order)
+// Each of tp, cp, ep, dp and pp exactly once, dash-separated.
+bool validOrder(std::string_view order)
 {
-    std::multiset<std::string> tokens;
-    std::stringstream in(order);
-    std::string t;
-    while (std::getline(in, t, '-'))
-        tokens.insert(t);
-    return tokens == std::multiset<std::string> { "cp", "dp", "ep", "pp", "tp" };
+    static constexpr std::string_view kNames[] = { "cp", "dp", "ep", "pp", "tp" };
+    int seen[5] = {};
+    int tokens = 0;
+    for (std::size_t start = 0;;) {
+        const std::size_t dash = order.find('-', start);
+        const std::string_view tok = order.substr(start, dash == std::string_view::npos ? order.npos : dash - start);
+        const auto* it = std::find(std::begin(kNames), std::end(kNames), tok);
+        if (it == std::end(kNames))
+            return false;
+        ++seen[it - std::begin(kNames)];
+        ++tokens;
+        // A trailing dash ends the list, as std::getline reads it.
+        if (dash == std::string_view::npos || dash + 1 == order.size())
+            break;
+        start = dash + 1;
+    }
+    return tokens == 5 && std::all_of(std::begin(seen), std::end(seen), [](int n) { return n == 1; });
 }
 } // namespace
 
@@ -139,7 +151,11 @@ ValidationResult validateScenario(const Scenario& s)
         c.error("parallel.order", "\"" + p.order + "\" must name tp, cp, ep, dp and pp once each, e.g. tp-cp-ep-dp-pp");
 
     // Tensor parallelism splits heads, query groups and the FFN (arXiv:1909.08053 sec. 3).
-    const int tpFix = tpSatisfyingAllRules(s, seq);
+    // The fix is searched only when a tp rule fails.
+    const bool tpRuleFails = p.tp > 0
+        && (m.heads % p.tp != 0 || (!m.mla && m.kvHeads % p.tp != 0) || m.ffnHidden % p.tp != 0
+            || (p.sp && p.tp > 1 && (seq / std::max(1, p.cp)) % p.tp != 0));
+    const int tpFix = tpRuleFails ? tpSatisfyingAllRules(s, seq) : 0;
     c.divides("parallel.tp", "tp", p.tp, "heads", m.heads, tpFix);
     if (!m.mla)
         c.divides("parallel.tp", "tp", p.tp, "kv_heads", m.kvHeads, tpFix);

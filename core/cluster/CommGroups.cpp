@@ -3,9 +3,9 @@
 
 #include "core/calibration/Calibration.h"
 #include "core/cluster/FabricPath.h"
+#include "core/cluster/GroupGeometry.h"
 
 #include <algorithm>
-#include <map>
 
 namespace parallax::core {
 
@@ -51,51 +51,109 @@ CommGroup commGroupFromDomains(
     return g;
 }
 
-CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology, const RankMap& map)
+namespace {
+// commGroupFromDomains() with the links of the listed domains only (DomainLinks::of() builds all).
+CommGroup commGroupOfDomains(int size, std::vector<std::pair<int, int>>& perDomain, const Topology& topology)
 {
-    std::map<int, int> perDomain;
+    // (domain, 1) per member -> (domain, members), by domain.
+    std::sort(perDomain.begin(), perDomain.end());
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < perDomain.size(); ++i) {
+        if (kept > 0 && perDomain[kept - 1].first == perDomain[i].first)
+            perDomain[kept - 1].second += perDomain[i].second;
+        else
+            perDomain[kept++] = perDomain[i];
+    }
+    perDomain.resize(kept);
+    // Links of the listed domains, indexed by their position in the list.
+    DomainLinks links;
+    for (auto& [d, count] : perDomain) {
+        links.nvlink.push_back(topology.nvlinkBytesPerSecond(d));
+        links.scaleOut.push_back(topology.scaleOutBytesPerSecondPerGpu(d));
+        links.latency.push_back(topology.scaleOutLatencySeconds(d));
+        d = static_cast<int>(links.nvlink.size()) - 1;
+    }
+    return commGroupFromDomains(size, perDomain, links);
+}
+
+template <typename DomainOf>
+CommGroup commGroupWith(const std::vector<int>& ranks, const Topology& topology, DomainOf domainOf)
+{
+    std::vector<std::pair<int, int>> perDomain;
+    perDomain.reserve(ranks.size());
     for (int r : ranks)
-        ++perDomain[map.domainOfRank(r)];
-    CommGroup g = commGroupFromDomains(
-        static_cast<int>(ranks.size()), { perDomain.begin(), perDomain.end() }, DomainLinks::of(topology));
+        perDomain.emplace_back(domainOf(r), 1);
+    CommGroup g = commGroupOfDomains(static_cast<int>(ranks.size()), perDomain, topology);
     // The scale-out level runs over the path the members' fabrics and rails give (rank r on GPU r).
     if (const GroupRoute route = groupRoute(topology, ranks); route.spansDomains && route.link.bytesPerSecond > 0)
         g.inter = route.link;
     return g;
 }
-
-namespace {
-const ParallelGroup* mostSpread(const std::vector<ParallelGroup>& groups)
-{
-    const ParallelGroup* best = nullptr;
-    for (const auto* g : { groups.empty() ? nullptr : &groups.front(), groups.empty() ? nullptr : &groups.back() }) {
-        if (g && (!best || g->lastDomain - g->firstDomain > best->lastDomain - best->firstDomain))
-            best = g;
-    }
-    return best;
-}
 } // namespace
+
+CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology, const RankMap& map)
+{
+    return commGroupWith(ranks, topology, [&](int r) { return map.domainOfRank(r); });
+}
+
+CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology)
+{
+    return commGroupWith(ranks, topology, [&](int r) { return topology.domainOf(r); });
+}
 
 EngineCommGroups buildCommGroups(const ParallelConfig& p, const Topology& topology, const RankMap& map,
     const Calibration* calibration, bool& calibrated)
 {
+    return buildCommGroups(p, topology, DomainShape::of(topology), map, calibration, calibrated);
+}
+
+EngineCommGroups buildCommGroups(const ParallelConfig& p, const Topology& topology, const DomainShape& shape,
+    const RankMap& map, const Calibration* calibration, bool& calibrated)
+{
     EngineCommGroups out;
+    // The more spread of the first and the last group of a dimension (groups are numbered by their
+    // smallest rank).
     auto fromDim = [&](Dim d) {
-        const ParallelGroup* g = mostSpread(map.groups(d));
-        return g ? commGroupFor(g->ranks, topology, map) : CommGroup {};
+        const int count = map.groupCount(d);
+        if (count == 0)
+            return CommGroup {};
+        const int size = map.groupSize(d), stride = map.groupStride(d);
+        auto spread = [&](int base) { return map.domainOfRank(base + (size - 1) * stride) - map.domainOfRank(base); };
+        const int front = map.member(d, 0, 0), back = map.member(d, count - 1, 0);
+        const int base = spread(back) > spread(front) ? back : front;
+        if (!map.hasTopology()) {
+            std::vector<int> ranks(size);
+            for (int i = 0; i < size; ++i)
+                ranks[i] = base + i * stride;
+            return commGroupFor(ranks, topology, map);
+        }
+        return stridedCommGroup(topology, shape, base, stride, size);
     };
     out.tp = fromDim(Dim::Tp);
     out.cp = fromDim(Dim::Cp);
     out.ep = fromDim(Dim::Ep);
     out.edp = fromDim(Dim::Edp);
     // Gradients of dense parameters are reduced over dp x cp (Megatron-Core's data-parallel group
-    // with context parallelism folded in).
-    std::vector<int> dpcp;
-    for (int c = 0; c < p.cp; ++c) {
-        for (int d = 0; d < p.dp; ++d)
-            dpcp.push_back(map.rankAt(0, c, d, 0));
+    // with context parallelism folded in): ranks (0, c, d, 0), evenly spaced when cp and dp are
+    // adjacent in the rank order.
+    const int cpStride = map.groupStride(Dim::Cp), dpStride = map.groupStride(Dim::Dp);
+    int stride = 0;
+    if (p.dp == 1)
+        stride = cpStride;
+    else if (p.cp == 1 || dpStride == cpStride * p.cp)
+        stride = p.cp == 1 ? dpStride : cpStride;
+    else if (cpStride == dpStride * p.dp)
+        stride = dpStride;
+    if (stride > 0 && map.hasTopology() && p.cp > 0 && p.dp > 0) {
+        out.dp = stridedCommGroup(topology, shape, 0, stride, p.cp * p.dp);
+    } else {
+        std::vector<int> dpcp;
+        for (int c = 0; c < p.cp; ++c) {
+            for (int d = 0; d < p.dp; ++d)
+                dpcp.push_back(map.rankAt(0, c, d, 0));
+        }
+        out.dp = commGroupFor(dpcp, topology, map);
     }
-    out.dp = commGroupFor(dpcp, topology, map);
 
     calibrated = false;
     if (calibration) {

@@ -25,6 +25,8 @@ CommGroup commGroupFromDomains(
 // Link geometry of a set of ranks: members per NVLink domain, domains spanned, and the slowest
 // NVLink and scale-out links among them.
 CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology, const RankMap& map);
+// The same with rank r on GPU r of the topology.
+CommGroup commGroupFor(const std::vector<int>& ranks, const Topology& topology);
 
 // The communicators the cost model needs, taken from the most spread-out group of each dimension.
 struct EngineCommGroups {
@@ -32,5 +34,9 @@ struct EngineCommGroups {
 };
 EngineCommGroups buildCommGroups(const ParallelConfig& p, const Topology& topology, const RankMap& map,
     const Calibration* calibration, bool& calibrated);
+// The same with the domain shape computed once by the caller; rank arithmetic, no group lists.
+struct DomainShape;
+EngineCommGroups buildCommGroups(const ParallelConfig& p, const Topology& topology, const DomainShape& shape,
+    const RankMap& map, const Calibration* calibration, bool& calibrated);
 
 } // namespace parallax::core

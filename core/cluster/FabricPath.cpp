@@ -5,8 +5,6 @@
 #include "core/cluster/Topology.h"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 namespace parallax::core {
 
@@ -31,6 +29,19 @@ std::vector<std::vector<int>> fabricsPerDomain(const Topology& t)
     return out;
 }
 
+// Fabrics holding domain d, in order: fabricsPerDomain(t)[d] for one domain. A fabric that lists
+// its domains in order holds d at position d (the regular form), which saves the scan.
+void fabricsHolding(const Topology& t, int d, std::vector<int>& out)
+{
+    out.clear();
+    for (std::size_t f = 0; f < t.fabrics.size(); ++f) {
+        const std::vector<int>& ds = t.fabrics[f].domains;
+        const auto at = static_cast<std::size_t>(d);
+        if ((at < ds.size() && ds[at] == d) || std::find(ds.begin(), ds.end(), d) != ds.end())
+            out.push_back(static_cast<int>(f));
+    }
+}
+
 double nicSharePerGpu(const Topology& t, const Fabric& f, int domain)
 {
     const int gpus = std::max(1, t.domains[domain].gpuCount);
@@ -50,20 +61,23 @@ int leafFabric(const Topology& t, const std::vector<int>& fabrics)
 }
 
 // The fastest fabric both domains sit on, for members at these positions inside their domains.
-FabricRoute bestShared(const Topology& t, const std::vector<int>& fa, const std::vector<int>& fb, int da, int db,
-    const std::vector<int>& localA, const std::vector<int>& localB)
+FabricRoute bestShared(const Topology& t, const int* fa, std::size_t na, const int* fb, std::size_t nb, int da, int db,
+    const int* localA, std::size_t nLocalA, const int* localB, std::size_t nLocalB)
 {
+    thread_local std::vector<int> ra, rb;
     FabricRoute best;
-    for (int f : fa) {
-        if (std::find(fb.begin(), fb.end(), f) == fb.end())
+    for (const int* pf = fa; pf != fa + na; ++pf) {
+        const int f = *pf;
+        if (std::find(fb, fb + nb, f) == fb + nb)
             continue;
         bool crossRail = false;
         if (t.fabrics[f].railOptimized) {
-            std::vector<int> ra, rb;
-            for (int i : localA)
-                ra.push_back(railOf(t, f, da, i));
-            for (int i : localB)
-                rb.push_back(railOf(t, f, db, i));
+            ra.clear();
+            rb.clear();
+            for (std::size_t i = 0; i < nLocalA; ++i)
+                ra.push_back(railOf(t, f, da, localA[i]));
+            for (std::size_t i = 0; i < nLocalB; ++i)
+                rb.push_back(railOf(t, f, db, localB[i]));
             std::sort(ra.begin(), ra.end());
             ra.erase(std::unique(ra.begin(), ra.end()), ra.end());
             std::sort(rb.begin(), rb.end());
@@ -115,48 +129,94 @@ FabricRoute routeBetween(const Topology& t, int gpuA, int gpuB)
     const GpuLocation b = t.locate(gpuB);
     if (a.domain < 0 || b.domain < 0)
         return {};
-    const std::vector<int> fa = t.fabricsOfDomain(a.domain);
-    const std::vector<int> fb = t.fabricsOfDomain(b.domain);
-    return bestShared(t, fa, fb, a.domain, b.domain, { a.indexInDomain }, { b.indexInDomain });
+    thread_local std::vector<int> fa, fb;
+    fabricsHolding(t, a.domain, fa);
+    fabricsHolding(t, b.domain, fb);
+    return bestShared(
+        t, fa.data(), fa.size(), fb.data(), fb.size(), a.domain, b.domain, &a.indexInDomain, 1, &b.indexInDomain, 1);
 }
 
 GroupRoute groupRoute(const Topology& t, const std::vector<int>& gpus)
 {
     GroupRoute out;
-    // Members per domain, by index inside the domain.
-    std::map<int, std::vector<int>> local;
+    // Members by (domain, index inside the domain).
+    thread_local std::vector<std::pair<int, int>> loc;
+    loc.clear();
     for (int g : gpus) {
-        const GpuLocation loc = t.locate(g);
-        if (loc.domain >= 0)
-            local[loc.domain].push_back(loc.indexInDomain);
+        const GpuLocation l = t.locate(g);
+        if (l.domain >= 0)
+            loc.emplace_back(l.domain, l.indexInDomain);
     }
-    if (local.size() <= 1)
+    std::sort(loc.begin(), loc.end());
+    if (loc.empty() || loc.front().first == loc.back().first)
         return out;
     out.spansDomains = true;
-    const std::vector<std::vector<int>> member = fabricsPerDomain(t);
+    // One entry per domain: its members' indices and its fabrics, as ranges of flat arrays.
+    struct DomainMembers {
+        int domain;
+        std::size_t begin, end; // into idx
+        std::size_t fabricBegin, fabricEnd; // into fabrics
+    };
+    thread_local std::vector<int> idx, fabrics, scratch;
+    thread_local std::vector<DomainMembers> doms;
+    idx.clear();
+    fabrics.clear();
+    doms.clear();
+    for (std::size_t i = 0; i < loc.size();) {
+        const std::size_t first = idx.size();
+        const int d = loc[i].first;
+        for (; i < loc.size() && loc[i].first == d; ++i)
+            idx.push_back(loc[i].second);
+        fabricsHolding(t, d, scratch);
+        const std::size_t fabricBegin = fabrics.size();
+        fabrics.insert(fabrics.end(), scratch.begin(), scratch.end());
+        doms.push_back({ d, first, idx.size(), fabricBegin, fabrics.size() });
+    }
+    auto leafOf = [&](const DomainMembers& d) {
+        scratch.assign(fabrics.begin() + static_cast<std::ptrdiff_t>(d.fabricBegin),
+            fabrics.begin() + static_cast<std::ptrdiff_t>(d.fabricEnd));
+        return leafFabric(t, scratch);
+    };
     // Domains alike in fabrics, size and member positions have alike routes: keep two of each kind
     // so that a 2048-domain group costs a handful of pair checks.
-    using Kind = std::tuple<std::vector<int>, int, std::vector<int>>;
-    std::map<Kind, std::vector<int>> kinds;
-    int firstLeaf = -2;
-    for (auto& [d, idx] : local) {
-        std::sort(idx.begin(), idx.end());
-        auto& reps = kinds[Kind { member[d], t.domains[d].gpuCount, idx }];
-        if (reps.size() < 2)
-            reps.push_back(d);
-        const int leaf = leafFabric(t, member[d]);
-        if (firstLeaf == -2)
-            firstLeaf = leaf;
-        out.crossesFabric = out.crossesFabric || leaf != firstLeaf;
+    auto sameKind = [&](const DomainMembers& a, const DomainMembers& b) {
+        return std::equal(fabrics.begin() + static_cast<std::ptrdiff_t>(a.fabricBegin),
+                   fabrics.begin() + static_cast<std::ptrdiff_t>(a.fabricEnd),
+                   fabrics.begin() + static_cast<std::ptrdiff_t>(b.fabricBegin),
+                   fabrics.begin() + static_cast<std::ptrdiff_t>(b.fabricEnd))
+            && t.domains[a.domain].gpuCount == t.domains[b.domain].gpuCount
+            && std::equal(idx.begin() + static_cast<std::ptrdiff_t>(a.begin),
+                idx.begin() + static_cast<std::ptrdiff_t>(a.end), idx.begin() + static_cast<std::ptrdiff_t>(b.begin),
+                idx.begin() + static_cast<std::ptrdiff_t>(b.end));
+    };
+    thread_local std::vector<std::size_t> reps, kinds; // kept domains; the first domain of each kind
+    thread_local std::vector<int> repCount;
+    reps.clear();
+    kinds.clear();
+    repCount.clear();
+    const int firstLeaf = leafOf(doms.front());
+    for (std::size_t i = 0; i < doms.size(); ++i) {
+        std::size_t k = 0;
+        while (k < kinds.size() && !sameKind(doms[kinds[k]], doms[i]))
+            ++k;
+        if (k == kinds.size()) {
+            kinds.push_back(i);
+            repCount.push_back(0);
+        }
+        if (repCount[k] < 2) {
+            ++repCount[k];
+            reps.push_back(i);
+        }
+        out.crossesFabric = out.crossesFabric || leafOf(doms[i]) != firstLeaf;
     }
-    std::vector<int> reps;
-    for (const auto& [kind, ds] : kinds)
-        reps.insert(reps.end(), ds.begin(), ds.end());
     bool first = true;
     for (std::size_t i = 0; i < reps.size(); ++i) {
         for (std::size_t j = i + 1; j < reps.size(); ++j) {
-            const int da = reps[i], db = reps[j];
-            const FabricRoute r = bestShared(t, member[da], member[db], da, db, local[da], local[db]);
+            const DomainMembers& a = doms[reps[i]];
+            const DomainMembers& b = doms[reps[j]];
+            const FabricRoute r = bestShared(t, fabrics.data() + a.fabricBegin, a.fabricEnd - a.fabricBegin,
+                fabrics.data() + b.fabricBegin, b.fabricEnd - b.fabricBegin, a.domain, b.domain, idx.data() + a.begin,
+                a.end - a.begin, idx.data() + b.begin, b.end - b.begin);
             out.crossesRail = out.crossesRail || r.crossesRail;
             if (first || r.link.bytesPerSecond < out.link.bytesPerSecond)
                 out.link.bytesPerSecond = r.link.bytesPerSecond;
@@ -180,8 +240,10 @@ GroupRoute chainRoute(const Topology& t, const std::vector<int>& gpus)
         out.spansDomains = true;
         const FabricRoute r = routeBetween(t, gpus[i], gpus[i + 1]);
         out.crossesRail = out.crossesRail || r.crossesRail;
-        out.crossesFabric = out.crossesFabric
-            || leafFabric(t, t.fabricsOfDomain(a.domain)) != leafFabric(t, t.fabricsOfDomain(b.domain));
+        thread_local std::vector<int> fa, fb;
+        fabricsHolding(t, a.domain, fa);
+        fabricsHolding(t, b.domain, fb);
+        out.crossesFabric = out.crossesFabric || leafFabric(t, fa) != leafFabric(t, fb);
         out.link.bytesPerSecond
             = first ? r.link.bytesPerSecond : std::min(out.link.bytesPerSecond, r.link.bytesPerSecond);
         out.link.latencySeconds = std::max(out.link.latencySeconds, r.link.latencySeconds);

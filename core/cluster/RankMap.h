@@ -5,6 +5,7 @@
 #include "core/parallel/ParallelConfig.h"
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,28 +33,58 @@ struct ParallelGroup {
 
 // Rank <-> coordinates <-> GPU. Rank r runs on GPU r in topology order (domains in order, GPUs
 // in order within a domain), as a launcher that fills nodes in order does.
+//
+// Closed form: building costs O(dims) plus one pass over the domains (O(1) memory when every
+// domain has the same size, a table of domain starts otherwise); coordinates, group of a rank,
+// members of a group and the domain of a rank are rank arithmetic. Only groups() materialises
+// every group of a dimension, once, on first use (views and exports), shared by copies.
 class RankMap {
 public:
     // `topology` may be null: coordinates and groups only, no crossing detection.
     static RankMap build(const ParallelConfig& config, const Topology* topology);
 
-    int worldSize() const { return static_cast<int>(m_coords.size()); }
-    const RankCoords& coords(int rank) const { return m_coords[rank]; }
-    int domainOfRank(int rank) const { return m_domainOfRank.empty() ? 0 : m_domainOfRank[rank]; }
-    const std::vector<ParallelGroup>& groups(Dim d) const { return m_groups[static_cast<int>(d)]; }
+    int worldSize() const { return m_world; }
+    RankCoords coords(int rank) const;
+    int domainOfRank(int rank) const;
+    // Whether ranks map to the topology's domains (it was given and has at least worldSize() GPUs).
+    bool hasTopology() const { return m_hasTopology; }
+    // Whether dimension d has groups (the expert dimensions need world % (pp etp ep) == 0).
+    bool hasDim(Dim d) const { return m_axis[static_cast<int>(d)].size > 0; }
+    int groupCount(Dim d) const;
+    int groupSize(Dim d) const { return m_axis[static_cast<int>(d)].size; }
+    // Rank distance between consecutive members of a group of `d`.
+    int groupStride(Dim d) const { return m_axis[static_cast<int>(d)].stride; }
+    // Index of the group of `d` that `rank` belongs to (groups are numbered by their smallest rank);
+    // -1 when the dimension has no groups.
+    int groupOf(Dim d, int rank) const;
+    // The i-th member of group `index` of `d`.
+    int member(Dim d, int index, int i) const;
+    // One group, materialised (O(group size)).
+    ParallelGroup group(Dim d, int index) const;
+    // Every group of `d`, materialised on first call and cached.
+    const std::vector<ParallelGroup>& groups(Dim d) const;
+    // Groups of `d` whose members sit in more than one NVLink domain, counted per domain
+    // (O(domains), O(domain size) when domains are alike), without building the groups.
     int groupsCrossingDomains(Dim d) const;
-    // Index of the group of `dim` that `rank` belongs to.
-    int groupOf(Dim d, int rank) const { return m_groupOfRank[static_cast<int>(d)][rank]; }
     // Rank at the given dense coordinates (tp, cp, dp, pp).
     int rankAt(int tp, int cp, int dp, int pp) const;
 
 private:
-    std::vector<RankCoords> m_coords;
-    std::vector<int> m_domainOfRank;
-    std::array<std::vector<ParallelGroup>, kDimCount> m_groups;
-    std::array<std::vector<int>, kDimCount> m_groupOfRank;
-    std::array<int, 4> m_denseSize {};
-    std::array<int, 4> m_denseStride {};
+    struct Axis {
+        int size = 0; // 0: the dimension has no groups
+        int stride = 1;
+    };
+    struct GroupCache;
+    int groupBase(Dim d, int index) const;
+
+    int m_world = 0;
+    std::array<Axis, kDimCount> m_axis {};
+    // Domain of rank r is r / m_uniformDomainSize when every domain holds that many GPUs; else
+    // looked up in m_domains. No topology (or too few GPUs): every rank in domain 0.
+    bool m_hasTopology = false;
+    int m_uniformDomainSize = 0;
+    std::shared_ptr<const std::vector<int>> m_domainStart;
+    std::shared_ptr<GroupCache> m_cache;
 };
 
 } // namespace parallax::core

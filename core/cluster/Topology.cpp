@@ -123,6 +123,16 @@ double Topology::p2pLatencySeconds(int gpuA, int gpuB) const
     return routeBetween(*this, gpuA, gpuB).link.latencySeconds;
 }
 
+LinkLevel Topology::p2pLink(int gpuA, int gpuB) const
+{
+    const int da = domainOf(gpuA);
+    const int db = domainOf(gpuB);
+    constexpr double kNvlinkLatencySeconds = 2e-6; // as p2pLatencySeconds
+    if (da == db)
+        return { nvlinkBytesPerSecond(da), kNvlinkLatencySeconds };
+    return routeBetween(*this, gpuA, gpuB).link;
+}
+
 bool Topology::connected() const
 {
     if (domains.size() <= 1)

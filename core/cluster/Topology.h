@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/cluster/Collectives.h"
 #include "core/cluster/GpuSpec.h"
 
 #include <string>
@@ -61,6 +62,9 @@ public:
     // over a fabric both domains sit on, rails included: core/cluster/FabricPath.h).
     double p2pBytesPerSecond(int gpuA, int gpuB) const;
     double p2pLatencySeconds(int gpuA, int gpuB) const;
+    // Both at once (one route lookup): bytesPerSecond as p2pBytesPerSecond, latencySeconds as
+    // p2pLatencySeconds.
+    LinkLevel p2pLink(int gpuA, int gpuB) const;
     // Whether every domain pair shares a fabric (or there is only one domain).
     bool connected() const;
 

@@ -213,9 +213,9 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     ServingTimeInputs timeIn { m, config, L, rates, comm.tp, comm.ep };
     timeIn.defaults = defaults;
     if (L.pp > 1) {
-        const auto& ppGroup = report.rankMap.groups(Dim::Pp).front().ranks;
-        timeIn.ppHopLatencySeconds = s.topology.p2pLatencySeconds(ppGroup[0], ppGroup[1]);
-        timeIn.ppHopBytesPerSecond = s.topology.p2pBytesPerSecond(ppGroup[0], ppGroup[1]);
+        const int first = report.rankMap.member(Dim::Pp, 0, 0), second = report.rankMap.member(Dim::Pp, 0, 1);
+        timeIn.ppHopLatencySeconds = s.topology.p2pLatencySeconds(first, second);
+        timeIn.ppHopBytesPerSecond = s.topology.p2pBytesPerSecond(first, second);
     }
     const PrefillTime pre = prefill(timeIn, config.isl);
     r.ttftSeconds = pre.totalSeconds();

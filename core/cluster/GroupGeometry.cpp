@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/cluster/GroupGeometry.h"
+
+#include "core/cluster/CommGroups.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace parallax::core {
+
+namespace {
+// Per-hop latency of NCCL over NVLink/NVSwitch, as core/cluster/CommGroups.cpp.
+constexpr double kNvlinkHopLatencySeconds = 2e-6;
+
+// Members of the group that stand for all of it when domains are alike: those in its first
+// 2 period + 2 domains and in its last one. Inside the group the pattern of member positions per
+// domain repeats every `period` domains: stride / gcd(stride, domainSize) of them when several
+// members share a domain (stride < domainSize), domainSize / gcd(stride, domainSize) members when
+// each member has its own. So the sample holds every kind of domain of the group, twice where the
+// group has it twice (what groupRoute() keeps of each kind); only the first and last domains can
+// be cut short.
+void sampledMembers(int base, int stride, int size, int domainSize, std::vector<int>& out)
+{
+    out.clear();
+    const int g = std::gcd(stride, domainSize);
+    const int period = stride < domainSize ? stride / g : domainSize / g;
+    const int keep = 2 * period + 2;
+    int domains = 0, lastDomain = -1, i = 0;
+    for (; i < size; ++i) {
+        const int r = base + i * stride;
+        const int d = r / domainSize;
+        if (d != lastDomain && ++domains > keep)
+            break;
+        lastDomain = d;
+        out.push_back(r);
+    }
+    if (i == size)
+        return;
+    const int finalDomain = (base + (size - 1) * stride) / domainSize;
+    int j = size - 1;
+    while (j >= i && (base + j * stride) / domainSize == finalDomain)
+        --j;
+    for (int k = j + 1; k < size; ++k)
+        out.push_back(base + k * stride);
+}
+
+bool fabricHoldsAllInOrder(const Fabric& f, int domains)
+{
+    if (static_cast<int>(f.domains.size()) != domains)
+        return false;
+    for (int d = 0; d < domains; ++d) {
+        if (f.domains[d] != d)
+            return false;
+    }
+    return true;
+}
+} // namespace
+
+DomainShape DomainShape::of(const Topology& topology)
+{
+    DomainShape s;
+    const int n = static_cast<int>(topology.domains.size());
+    if (n == 0 || topology.domains.front().gpuCount <= 0)
+        return s;
+    const int size = topology.domains.front().gpuCount;
+    // Topology::nvlinkBytesPerSecond(d), read in place: this pass runs once per evaluation.
+    auto nvlinkOf = [](const NvlinkDomain& d) {
+        return d.nvlinkBytesPerSecond > 0 ? d.nvlinkBytesPerSecond : d.gpu.nvlinkBytesPerSecond;
+    };
+    const double nvlink = nvlinkOf(topology.domains.front());
+    for (const NvlinkDomain& d : topology.domains) {
+        if (d.gpuCount != size || nvlinkOf(d) != nvlink)
+            return s;
+    }
+    for (const Fabric& f : topology.fabrics) {
+        if (!fabricHoldsAllInOrder(f, n))
+            return s;
+    }
+    s.alike = true;
+    s.domainSize = size;
+    return s;
+}
+
+CommGroup stridedCommGroup(const Topology& topology, const DomainShape& shape, int base, int stride, int size)
+{
+    thread_local std::vector<int> ranks;
+    if (!shape.alike) {
+        ranks.resize(size);
+        for (int i = 0; i < size; ++i)
+            ranks[i] = base + i * stride;
+        return commGroupFor(ranks, topology);
+    }
+    CommGroup g;
+    g.size = size;
+    if (size <= 0)
+        return g;
+    const int D = shape.domainSize;
+    sampledMembers(base, stride, size, D, ranks);
+    // Members per domain: the largest count is one of the sampled kinds.
+    int inner = 0;
+    for (std::size_t i = 0; i < ranks.size();) {
+        std::size_t j = i;
+        while (j < ranks.size() && ranks[j] / D == ranks[i] / D)
+            ++j;
+        inner = std::max(inner, static_cast<int>(j - i));
+        i = j;
+    }
+    const int first = base / D, last = (base + (size - 1) * stride) / D;
+    // A stride below the domain size touches every domain in between; a larger one, one domain per member.
+    g.outer = stride < D ? last - first + 1 : size;
+    g.inner = std::max(1, inner);
+    const double nvlink = topology.nvlinkBytesPerSecond(first);
+    const double scaleOut = topology.scaleOutBytesPerSecondPerGpu(first);
+    g.intra = { nvlink, kNvlinkHopLatencySeconds };
+    g.inter = { scaleOut > 0 ? scaleOut : nvlink, topology.scaleOutLatencySeconds(first) };
+    if (const GroupRoute route = groupRoute(topology, ranks); route.spansDomains && route.link.bytesPerSecond > 0)
+        g.inter = route.link;
+    return g;
+}
+
+GroupRoute stridedGroupRoute(
+    const Topology& topology, const DomainShape& shape, int base, int stride, int size, bool chain)
+{
+    thread_local std::vector<int> ranks;
+    if (shape.alike && chain) {
+        // A hop between alike domains depends only on the two members' positions inside their
+        // domains: route each distinct hop once and combine as chainRoute() does (slowest link,
+        // largest latency, any crossing).
+        GroupRoute out;
+        bool first = true;
+        const int D = shape.domainSize;
+        thread_local std::vector<std::pair<int, int>> seen;
+        seen.clear();
+        for (int i = 0; i + 1 < size; ++i) {
+            const int a = base + i * stride, b = a + stride;
+            if (a / D == b / D)
+                continue;
+            const std::pair<int, int> key { a % D, b % D };
+            if (std::find(seen.begin(), seen.end(), key) != seen.end())
+                continue;
+            seen.push_back(key);
+            ranks.assign({ a, b });
+            const GroupRoute hop = chainRoute(topology, ranks);
+            out.spansDomains = true;
+            out.crossesRail = out.crossesRail || hop.crossesRail;
+            out.crossesFabric = out.crossesFabric || hop.crossesFabric;
+            out.link.bytesPerSecond
+                = first ? hop.link.bytesPerSecond : std::min(out.link.bytesPerSecond, hop.link.bytesPerSecond);
+            out.link.latencySeconds = std::max(out.link.latencySeconds, hop.link.latencySeconds);
+            first = false;
+        }
+        return out;
+    }
+    if (shape.alike) {
+        sampledMembers(base, stride, size, shape.domainSize, ranks);
+    } else {
+        ranks.resize(size);
+        for (int i = 0; i < size; ++i)
+            ranks[i] = base + i * stride;
+    }
+    return chain ? chainRoute(topology, ranks) : groupRoute(topology, ranks);
+}
+
+GroupCrossings groupCrossings(const Topology& topology, const DomainShape& shape, const RankMap& map, Dim d)
+{
+    GroupCrossings out;
+    const int n = map.groupSize(d), s = map.groupStride(d), count = map.groupCount(d);
+    if (n <= 1 || map.groupsCrossingDomains(d) == 0)
+        return out;
+    const bool chain = d == Dim::Pp;
+    auto add = [&](int base, long long groups) {
+        const int lastMember = base + (n - 1) * s;
+        if (map.domainOfRank(base) == map.domainOfRank(lastMember))
+            return;
+        const GroupRoute route = stridedGroupRoute(topology, shape, base, s, n, chain);
+        out.fabrics += static_cast<int>(route.crossesFabric * groups);
+        out.rails += static_cast<int>(route.crossesRail * groups);
+    };
+    if (!shape.alike) {
+        for (int g = 0; g < count; ++g)
+            add(map.member(d, g, 0), 1);
+        return out;
+    }
+    // Group bases are low + high * s * n (low < s, high < world / (s n)). Shifting a base by whole
+    // domains shifts the group by whole domains, so groups with the same base % D have the same
+    // route: count the groups per residue (low and high residues combine cyclically) and route one of each.
+    const long long D = shape.domainSize;
+    const long long block = static_cast<long long>(s) * n;
+    const long long highs = map.worldSize() / block;
+    std::vector<long long> lowCount(D, 0), highCount(D, 0), highFirst(D, -1);
+    for (long long j = 0; j < std::min<long long>(D, s); ++j)
+        lowCount[j] = s / D + (j < s % D ? 1 : 0);
+    const long long step = block % D;
+    const long long period = step == 0 ? 1 : D / std::gcd(step, D);
+    for (long long h = 0; h < std::min(period, highs); ++h) {
+        const long long c = (h * step) % D;
+        highCount[c] += highs / period + (h < highs % period ? 1 : 0);
+        if (highFirst[c] < 0)
+            highFirst[c] = h;
+    }
+    for (long long k = 0; k < D; ++k) {
+        long long groups = 0;
+        long long base = -1;
+        for (long long j = 0; j < D; ++j) {
+            const long long c = ((k - j) % D + D) % D;
+            if (lowCount[j] == 0 || highCount[c] == 0)
+                continue;
+            groups += lowCount[j] * highCount[c];
+            const long long b = j + highFirst[c] * block;
+            base = base < 0 ? b : std::min(base, b);
+        }
+        if (groups > 0)
+            add(static_cast<int>(base), groups);
+    }
+    return out;
+}
+
+} // namespace parallax::core

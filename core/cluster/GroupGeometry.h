@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/cluster/FabricPath.h"
+#include "core/cluster/RankMap.h"
+#include "core/cluster/Topology.h"
+#include "core/costs/CostModel.h"
+
+namespace parallax::core {
+
+// Whether every NVLink domain looks the same to a communicator: the same GPU count and NVLink
+// bandwidth, and every fabric holding every domain in order (the regular form). Then a group's
+// links depend only on where its members sit inside their domains, which repeats along the
+// cluster, and a handful of domains stand for all of them. One pass over the domains.
+struct DomainShape {
+    bool alike = false;
+    int domainSize = 0; // GPUs per domain when alike
+    static DomainShape of(const Topology& topology);
+};
+
+// commGroupFor() (core/cluster/CommGroups.h) of the ranks base, base + stride, ...,
+// base + (size - 1) stride, from rank arithmetic: O(domain size) when domains are alike, O(size)
+// otherwise. Bit-identical to commGroupFor() of the listed ranks.
+CommGroup stridedCommGroup(const Topology& topology, const DomainShape& shape, int base, int stride, int size);
+
+// groupRoute() (or chainRoute() when `chain`) of the same ranks, with the same bound.
+GroupRoute stridedGroupRoute(
+    const Topology& topology, const DomainShape& shape, int base, int stride, int size, bool chain);
+
+// Groups of `d` whose members sit on different leaf fabrics, and groups whose scale-out traffic
+// changes rail (core/cluster/FabricPath.h). Alike domains: one group per position of its first
+// member inside a domain stands for all groups at that position. Otherwise every group crossing
+// a domain is routed.
+struct GroupCrossings {
+    int fabrics = 0;
+    int rails = 0;
+};
+GroupCrossings groupCrossings(const Topology& topology, const DomainShape& shape, const RankMap& map, Dim d);
+
+} // namespace parallax::core

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/DataParallelSyncStage.h"
+
+#include "core/costs/StepOverheads.h"
+#include "core/parallel/ParameterShard.h"
+
+#include <algorithm>
+
+namespace parallax::core {
+
+DataParallelSyncResult dataParallelSyncStage(const MemoryInputs& memory, const PipelineInputs& pipeline,
+    const LayoutStageResult& layout, const LayerCostStageResult& costs, const Report& report)
+{
+    const ParallelConfig& par = memory.parallel;
+    const EngineCommGroups& comm = layout.comm;
+    DataParallelSyncResult out;
+    for (int r = 0; r < par.pp; ++r) {
+        const StageMemory& st = report.stages[r];
+        double fwd = 0, bwd = 0;
+        for (int c = 0; c < pipeline.chunks; ++c) {
+            fwd += pipeline.simulation.durations[r][c].forward;
+            bwd += pipeline.simulation.durations[r][c].backward();
+        }
+        // Without --overlap-grad-reduce / --overlap-param-gather the collectives run after the backward.
+        const DpSyncTimes dp
+            = dpSyncSeconds(memory, r, comm.dp, comm.edp, par.dpOverlap ? fwd : 0.0, par.dpOverlap ? bwd : 0.0);
+        out.exposedSeconds = std::max(out.exposedSeconds, dp.exposedSeconds);
+        out.totalSeconds = std::max(out.totalSeconds, dp.totalSeconds);
+        // Optimizer step and the fixed per-step work around it (core/costs/StepOverheads).
+        StepOverheadInputs fixed;
+        fixed.optimizerShardParams = st.optimizerBytes / kOptimizerBytesPerParam;
+        fixed.gradBufferBytes = st.gradsBytes;
+        fixed.microbatches = report.microbatches;
+        fixed.tokensPerMicrobatch = costs.context.seqLen / costs.context.cp * costs.context.microBatch;
+        fixed.tp = comm.tp;
+        fixed.dp = comm.dp;
+        out.optimizerSeconds = std::max(out.optimizerSeconds, stepOverheads(fixed, costs.rates).total());
+    }
+    return out;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/FindingsStage.h"
+
+#include "core/Units.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace parallax::core {
+
+namespace {
+// What can bring a stage under its HBM, given the configuration: ZeRO shards over the
+// data-parallel group (arXiv:1910.02054 sec. 5), so it is offered only where that group has ranks.
+std::string memoryFixes(const Scenario& s)
+{
+    const ParallelConfig& p = s.parallel;
+    std::vector<std::string> fixes;
+    if (s.training.recompute == Recompute::None)
+        fixes.push_back("selective or full recompute");
+    else if (s.training.recompute == Recompute::Selective)
+        fixes.push_back("full recompute");
+    if (p.zero < 3 && p.dp * p.cp > 1)
+        fixes.push_back("ZeRO stage " + std::to_string(p.zero + 1));
+    fixes.push_back("more pp or tp");
+    std::string text = "try ";
+    for (std::size_t i = 0; i < fixes.size(); ++i)
+        text += (i == 0 ? "" : (i + 1 == fixes.size() ? " or " : ", ")) + fixes[i];
+    if (p.dp * p.cp == 1 && p.zero < 3)
+        text += "; ZeRO has no effect at dp=1: free GPUs for dp>1 to shard the optimizer";
+    return text;
+}
+
+// Fixed-point text, as std::ostream's std::fixed with `digits` decimals prints it.
+std::string fixed(double v, int digits)
+{
+    char buffer[64];
+    const int n = std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
+    return n > 0 && n < static_cast<int>(sizeof buffer) ? std::string(buffer, n) : std::to_string(v);
+}
+
+std::string domainSpan(const Topology& t, const ParallelGroup& g)
+{
+    const std::string& a = t.domains[g.firstDomain].name;
+    const std::string& b = t.domains[g.lastDomain].name;
+    return a == b ? a : a + " .. " + b;
+}
+
+// The first TP groups that leave their domain, one warning each, then a count of the rest.
+void tpCrossingWarnings(
+    const Scenario& s, const LayoutStageResult& layout, const LayerCostStageResult& costs, Report& report)
+{
+    const RankMap& map = report.rankMap;
+    const int crossing = report.groupsCrossingDomains[static_cast<int>(Dim::Tp)];
+    const int groups = map.groupCount(Dim::Tp);
+    const ActivationContext& ctx = costs.context;
+    int listed = 0;
+    for (int index = 0; index < groups && crossing > 0; ++index) {
+        const int first = map.member(Dim::Tp, index, 0);
+        const int last = map.member(Dim::Tp, index, map.groupSize(Dim::Tp) - 1);
+        if (map.domainOfRank(first) == map.domainOfRank(last))
+            continue;
+        if (listed++ == 2) {
+            report.warnings.push_back(
+                { "parallel.tp", "... and " + std::to_string(crossing - 2) + " more TP groups cross NVLink domains" });
+            break;
+        }
+        const ParallelGroup g = map.group(Dim::Tp, index);
+        CommGroup nvlinkOnly = layout.comm.tp;
+        nvlinkOnly.outer = 1;
+        nvlinkOnly.inner = nvlinkOnly.size;
+        const double bytes = 2.0 * ctx.seqLen / ctx.cp * ctx.microBatch * s.model.hidden;
+        const double ib = layout.comm.tp.seconds(CollectiveKind::AllReduce, bytes) * 4;
+        const double nv = nvlinkOnly.seconds(CollectiveKind::AllReduce, bytes) * 4;
+        report.warnings.push_back({ "parallel.tp",
+            "TP group " + std::to_string(g.index) + " spans " + domainSpan(s.topology, g)
+                + ": its all-reduces run over IB (" + fixed(ib * 1e3, 2) + " ms per layer and micro-batch against "
+                + fixed(nv * 1e3, 2) + " ms on NVLink); keep tp within one NVLink domain" });
+    }
+}
+
+void memoryWarnings(const Scenario& s, Report& report)
+{
+    if (report.memoryVerdict != MemoryVerdict::DoesNotFit && report.memoryVerdict != MemoryVerdict::Tight)
+        return;
+    const StageMemory& peak = report.stages[report.peakMemoryStage];
+    const std::string peakText = "pipeline stage " + std::to_string(peak.stage) + " needs "
+        + fixed(peak.totalBytes() / kGiB, 1) + " GiB (" + fixed(peak.lowBytes / kGiB, 1) + "-"
+        + fixed(peak.highBytes / kGiB, 1) + ")";
+    if (report.memoryVerdict == MemoryVerdict::DoesNotFit) {
+        report.warnings.push_back({ "memory",
+            peakText + " > " + fixed(report.hbmBytes / kGiB, 1) + " GiB of HBM: out of memory by "
+                + fixed((peak.totalBytes() - report.hbmBytes) / kGiB, 1)
+                + " GiB even at the low end of the model's error (" + memoryFixes(s) + ")" });
+    } else {
+        report.warnings.push_back({ "memory",
+            peakText + " against " + fixed(report.hbmBytes / kGiB, 1)
+                + " GiB of HBM: tight, the range of the memory model's measured error straddles HBM (it may run; for "
+                  "margin, "
+                + memoryFixes(s) + ")" });
+    }
+}
+} // namespace
+
+void findingsStage(const Scenario& scenario, const LayoutStageResult& layout, const LayerCostStageResult& costs,
+    const StepTimeBand& timeBand, Report& report)
+{
+    tpCrossingWarnings(scenario, layout, costs, report);
+    const int cpCrossing = report.groupsCrossingDomains[static_cast<int>(Dim::Cp)];
+    if (cpCrossing > 0)
+        report.warnings.push_back({ "parallel.cp",
+            std::to_string(cpCrossing) + " CP groups cross NVLink domains: ring attention runs over IB" });
+    if (scenario.model.isMoe() && report.groupsCrossingDomains[static_cast<int>(Dim::Ep)] > 0)
+        report.notes.push_back({ "parallel.ep",
+            "EP groups span " + std::to_string(layout.comm.ep.outer) + " NVLink domains: the all-to-all runs over IB ("
+                + fixed(report.comm.epSeconds * 1e3, 1) + " ms per step on the busiest rank)" });
+    memoryWarnings(scenario, report);
+    if (!timeBand.measured)
+        report.notes.push_back({ "step_time", "step-time range: " + timeBand.family + "; the widest band is used" });
+}
+
+} // namespace parallax::core

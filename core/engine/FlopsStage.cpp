@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/FlopsStage.h"
+
+#include "core/Units.h"
+#include "core/model/LayerShape.h"
+#include "core/model/ModelMath.h"
+
+namespace parallax::core {
+
+void flopsStage(const Scenario& scenario, Report& report)
+{
+    const ModelSpec& model = scenario.model;
+    const TrainingConfig& train = scenario.training;
+    // FLOPs (arXiv:2205.05198 eqs. 7-8): model FLOPs are 3x the forward; hardware FLOPs add the
+    // recomputed forward work.
+    const double tokensPerStep = static_cast<double>(train.globalBatch) * report.seqLen;
+    const double forwardPerToken = forwardFlopsPerToken(model, report.seqLen);
+    report.modelFlopsPerStep = 3.0 * forwardPerToken * tokensPerStep;
+    // Recomputed forward work per token of one layer. Layers of a kind (dense / MoE) have one shape,
+    // so it is computed once per kind and summed layer by layer, in layer order.
+    auto recomputedPerToken = [&](int l) {
+        const double layerFlops = layerForwardFlopsPerToken(model, l, report.seqLen);
+        const LayerShape s = layerShape(model, l);
+        const double scores = 2.0 * report.seqLen * s.heads * (s.qkHeadDim + s.vHeadDim);
+        // Hardware FLOPs are the work the kernels of the time model run, so that HFU stays below the
+        // peak: a fused kernel has no separate selective recompute (the cost model charges none); its
+        // backward re-forms P = softmax(QK^T) over the causal half, a quarter of `scores`
+        // (arXiv:2307.08691 Algorithm 2), charged inside its 2.5x backward.
+        const double fusedOwn = train.flashAttention ? 0.25 * scores : 0.0;
+        return fusedOwn
+            + (train.recompute == Recompute::Full                                      ? layerFlops
+                    : train.recompute == Recompute::Selective && !train.flashAttention ? scores
+                                                                                       : 0.0);
+    };
+    const int firstMoe = model.isMoe() ? model.moe->firstDenseLayers : model.layers;
+    const double dense = firstMoe > 0 ? recomputedPerToken(0) : 0.0;
+    const double moe = firstMoe < model.layers ? recomputedPerToken(firstMoe) : 0.0;
+    double recomputePerToken = 0;
+    for (int l = 0; l < model.layers; ++l)
+        recomputePerToken += model.isMoeLayer(l) ? moe : dense;
+    report.hardwareFlopsPerStep = report.modelFlopsPerStep + recomputePerToken * tokensPerStep;
+    const double step = report.stepTimeSeconds;
+    if (step > 0 && report.gpus > 0) {
+        report.tflopsPerGpu = report.modelFlopsPerStep / step / report.gpus / kTera;
+        report.mfu = report.modelFlopsPerStep / step / report.gpus / report.peakFlopsPerSecond;
+        report.hfu = report.hardwareFlopsPerStep / step / report.gpus / report.peakFlopsPerSecond;
+        report.tokensPerSecond = tokensPerStep / step;
+    }
+}
+
+} // namespace parallax::core

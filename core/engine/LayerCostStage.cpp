@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/LayerCostStage.h"
+
+#include "core/calibration/Calibration.h"
+#include "core/model/LayerShape.h"
+
+#include <algorithm>
+
+namespace parallax::core {
+
+namespace {
+// The slowest GPU type in the cluster sets the pace (mixed topologies); the smallest HBM bounds memory.
+GpuSpec slowestGpu(const Topology& topo, double& hbmBytes)
+{
+    const NvlinkDomain* slowest = &topo.domains.front();
+    hbmBytes = slowest->gpu.hbmBytes;
+    for (const auto& d : topo.domains) {
+        if (d.gpu.bf16FlopsPerSecond < slowest->gpu.bf16FlopsPerSecond)
+            slowest = &d;
+        hbmBytes = std::min(hbmBytes, d.gpu.hbmBytes);
+    }
+    return slowest->gpu;
+}
+
+ActivationContext activationContext(const Scenario& s, int seqLen, const EfficiencyDefaults& defaults)
+{
+    const ParallelConfig& par = s.parallel;
+    const TrainingConfig& train = s.training;
+    ActivationContext ctx;
+    ctx.seqLen = seqLen;
+    ctx.microBatch = train.microBatch;
+    ctx.tp = par.tp;
+    ctx.sp = par.sp && par.tp > 1;
+    ctx.cp = par.cp;
+    ctx.etp = par.etp;
+    ctx.recompute = train.recompute;
+    ctx.expertLoadImbalance = s.model.isMoe() ? defaults.expertLoadImbalance : 1.0;
+    ctx.flashAttention = train.flashAttention;
+    ctx.tpCommOverlap = par.tpCommOverlap && par.tp > 1;
+    ctx.fp8 = train.dtype == DType::Fp8;
+    return ctx;
+}
+
+LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, const ComputeRates& rates,
+    const LayerCommGroups& groups, const EfficiencyDefaults& defaults, bool epCommOverlap)
+{
+    LayerCosts lc;
+    auto fill = [&](int layer, LayerTimes& t, double& act, double& full, double& wp) {
+        const LayerShape shape = layerShape(m, layer);
+        t = layerTimes(m, shape, ctx, rates, groups, defaults, epCommOverlap);
+        act = layerActivationBytes(m, shape, ctx);
+        full = layerActivationBytesWithoutRecompute(m, shape, ctx);
+        wp = layerWPendingBytes(m, shape, ctx);
+    };
+    const int firstDense = 0;
+    const int firstMoe = m.isMoe() ? m.moe->firstDenseLayers : -1;
+    if (!m.isMoe() || m.moe->firstDenseLayers > 0)
+        fill(firstDense, lc.dense, lc.denseActivation, lc.denseActivationFull, lc.denseWPending);
+    if (firstMoe >= 0)
+        fill(firstMoe, lc.moe, lc.moeActivation, lc.moeActivationFull, lc.moeWPending);
+    return lc;
+}
+} // namespace
+
+LayerCostStageResult layerCostStage(const Scenario& scenario, const EvaluateOptions& options,
+    const LayoutStageResult& layout, const EfficiencyDefaults& defaults, Report& report)
+{
+    const GpuSpec gpu = slowestGpu(scenario.topology, report.hbmBytes);
+    LayerCostStageResult out { gpu, ComputeRates(gpu, scenario.training.dtype, options.calibration, defaults),
+        activationContext(scenario, report.seqLen, defaults), {}, {} };
+    report.peakFlopsPerSecond = out.rates.peakFlopsPerSecond();
+    if (out.rates.gemmCalibrated())
+        report.calibrated.push_back("GEMM throughput (" + options.calibration->path + ")");
+    if (options.calibration && options.calibration->hbmBytesPerSecond)
+        report.calibrated.emplace_back("HBM bandwidth");
+    if (options.calibration && options.calibration->attentionFlopsPerSecond)
+        report.calibrated.emplace_back("attention throughput");
+    if (layout.commCalibrated)
+        report.calibrated.emplace_back("intra-domain collective bus bandwidth");
+
+    const EngineCommGroups& comm = layout.comm;
+    out.layers = computeLayerCosts(scenario.model, out.context, out.rates, { comm.tp, comm.cp, comm.ep }, defaults,
+        scenario.parallel.epCommOverlap);
+    out.head = lmHeadTimes(scenario.model, out.context, out.rates, comm.tp);
+    return out;
+}
+
+} // namespace parallax::core

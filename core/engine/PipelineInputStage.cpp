@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/PipelineInputStage.h"
+
+#include "core/costs/DataParallelSync.h"
+#include "core/schedule/PipelineClosedForm.h"
+
+#include <algorithm>
+
+namespace parallax::core {
+
+double busiestRankSendSeconds(const std::vector<std::vector<double>>& p2p)
+{
+    // The hops differ where the pipeline changes link (NVLink inside a domain, a leaf, the spine, a
+    // rail change).
+    const int pp = static_cast<int>(p2p.size());
+    double worst = 0;
+    for (int r = 0; r < pp; ++r)
+        worst = std::max(worst, p2p[r][(r + 1) % pp] + p2p[r][(r + pp - 1) % pp]);
+    return worst;
+}
+
+namespace {
+ScheduleShape runShape(const ParallelConfig& par, int microbatches)
+{
+    ScheduleShape shape { par.schedule, par.pp, microbatches, par.vpp };
+    if (par.pp == 1) {
+        shape.kind = ScheduleKind::OneFOneB;
+        shape.virtualStages = 1;
+    }
+    return shape;
+}
+
+// Op durations per (rank, chunk): the layers of its model stage plus the head on the last one.
+void fillDurations(
+    const Scenario& s, const LayerCostStageResult& costs, const EfficiencyDefaults& defaults, PipelineInputs& in)
+{
+    const ModelSpec& model = s.model;
+    const int pp = s.parallel.pp;
+    const int lastStage = in.layout.stages() - 1;
+    const LayerCosts& lc = costs.layers;
+    const HeadTimes& head = costs.head;
+    SimulationInput& sim = in.simulation;
+    sim.durations.assign(pp, std::vector<ChunkDurations>(in.chunks));
+    sim.activationWeight.assign(pp, std::vector<double>(in.chunks, 0));
+    sim.wPendingWeight.assign(pp, std::vector<double>(in.chunks, 0));
+    in.tpSecondsPerMb.assign(pp, 0);
+    in.cpSecondsPerMb.assign(pp, 0);
+    in.epSecondsPerMb.assign(pp, 0);
+    in.backwardWorkingSet.assign(pp, 0);
+    for (int r = 0; r < pp; ++r) {
+        for (int c = 0; c < in.chunks; ++c) {
+            const int stage = modelStageOf(in.shape, r, c);
+            ChunkDurations& d = sim.durations[r][c];
+            d.forward = d.backwardInput = d.backwardWeight = 0;
+            double computeF = 0, computeB = 0, commF = 0, commB = 0;
+            for (int l = in.layout.firstLayer(stage); l < in.layout.endLayer(stage); ++l) {
+                const LayerTimes& t = lc.times(model, l);
+                d.forward += t.forward();
+                d.backwardInput += t.backwardInput();
+                d.backwardWeight += t.backwardWeight();
+                computeF += t.forwardCompute;
+                computeB += t.backwardInputCompute + t.recomputeCompute + t.backwardWeightCompute;
+                commF += t.tpForward + t.cpForward + t.epForward;
+                commB += t.tpBackward + t.cpBackward + t.epBackward;
+                in.tpSecondsPerMb[r] += t.tpForward + t.tpBackward;
+                in.cpSecondsPerMb[r] += t.cpForward + t.cpBackward;
+                in.epSecondsPerMb[r] += t.epForward + t.epBackward;
+                const bool moe = model.isMoeLayer(l);
+                sim.activationWeight[r][c] += moe ? lc.moeActivation : lc.denseActivation;
+                sim.wPendingWeight[r][c] += in.splitBackward ? (moe ? lc.moeWPending : lc.denseWPending) : 0.0;
+                // The layer being back-propagated materialises gradients as large as its activations
+                // (and, under full recompute, its rebuilt activations): one layer's worth at a time.
+                in.backwardWorkingSet[r]
+                    = std::max(in.backwardWorkingSet[r], moe ? lc.moeActivationFull : lc.denseActivationFull);
+            }
+            if (stage == lastStage) {
+                d.forward += head.forward;
+                d.backwardInput += head.backwardInput;
+                d.backwardWeight += head.backwardWeight;
+                computeF += head.forward;
+                computeB += head.backwardInput + head.backwardWeight;
+            }
+            // DualPipe pairs a forward and a backward chunk and hides the all-to-all and PP traffic of
+            // one behind the compute of the other (arXiv:2412.19437 sec. 3.2.1, Figure 4).
+            d.overlapExposedComm
+                = exposedAfterOverlap(commF + commB, (computeF + computeB) * defaults.dualPipeCommHidden);
+            d.forwardBackward = computeF + computeB + d.overlapExposedComm;
+            d.forwardComm = commF;
+            d.backwardComm = commB;
+        }
+    }
+}
+
+// Point-to-point seconds between pipeline ranks over the GPUs of the first pipeline group; with
+// blocking sends, folded into the op durations instead.
+void fillP2p(const Scenario& s, const LayerCostStageResult& costs, const EfficiencyDefaults& defaults,
+    const RankMap& map, const DomainShape& domains, PipelineInputs& in, Report& report)
+{
+    const ParallelConfig& par = s.parallel;
+    const ActivationContext& ctx = costs.context;
+    SimulationInput& sim = in.simulation;
+    const double p2pBytes = 2.0 * ctx.seqLen / ctx.cp * ctx.microBatch * s.model.hidden / (ctx.sp ? ctx.tp : 1);
+    if (par.pp > 1) {
+        sim.p2pSeconds.assign(par.pp, std::vector<double>(par.pp, 0));
+        // Between alike domains a link depends only on the two GPUs' positions inside their domains
+        // (and whether they share one): one route per distinct case.
+        struct Seen {
+            int fromIndex, toIndex;
+            bool sameDomain;
+            double seconds;
+        };
+        std::vector<Seen> seen;
+        const int domainSize = domains.alike ? domains.domainSize : 0;
+        for (int a = 0; a < par.pp; ++a) {
+            for (int b = 0; b < par.pp; ++b) {
+                if (a == b)
+                    continue;
+                const int ga = map.member(Dim::Pp, 0, a), gb = map.member(Dim::Pp, 0, b);
+                const Seen key { domainSize ? ga % domainSize : -1, domainSize ? gb % domainSize : -1,
+                    domainSize ? ga / domainSize == gb / domainSize : false, 0 };
+                const auto it = std::find_if(seen.begin(), seen.end(), [&](const Seen& k) {
+                    return k.fromIndex == key.fromIndex && k.toIndex == key.toIndex && k.sameDomain == key.sameDomain;
+                });
+                if (domainSize && it != seen.end()) {
+                    sim.p2pSeconds[a][b] = it->seconds;
+                    continue;
+                }
+                const LinkLevel link = s.topology.p2pLink(ga, gb);
+                sim.p2pSeconds[a][b]
+                    = pipelineSendSeconds(p2pBytes, link.latencySeconds, link.bytesPerSecond, defaults);
+                if (domainSize)
+                    seen.push_back({ key.fromIndex, key.toIndex, key.sameDomain, sim.p2pSeconds[a][b] });
+            }
+        }
+    }
+    if (par.pp > 1 && !par.p2pOverlap) {
+        // Blocking sends: each forward waits for its output to reach the next rank, each backward for
+        // its gradient to reach the previous one; nothing is left in flight between ops.
+        for (int r = 0; r < par.pp; ++r) {
+            for (int c = 0; c < in.chunks; ++c) {
+                sim.durations[r][c].forward += sim.p2pSeconds[r][(r + 1) % par.pp];
+                sim.durations[r][c].backwardInput += sim.p2pSeconds[r][(r + par.pp - 1) % par.pp];
+            }
+        }
+        report.comm.ppSeconds = report.microbatches * in.chunks * busiestRankSendSeconds(sim.p2pSeconds);
+        sim.p2pSeconds.assign(par.pp, std::vector<double>(par.pp, 0));
+    }
+}
+} // namespace
+
+PipelineInputs pipelineInputStage(const Scenario& scenario, const LayoutStageResult& layout,
+    const LayerCostStageResult& costs, const EfficiencyDefaults& defaults, Report& report)
+{
+    const ScheduleShape shape = runShape(scenario.parallel, report.microbatches);
+    PipelineInputs in { shape, chunksPerRank(shape), StageLayout::of(scenario.model.layers, shape, scenario.parallel),
+        scheduleSplitsBackward(shape.kind), {}, {}, {}, {}, {} };
+    in.simulation.shape = shape;
+    fillDurations(scenario, costs, defaults, in);
+    fillP2p(scenario, costs, defaults, report.rankMap, layout.domains, in, report);
+    return in;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/SimulationStage.h"
+
+#include "core/Limits.h"
+#include "core/schedule/PipelineClosedForm.h"
+
+#include <string>
+
+namespace parallax::core {
+
+bool simulationStage(const EvaluateOptions& options, const PipelineInputs& pipeline, Report& report)
+{
+    const ScheduleShape& shape = pipeline.shape;
+    const long long opCount = static_cast<long long>(shape.ranks) * report.microbatches * pipeline.chunks
+        * (pipeline.splitBackward ? 3 : 2);
+    const bool simulateIt = options.simulateSchedule && opCount <= kMaxSimulatedOps;
+    if (options.simulateSchedule && !simulateIt)
+        report.notes.push_back({ "parallel.pp",
+            "the schedule has " + std::to_string(opCount)
+                + " ops: bubble and in-flight memory use the closed forms instead of the simulation" });
+    report.schedule = simulateIt ? simulate(pipeline.simulation) : closedFormSchedule(pipeline.simulation);
+    if (report.schedule.deadlock) {
+        report.errors.push_back(
+            { "parallel.schedule", "the schedule could not complete (internal error): choose another schedule" });
+        report.valid = false;
+        return false;
+    }
+    if (!options.keepTimeline)
+        report.schedule.ops.clear();
+    report.bubbleFraction = report.schedule.bubbleFraction;
+    return true;
+}
+
+} // namespace parallax::core

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/ValidateStage.h"
+
+#include "core/Validation.h"
+#include "core/model/ModelMath.h"
+
+namespace parallax::core {
+
+bool validateStage(const Scenario& scenario, Report& report)
+{
+    report.paramsTotal = totalParameters(scenario.model);
+    report.paramsActive = activeParameters(scenario.model);
+    report.gpus = scenario.topology.gpuCount();
+    report.seqLen = scenario.seqLen();
+
+    ValidationResult v = validateScenario(scenario);
+    report.errors = std::move(v.errors);
+    report.notes = std::move(v.notes);
+    report.microbatches = microbatchesPerStep(scenario.parallel, scenario.training);
+    report.valid = report.errors.empty();
+    return report.valid;
+}
+
+} // namespace parallax::core
