@@ -12,7 +12,7 @@ namespace parallax::ui {
 // legend text, so that a chart reads the same as the custom-painted views around it.
 void styleChart(QChart* chart, const QPalette& palette);
 
-// Whole numbers people count (tokens, requests) with thousands separators: "364,913".
+// Whole numbers people count (tokens, requests), rounded, with thousands separators: "364,913".
 QString groupedCount(double n);
 
 } // namespace parallax::ui

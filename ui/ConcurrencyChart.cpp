@@ -33,7 +33,7 @@ ConcurrencyChart::ConcurrencyChart(QWidget* parent)
     setRenderHint(QPainter::Antialiasing);
     auto* chart = new QChart;
     chart->legend()->setAlignment(Qt::AlignTop);
-    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->setMargins(QMargins(4, 0, 20, 0)); // room for the last tick label
     setChart(chart);
     restyle();
 }
@@ -138,7 +138,7 @@ void ConcurrencyChart::setEvaluation(const EvaluationPtr& evaluation)
     yAxis->setRange(yMin, yMax);
     yAxis->setLabelFormat(QStringLiteral("%g"));
     yAxis->setMinorTickCount(8);
-    yAxis->setTitleText(tr("max concurrency (requests)"));
+    yAxis->setTitleText(tr("requests at once"));
     c->addAxis(xAxis, Qt::AlignBottom);
     c->addAxis(yAxis, Qt::AlignLeft);
     for (QAbstractSeries* series : c->series()) {
@@ -155,6 +155,9 @@ void ConcurrencyChart::setEvaluation(const EvaluationPtr& evaluation)
     c->setTitle(tr("Requests the KV cache holds at once · %1 · %2 weights, %3 KV")
                     .arg(layout, QString::fromStdString(inference->weightDtype).toUpper(),
                         QString::fromStdString(inference->kvDtype).toUpper()));
+    if (m_line->count() == 0)
+        c->setTitle(tr("Not one request fits at any context length from 512 to %1 tokens (%2)")
+                        .arg(tokensLabel(m_points.back().contextLen), layout));
     restyle();
 }
 

@@ -15,6 +15,7 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace parallax::ui {
 
@@ -74,7 +75,7 @@ QString servingSummary(const core::InferenceReport& r)
     text += QStringLiteral("<br>")
         + QObject::tr("KV capacity <b>%1 tokens</b> (%2 per replica) · max concurrency <b>%3 requests</b> of %4 tokens "
                       "· KV %5 B per token (%6 B on one GPU)")
-              .arg(groupedCount(r.kvCapacityTokens), groupedCount(r.kvCapacityTokensPerReplica),
+              .arg(groupedCount(std::floor(r.kvCapacityTokens)), groupedCount(std::floor(r.kvCapacityTokensPerReplica)),
                   groupedCount(r.maxConcurrency), groupedCount(r.contextLen), groupedCount(r.kvBytesPerToken),
                   groupedCount(r.kvBytesPerTokenPerGpu));
     return text;

@@ -29,7 +29,7 @@ ServingMemoryChart::ServingMemoryChart(QWidget* parent)
     setRenderHint(QPainter::Antialiasing);
     auto* chart = new QChart;
     chart->legend()->hide(); // the table below is the legend: its rows carry the segments' colors
-    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->setMargins(QMargins(4, 0, 16, 0));
     setChart(chart);
     restyle();
 }
@@ -101,6 +101,7 @@ void ServingMemoryChart::setEvaluation(const EvaluationPtr& evaluation)
     bytesAxis->setRange(0, top);
     bytesAxis->setLabelFormat(QStringLiteral("%.0f"));
     bytesAxis->setTickCount(std::clamp(static_cast<int>(std::ceil(top / 20.0)) + 1, 3, 9));
+    bytesAxis->applyNiceNumbers(); // ticks at round GiB
     bytesAxis->setTitleText(tr("memory per GPU (GiB)"));
     c->addAxis(bytesAxis, Qt::AlignBottom);
     c->addAxis(categories, Qt::AlignLeft);
@@ -109,7 +110,7 @@ void ServingMemoryChart::setEvaluation(const EvaluationPtr& evaluation)
     hbmLine->attachAxis(bytesAxis);
     hbmLine->attachAxis(categories);
     categories->setVisible(false);
-    c->setTitle(tr("HBM of one GPU (fullest stage): %1").arg(QString::fromLatin1(core::toString(inference->verdict))));
+    c->setTitle({}); // the Memory tab's summary above says what the bar is and its verdict
     restyle();
 }
 

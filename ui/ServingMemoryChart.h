@@ -23,7 +23,7 @@ public:
     double hbmGib() const { return m_hbmGib; }
     void restyle();
 
-    QSize sizeHint() const override { return { 600, 170 }; }
+    QSize sizeHint() const override { return { 600, 140 }; }
     QSize minimumSizeHint() const override { return { 300, 130 }; }
 
 protected:

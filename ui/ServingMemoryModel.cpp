@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/ServingMemoryModel.h"
 
+#include "ui/ChartStyle.h"
 #include "ui/Format.h"
 #include "ui/Theme.h"
 
@@ -79,7 +80,8 @@ QColor ServingMemoryModel::rowColor(int row, const QPalette& palette)
     case KvCache:
         return theme::okColor();
     case Reserve:
-        return palette.color(QPalette::Mid);
+        Q_UNUSED(palette);
+        return QColor(0x9e, 0x9e, 0x9e); // neutral grey, legible on the light and the dark palette
     }
     return {};
 }
@@ -94,8 +96,7 @@ QString ServingMemoryModel::detail(int row) const
     case KvCache:
         return r.memory.kvCacheBytes > 0
             ? tr("%1 KV, %2 B per token on this GPU")
-                  .arg(QString::fromStdString(r.kvDtype))
-                  .arg(r.kvBytesPerTokenPerGpu)
+                  .arg(QString::fromStdString(r.kvDtype), groupedCount(r.kvBytesPerTokenPerGpu))
             : tr("nothing left: the rest is over the budget by %1").arg(format::bytes(-r.memory.kvCacheBytes));
     case Workspace:
         return tr("activations of the largest prefill chunk and the sampler's logits");

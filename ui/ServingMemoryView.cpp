@@ -6,7 +6,6 @@
 #include "ui/ServingMemoryModel.h"
 
 #include <QHeaderView>
-#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -29,17 +28,18 @@ ServingMemoryView::ServingMemoryView(QWidget* parent)
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->setChildrenCollapsible(false);
-    splitter->addWidget(m_memoryChart);
-    splitter->addWidget(m_table);
-    splitter->addWidget(m_concurrency);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 2);
-    splitter->setStretchFactor(2, 4);
+    // Every row in view (the table is the bar's legend): header, 7 rows and the frame.
+    m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height()
+        + ServingMemoryModel::RowCount * m_table->verticalHeader()->defaultSectionSize() + 2 * m_table->frameWidth());
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // The bar and its table keep their height; the concurrency chart takes the rest.
+    m_memoryChart->setFixedHeight(120);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(splitter);
+    layout->setSpacing(4);
+    layout->addWidget(m_memoryChart);
+    layout->addWidget(m_table);
+    layout->addWidget(m_concurrency, 1);
 }
 
 void ServingMemoryView::setEvaluation(const EvaluationPtr& evaluation)

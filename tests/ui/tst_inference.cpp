@@ -26,6 +26,7 @@
 #include <QToolButton>
 #include <QUndoStack>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 using namespace parallax;
@@ -265,7 +266,8 @@ private Q_SLOTS:
 
         const QString summary = tab->summaryText();
         QVERIFY2(summary.contains(QString::fromLatin1(core::toString(want.verdict))), qPrintable(summary));
-        QVERIFY2(summary.contains(QStringLiteral("KV capacity %1 tokens").arg(groupedCount(want.kvCapacityTokens))),
+        QVERIFY2(summary.contains(
+                     QStringLiteral("KV capacity %1 tokens").arg(groupedCount(std::floor(want.kvCapacityTokens)))),
             qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral("max concurrency %1 requests of %2 tokens")
                                       .arg(groupedCount(want.maxConcurrency), groupedCount(want.contextLen))),
@@ -332,11 +334,13 @@ private Q_SLOTS:
         QVERIFY2(status.contains(QStringLiteral("TTFT %1 · TPOT %2")
                                      .arg(format::seconds(want.ttftSeconds), format::seconds(want.tpotSeconds))),
             qPrintable(status));
-        QVERIFY2(status.contains(QStringLiteral("tokens/s per GPU at %1 requests").arg(groupedCount(want.concurrency))),
+        QVERIFY2(status.contains(QStringLiteral("tokens/s per GPU at %1 requests")
+                                     .arg(groupedCount(want.concurrency))
+                                     .replace(QStringLiteral(" 1 requests"), QStringLiteral(" 1 request"))),
             qPrintable(status));
         QVERIFY2(
             status.contains(QStringLiteral("KV %1 tokens · %2 requests of %3: %4")
-                                .arg(groupedCount(want.kvCapacityTokens), groupedCount(want.maxConcurrency),
+                                .arg(groupedCount(std::floor(want.kvCapacityTokens)), groupedCount(want.maxConcurrency),
                                     groupedCount(want.contextLen), QString::fromLatin1(core::toString(want.verdict)))),
             qPrintable(status));
         QVERIFY(!status.contains(QStringLiteral("MFU")));
