@@ -9,8 +9,10 @@
 #include "ui/ScenarioDocument.h"
 #include "ui/Theme.h"
 
+#include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -19,7 +21,9 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace parallax::ui {
 
@@ -80,6 +84,7 @@ ConfigPanel::ConfigPanel(ScenarioDocument* document, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->setSpacing(8);
+    layout->addWidget(buildModeSwitch());
 
     auto* messagesBox = new QGroupBox(tr("Findings"), this);
     auto* messagesLayout = new QVBoxLayout(messagesBox);
@@ -100,8 +105,9 @@ ConfigPanel::ConfigPanel(ScenarioDocument* document, QWidget* parent)
     // architecture fields, edited rarely, go last.
     layout->addWidget(buildModelGroup());
     layout->addWidget(buildParallelGroup());
-    layout->addWidget(buildTrainingGroup());
-    layout->addWidget(buildKernelsGroup());
+    layout->addWidget(m_inferenceGroup = buildInferenceGroup());
+    layout->addWidget(m_trainingGroup = buildTrainingGroup());
+    layout->addWidget(m_kernelsGroup = buildKernelsGroup());
     layout->addWidget(m_architectureGroup);
     layout->addStretch(1);
 
@@ -154,6 +160,8 @@ ConfigPanel::Field& ConfigPanel::addField(
     f.hint = hint;
     f.hintText = hintText;
     f.buttons = buttons;
+    f.form = form;
+    f.row = container;
     m_byPath.insert(path, m_fields.size());
     m_fields.push_back(std::move(f));
     return m_fields.back();
@@ -175,6 +183,28 @@ void ConfigPanel::intField(QFormLayout* form, const QString& label, const QStrin
         name.remove(QLatin1Char(':'));
         m_document->edit(
             tr("Set %1 to %2").arg(name).arg(value), [set, value](core::Scenario& s) { set(s, value); }, path);
+    });
+}
+
+void ConfigPanel::doubleField(QFormLayout* form, const QString& label, const QString& path, double minimum,
+    double maximum, double step, int decimals, std::function<double(const core::Scenario&)> get,
+    std::function<void(core::Scenario&, double)> set, const QString& tip)
+{
+    auto* spin = new QDoubleSpinBox(form->parentWidget());
+    spin->setRange(minimum, maximum);
+    spin->setSingleStep(step);
+    spin->setDecimals(decimals);
+    spin->setKeyboardTracking(false);
+    Field& f = addField(form, label, path, spin, tip);
+    f.refresh = [this, spin, get] { spin->setValue(get(m_document->scenario())); };
+    connect(spin, &QDoubleSpinBox::valueChanged, this, [this, label, path, set, get, decimals](double value) {
+        if (m_updating || qAbs(get(m_document->scenario()) - value) < 0.5 * std::pow(10.0, -decimals))
+            return;
+        QString name = label;
+        name.remove(QLatin1Char(':'));
+        m_document->edit(
+            tr("Set %1 to %2").arg(name, QString::number(value, 'f', decimals)),
+            [set, value](core::Scenario& s) { set(s, value); }, path);
     });
 }
 
@@ -441,6 +471,30 @@ QGroupBox* ConfigPanel::buildParallelGroup()
     intField(
         form, tr("Expert (ep):"), QStringLiteral("parallel.ep"), 1, 65536, [](const S& s) { return s.parallel.ep; },
         [](S& s, int v) { s.parallel.ep = v; }, tr("Expert parallel degree (MoE): experts are sharded over ep ranks"));
+    // Serving: DP-attention (SGLang --enable-dp-attention) turns the attention's tp ranks into dp
+    // replicas of tp = 1 while the experts stay split over ep of them; off, the replicas become tp again.
+    boolField(
+        form, tr("DP-attention"), QStringLiteral("parallel.dp_attention"),
+        [](const S& s) { return s.parallel.dp > 1 && s.parallel.ep > 1; },
+        [](S& s, bool on) {
+            if (on) {
+                s.parallel.dp *= s.parallel.tp;
+                s.parallel.tp = 1;
+                if (s.model.isMoe() && s.parallel.ep <= 1) {
+                    s.parallel.ep = s.parallel.dp;
+                    while (s.parallel.ep > 1 && s.model.moe->experts % s.parallel.ep != 0)
+                        s.parallel.ep /= 2;
+                }
+            } else {
+                s.parallel.tp *= s.parallel.dp;
+                s.parallel.dp = 1;
+            }
+        },
+        tr("Attention replicated over dp ranks (each caching its own requests) while the experts are split over ep "
+           "of them, as SGLang --enable-dp-attention and vLLM serve DeepSeek-V3; on: dp = tp × dp and tp = 1, off: "
+           "tp = tp × dp and dp = 1"),
+        true);
+    m_dpAttention = qobject_cast<QCheckBox*>(fieldEditor(QStringLiteral("parallel.dp_attention")));
     intField(
         form, tr("ZeRO stage:"), QStringLiteral("parallel.zero"), 0, 3, [](const S& s) { return s.parallel.zero; },
         [](S& s, int v) { s.parallel.zero = v; },
@@ -465,6 +519,131 @@ QGroupBox* ConfigPanel::buildParallelGroup()
     m_parallelSummary->setWordWrap(true);
     v->addWidget(m_parallelSummary);
     return box;
+}
+
+QWidget* ConfigPanel::buildModeSwitch()
+{
+    auto* box = new QWidget(this);
+    auto* form = new QFormLayout(box);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    auto* buttons = new QWidget(box);
+    auto* h = new QHBoxLayout(buttons);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->setSpacing(0);
+    auto* group = new QButtonGroup(buttons);
+    group->setExclusive(true);
+    auto makeButton = [&](const QString& text, const QString& name, const QString& tip) {
+        auto* b = new QToolButton(buttons);
+        b->setText(text);
+        b->setObjectName(name);
+        b->setToolTip(tip);
+        b->setCheckable(true);
+        b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        group->addButton(b);
+        h->addWidget(b, 1);
+        return b;
+    };
+    m_trainingMode = makeButton(tr("Training"), QStringLiteral("modeTraining"),
+        tr("Plan a training run: step time, MFU and memory per pipeline stage"));
+    m_inferenceMode = makeButton(tr("Inference"), QStringLiteral("modeInference"),
+        tr("Plan serving: weights and KV cache per GPU, the concurrency that fits, TTFT, TPOT and tokens/s"));
+    Field& f = addField(form, tr("Plan for:"), QStringLiteral("mode"), buttons,
+        tr("Training or serving (inference) of the same model on the same cluster"));
+    f.refresh = [this] {
+        const bool inference = m_document->scenario().mode == core::ScenarioMode::Inference;
+        m_inferenceMode->setChecked(inference);
+        m_trainingMode->setChecked(!inference);
+    };
+    for (QAbstractButton* b : { m_trainingMode, m_inferenceMode }) {
+        connect(b, &QAbstractButton::toggled, this, [this, b](bool on) {
+            const auto mode = b == m_inferenceMode ? core::ScenarioMode::Inference : core::ScenarioMode::Training;
+            if (m_updating || !on || m_document->scenario().mode == mode)
+                return;
+            m_document->edit(mode == core::ScenarioMode::Inference ? tr("Plan for inference") : tr("Plan for training"),
+                [mode](core::Scenario& s) { s.mode = mode; });
+        });
+    }
+    return box;
+}
+
+QGroupBox* ConfigPanel::buildInferenceGroup()
+{
+    auto* box = new QGroupBox(tr("Serving"), this);
+    box->setObjectName(QStringLiteral("inferenceGroup"));
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    using S = core::Scenario;
+    using core::WeightFormat;
+    std::vector<std::pair<QString, QString>> weights;
+    const std::pair<WeightFormat, QString> weightTexts[] = {
+        { WeightFormat::Bf16, tr("BF16 (2 B)") },
+        { WeightFormat::Fp8, tr("FP8, 128×128 block scales") },
+        { WeightFormat::Int8, tr("INT8, per-channel scales") },
+        { WeightFormat::Int4, tr("INT4 W4A16, group 128") },
+        { WeightFormat::Nvfp4, tr("NVFP4, e4m3 scale per 16") },
+        { WeightFormat::Mxfp4, tr("MXFP4, e8m0 scale per 32") },
+    };
+    for (const auto& [format, text] : weightTexts)
+        weights.emplace_back(QString::fromLatin1(core::toString(format)), text);
+    choiceField(
+        form, tr("Weights:"), QStringLiteral("inference.weight_dtype"), weights,
+        [](const S& s) { return QString::fromLatin1(core::toString(s.inference.weightFormat)); },
+        [](S& s, const QString& v) { core::parseWeightFormat(v.toStdString(), s.inference.weightFormat); },
+        tr("Storage format of the transformer's linears, block scales included; embeddings, LM head, norms and "
+           "routers stay BF16 (as vLLM and SGLang load quantized checkpoints)"));
+    choiceField(
+        form, tr("KV cache:"), QStringLiteral("inference.kv_dtype"),
+        { { QStringLiteral("bf16"), tr("BF16 (2 B)") }, { QStringLiteral("fp8"), tr("FP8 (1 B)") } },
+        [](const S& s) { return QString::fromLatin1(core::toString(s.inference.kvDtype)); },
+        [](S& s, const QString& v) { core::parseKvDtype(v.toStdString(), s.inference.kvDtype); },
+        tr("Bytes per cached key/value element (vLLM --kv-cache-dtype)"));
+    intField(
+        form, tr("Input tokens (isl):"), QStringLiteral("inference.isl"), 1, 1 << 24,
+        [](const S& s) { return s.inference.isl; }, [](S& s, int v) { s.inference.isl = v; },
+        tr("Prompt tokens per request; TTFT is the prefill of this many tokens"));
+    intField(
+        form, tr("Output tokens (osl):"), QStringLiteral("inference.osl"), 1, 1 << 24,
+        [](const S& s) { return s.inference.osl; }, [](S& s, int v) { s.inference.osl = v; },
+        tr("Generated tokens per request"));
+    intField(
+        form, tr("Context length:"), QStringLiteral("inference.context_len"), 0, 1 << 24,
+        [](const S& s) { return s.inference.contextLen; }, [](S& s, int v) { s.inference.contextLen = v; },
+        tr("Tokens of KV cache a request may hold (vLLM --max-model-len); at least isl + osl, 0 uses isl + osl"));
+    if (auto* spin = qobject_cast<QSpinBox*>(fieldEditor(QStringLiteral("inference.context_len"))))
+        spin->setSpecialValueText(tr("isl + osl"));
+    intField(
+        form, tr("Concurrency:"), QStringLiteral("inference.concurrency"), 0, 1 << 20,
+        [](const S& s) { return s.inference.concurrency; }, [](S& s, int v) { s.inference.concurrency = v; },
+        tr("Requests in flight over all replicas; \"max\" solves for what the KV cache holds"));
+    if (auto* spin = qobject_cast<QSpinBox*>(fieldEditor(QStringLiteral("inference.concurrency"))))
+        spin->setSpecialValueText(tr("max (solve)"));
+    doubleField(
+        form, tr("GPU memory use:"), QStringLiteral("inference.gpu_memory_utilization"), 0.05, 1.0, 0.01, 2,
+        [](const S& s) { return s.inference.gpuMemoryUtilization; },
+        [](S& s, double v) { s.inference.gpuMemoryUtilization = v; },
+        tr("Share of each GPU's HBM the serving engine may use (vLLM --gpu-memory-utilization, default 0.9); the "
+           "rest is the reserve left to the driver and other processes"));
+    return box;
+}
+
+void ConfigPanel::showFieldsOfMode(bool inference)
+{
+    const core::Scenario& s = m_document->scenario();
+    m_inferenceGroup->setVisible(inference);
+    m_trainingGroup->setVisible(!inference);
+    m_kernelsGroup->setVisible(!inference);
+    // Degrees serving does not use; cp stays in view while it is not 1, so that its error can be fixed.
+    for (const char* path : { "parallel.sp", "parallel.vpp", "parallel.zero", "parallel.schedule", "parallel.order" }) {
+        if (const auto it = m_byPath.constFind(QLatin1String(path)); it != m_byPath.constEnd())
+            m_fields[*it].form->setRowVisible(m_fields[*it].row, !inference);
+    }
+    if (const auto it = m_byPath.constFind(QStringLiteral("parallel.cp")); it != m_byPath.constEnd())
+        m_fields[*it].form->setRowVisible(m_fields[*it].row, !inference || s.parallel.cp != 1);
+    if (const auto it = m_byPath.constFind(QStringLiteral("parallel.dp_attention")); it != m_byPath.constEnd())
+        m_fields[*it].form->setRowVisible(m_fields[*it].row, inference);
+    m_dpAttention->setEnabled(s.model.isMoe() || (s.parallel.dp > 1 && s.parallel.ep > 1));
 }
 
 QGroupBox* ConfigPanel::buildTrainingGroup()
@@ -551,6 +730,32 @@ void ConfigPanel::refreshFromScenario()
     const int preset = m_modelPreset->findData(QString::fromStdString(s.modelPreset));
     m_modelPreset->setCurrentIndex(preset < 0 ? 0 : preset);
     m_moeGroup->setChecked(s.model.isMoe());
+    const bool inference = s.mode == core::ScenarioMode::Inference;
+    showFieldsOfMode(inference);
+    if (inference) {
+        const long long ranks = static_cast<long long>(s.parallel.tp) * s.parallel.pp * s.parallel.dp;
+        QString text = tr("tp × pp × dp = %1 × %2 × %3 = <b>%4</b> ranks on <b>%5</b> GPUs")
+                           .arg(s.parallel.tp)
+                           .arg(s.parallel.pp)
+                           .arg(s.parallel.dp)
+                           .arg(ranks)
+                           .arg(s.topology.gpuCount());
+        if (ranks != s.topology.gpuCount())
+            text = QStringLiteral("<span style='color:%1'>%2</span>").arg(theme::problemColor().name(), text);
+        text += QStringLiteral("<br>");
+        if (s.parallel.dp > 1 && s.parallel.ep > 1)
+            text += tr("DP-attention: attention on %1 replicas of tp %2, experts split over ep %3")
+                        .arg(s.parallel.dp)
+                        .arg(s.parallel.tp)
+                        .arg(s.parallel.ep);
+        else if (s.parallel.dp > 1)
+            text += tr("%1 model replicas of tp %2 × pp %3").arg(s.parallel.dp).arg(s.parallel.tp).arg(s.parallel.pp);
+        else
+            text += tr("one model replica over all GPUs");
+        m_parallelSummary->setText(text);
+        m_updating = false;
+        return;
+    }
     const long long world = static_cast<long long>(s.parallel.tp) * s.parallel.cp * s.parallel.pp * s.parallel.dp;
     const int gpus = s.topology.gpuCount();
     const int m = core::microbatchesPerStep(s.parallel, s.training);

@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 
+class QAbstractButton;
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
@@ -19,8 +20,8 @@ namespace parallax::ui {
 class MessageModel;
 class ScenarioDocument;
 
-// The model, parallelism and training panels with live validation: each field is bound to a
-// JSON path of the scenario ("parallel.tp"); an engine error on that path marks the field (red
+// The mode switch (training / inference), the model, parallelism, training and serving panels with live validation:
+// each field is bound to a JSON path of the scenario ("parallel.tp"); an engine error on that path marks the field (red
 // frame, tooltip), shows the message under it and, for a degree that does not divide, buttons
 // with the nearest valid values.
 class ConfigPanel : public QWidget {
@@ -43,6 +44,8 @@ private:
         QWidget* hint = nullptr; // message + suggestion buttons under the field
         QLabel* hintText = nullptr;
         QWidget* buttons = nullptr;
+        QFormLayout* form = nullptr; // the form and row widget, to show the field in one mode only
+        QWidget* row = nullptr;
         std::function<void()> refresh; // scenario -> widget
         bool marked = false;
         QStringList suggestionLabels;
@@ -53,6 +56,10 @@ private:
     QGroupBox* buildParallelGroup();
     QGroupBox* buildTrainingGroup();
     QGroupBox* buildKernelsGroup();
+    QWidget* buildModeSwitch();
+    QGroupBox* buildInferenceGroup();
+    // Training-only panels and fields hide in inference mode and the serving ones in training mode.
+    void showFieldsOfMode(bool inference);
     // An empty `label` lets the editor span the row (a check box that carries its own text).
     Field& addField(QFormLayout* form, const QString& label, const QString& path, QWidget* editor, const QString& tip);
     void intField(QFormLayout* form, const QString& label, const QString& path, int minimum, int maximum,
@@ -62,6 +69,9 @@ private:
     void choiceField(QFormLayout* form, const QString& label, const QString& path,
         const std::vector<std::pair<QString, QString>>& values, std::function<QString(const core::Scenario&)> get,
         std::function<void(core::Scenario&, const QString&)> set, const QString& tip = {});
+    void doubleField(QFormLayout* form, const QString& label, const QString& path, double minimum, double maximum,
+        double step, int decimals, std::function<double(const core::Scenario&)> get,
+        std::function<void(core::Scenario&, double)> set, const QString& tip = {});
     // `labelOnBox`: the label is the check box's own text (clickable) instead of the form's label.
     void boolField(QFormLayout* form, const QString& label, const QString& path,
         std::function<bool(const core::Scenario&)> get, std::function<void(core::Scenario&, bool)> set,
@@ -81,6 +91,12 @@ private:
     QComboBox* m_modelPreset = nullptr;
     QGroupBox* m_moeGroup = nullptr;
     QGroupBox* m_architectureGroup = nullptr; // layers, widths, MoE: under the other panels
+    QGroupBox* m_trainingGroup = nullptr;
+    QGroupBox* m_kernelsGroup = nullptr;
+    QGroupBox* m_inferenceGroup = nullptr;
+    QAbstractButton* m_trainingMode = nullptr;
+    QAbstractButton* m_inferenceMode = nullptr;
+    QCheckBox* m_dpAttention = nullptr;
     QCheckBox* m_autoDp = nullptr;
     QLabel* m_modelSummary = nullptr;
     QLabel* m_parallelSummary = nullptr;

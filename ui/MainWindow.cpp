@@ -10,6 +10,7 @@
 #include "ui/ExportDialog.h"
 #include "ui/Format.h"
 #include "ui/GanttView.h"
+#include "ui/InferenceStatus.h"
 #include "ui/LaunchActions.h"
 #include "ui/MemoryTab.h"
 #include "ui/PresetGallery.h"
@@ -290,44 +291,55 @@ void MainWindow::updateStatus()
         m_calibrationLabel->setToolTip(tr(
             "The engine uses datasheet numbers times default efficiencies (Probe tab: measure or load a calibration)"));
     }
-    if (r.stepTimeSeconds > 0) {
-        m_stepLabel->setText(tr("Step <b>%1</b> · %2 tokens/s")
-                                 .arg(QString::fromStdString(core::stepTimeRangeText(r)).toHtmlEscaped(),
-                                     format::count(r.tokensPerSecond)));
-        m_mfuLabel->setText(tr("MFU <b>%1</b> · %2 per GPU")
-                                .arg(format::percent(r.mfu), format::flopsPerSecond(r.tflopsPerGpu * 1e12)));
+    if (e->scenario.mode == core::ScenarioMode::Inference) {
+        // Inference mode: latency, throughput and KV capacity in the same three cells.
+        const InferenceStatus st = r.inference ? inferenceStatus(*r.inference) : InferenceStatus {};
+        m_stepLabel->setText(r.inference ? st.latency : tr("TTFT –"));
+        m_stepLabel->setToolTip(st.latencyTip);
+        m_mfuLabel->setText(r.inference ? st.throughput : tr("tokens/s –"));
+        m_mfuLabel->setToolTip(st.throughputTip);
+        m_memoryLabel->setText(r.inference ? st.memory : tr("KV –"));
+        m_memoryLabel->setToolTip(st.memoryTip);
     } else {
-        m_stepLabel->setText(tr("Step –"));
-        m_mfuLabel->setText(tr("MFU –"));
-    }
-    m_stepLabel->setToolTip(
-        tr("Time of one optimizer step (pipeline %1, exposed data-parallel %2, optimizer %3); "
-           "range: measured error on published runs of %4")
-            .arg(format::seconds(r.step.pipelineSeconds), format::seconds(r.step.dpExposedSeconds),
-                format::seconds(r.step.optimizerSeconds), QString::fromStdString(r.stepTimeFamily)));
-    m_mfuLabel->setToolTip(tr("Model FLOPs utilization; HFU (with recompute) %1").arg(format::percent(r.hfu)));
-    if (r.hbmBytes > 0 && r.peakMemoryBytes > 0) {
-        const QString range = QString::fromStdString(core::peakMemoryRangeText(r)).toHtmlEscaped();
-        const QString verdict = QString::fromLatin1(core::toString(r.memoryVerdict));
-        const QString text = tr("Peak <b>%1</b> of %2 HBM: %3").arg(range, format::bytes(r.hbmBytes), verdict);
-        if (r.memoryVerdict == core::MemoryVerdict::DoesNotFit)
-            m_memoryLabel->setText(QStringLiteral("<span style='color:%1'>%2 ✖</span>").arg(problem, text));
-        else if (r.memoryVerdict == core::MemoryVerdict::Tight)
-            m_memoryLabel->setText(
-                QStringLiteral("<span style='color:%1'>%2 ⚠</span>").arg(theme::warningColor().name(), text));
-        else
-            m_memoryLabel->setText(text);
-        const double margin = r.hbmBytes - r.peakMemoryBytes;
-        m_memoryLabel->setToolTip(r.memoryVerdict == core::MemoryVerdict::DoesNotFit
-                ? tr("Does not fit: over by %1 even at the low end of the memory model's error")
-                      .arg(format::bytes(r.peakMemoryLowBytes - r.hbmBytes))
-                : r.memoryVerdict == core::MemoryVerdict::Tight
-                ? tr("Tight: the range of the memory model's measured error straddles HBM (estimate %1 %2)")
-                      .arg(margin >= 0 ? tr("under by") : tr("over by"), format::bytes(qAbs(margin)))
-                : tr("Fits with %1 to spare, even at the high end of the range")
-                      .arg(format::bytes(r.hbmBytes - r.peakMemoryHighBytes)));
-    } else {
-        m_memoryLabel->setText(tr("Peak –"));
+        if (r.stepTimeSeconds > 0) {
+            m_stepLabel->setText(tr("Step <b>%1</b> · %2 tokens/s")
+                                     .arg(QString::fromStdString(core::stepTimeRangeText(r)).toHtmlEscaped(),
+                                         format::count(r.tokensPerSecond)));
+            m_mfuLabel->setText(tr("MFU <b>%1</b> · %2 per GPU")
+                                    .arg(format::percent(r.mfu), format::flopsPerSecond(r.tflopsPerGpu * 1e12)));
+        } else {
+            m_stepLabel->setText(tr("Step –"));
+            m_mfuLabel->setText(tr("MFU –"));
+        }
+        m_stepLabel->setToolTip(
+            tr("Time of one optimizer step (pipeline %1, exposed data-parallel %2, optimizer %3); "
+               "range: measured error on published runs of %4")
+                .arg(format::seconds(r.step.pipelineSeconds), format::seconds(r.step.dpExposedSeconds),
+                    format::seconds(r.step.optimizerSeconds), QString::fromStdString(r.stepTimeFamily)));
+        m_mfuLabel->setToolTip(tr("Model FLOPs utilization; HFU (with recompute) %1").arg(format::percent(r.hfu)));
+        if (r.hbmBytes > 0 && r.peakMemoryBytes > 0) {
+            const QString range = QString::fromStdString(core::peakMemoryRangeText(r)).toHtmlEscaped();
+            const QString verdict = QString::fromLatin1(core::toString(r.memoryVerdict));
+            const QString text = tr("Peak <b>%1</b> of %2 HBM: %3").arg(range, format::bytes(r.hbmBytes), verdict);
+            if (r.memoryVerdict == core::MemoryVerdict::DoesNotFit)
+                m_memoryLabel->setText(QStringLiteral("<span style='color:%1'>%2 ✖</span>").arg(problem, text));
+            else if (r.memoryVerdict == core::MemoryVerdict::Tight)
+                m_memoryLabel->setText(
+                    QStringLiteral("<span style='color:%1'>%2 ⚠</span>").arg(theme::warningColor().name(), text));
+            else
+                m_memoryLabel->setText(text);
+            const double margin = r.hbmBytes - r.peakMemoryBytes;
+            m_memoryLabel->setToolTip(r.memoryVerdict == core::MemoryVerdict::DoesNotFit
+                    ? tr("Does not fit: over by %1 even at the low end of the memory model's error")
+                          .arg(format::bytes(r.peakMemoryLowBytes - r.hbmBytes))
+                    : r.memoryVerdict == core::MemoryVerdict::Tight
+                    ? tr("Tight: the range of the memory model's measured error straddles HBM (estimate %1 %2)")
+                          .arg(margin >= 0 ? tr("under by") : tr("over by"), format::bytes(qAbs(margin)))
+                    : tr("Fits with %1 to spare, even at the high end of the range")
+                          .arg(format::bytes(r.hbmBytes - r.peakMemoryHighBytes)));
+        } else {
+            m_memoryLabel->setText(tr("Peak –"));
+        }
     }
     const int errors = static_cast<int>(r.errors.size());
     const int warnings = static_cast<int>(r.warnings.size());

@@ -86,6 +86,11 @@ std::vector<Message> validateServingLayout(const Scenario& s)
                 + " but the cluster has " + str(gpus) + " GPUs: choose degrees whose product is " + str(gpus) });
     if (p.cp != 1)
         errors.push_back({ "parallel.cp", "context parallelism is not modelled for serving: set cp=1" });
+    const InferenceConfig& c = s.inference;
+    if (c.contextLen > 0 && c.contextLen < c.isl + c.osl)
+        errors.push_back({ "inference.context_len",
+            "context_len=" + str(c.contextLen) + " must hold isl + osl = " + str(c.isl + c.osl)
+                + " tokens: raise context_len or lower isl/osl" });
     if (m.heads % p.tp != 0)
         errors.push_back({ "parallel.tp",
             "heads=" + str(m.heads) + " is not divisible by tp=" + str(p.tp) + ": choose a tp that divides heads" });

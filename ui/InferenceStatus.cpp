@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/InferenceStatus.h"
+
+#include "ui/ChartStyle.h"
+#include "ui/Format.h"
+#include "ui/Theme.h"
+
+#include <QObject>
+#include <cmath>
+
+namespace parallax::ui {
+
+namespace {
+QString rate(double tokensPerSecond) // "1,234", "148", "7.5"
+{
+    return tokensPerSecond >= 100 ? groupedCount(tokensPerSecond) : QString::number(tokensPerSecond, 'f', 1);
+}
+} // namespace
+
+InferenceStatus inferenceStatus(const core::InferenceReport& r)
+{
+    InferenceStatus s;
+    const QString requests
+        = r.concurrency == 1 ? QObject::tr("1 request") : QObject::tr("%1 requests").arg(groupedCount(r.concurrency));
+    s.latency = QObject::tr("TTFT <b>%1</b> · TPOT <b>%2</b>")
+                    .arg(format::seconds(r.ttftSeconds), format::seconds(r.tpotSeconds));
+    s.latencyTip
+        = QObject::tr("TTFT: prefill of %1 input tokens alone (compute %2, communication %3). TPOT: one decode "
+                      "step at %4 in flight (weights %5, KV cache %6, compute %7, TP %8, EP %9, "
+                      "pipeline %10)")
+              .arg(groupedCount(r.isl), format::seconds(r.prefillComputeSeconds), format::seconds(r.prefillCommSeconds),
+                  requests, format::seconds(r.decode.weightsSeconds), format::seconds(r.decode.kvSeconds),
+                  format::seconds(r.decode.computeSeconds), format::seconds(r.decode.tpSeconds),
+                  format::seconds(r.decode.epSeconds), format::seconds(r.decode.ppSeconds));
+    s.throughput = QObject::tr("<b>%1</b> tokens/s per GPU at %2").arg(rate(r.tokensPerSecondPerGpu), requests);
+    s.throughputTip = QObject::tr("Output tokens per second per GPU, prefill included (decode steps alone: %1); %2")
+                          .arg(rate(r.decodeTokensPerSecondPerGpu),
+                              r.concurrencySolved ? QObject::tr("concurrency solved from the KV cache (\"max\")")
+                                                  : QObject::tr("concurrency as set"));
+    const QString verdict = QString::fromLatin1(core::toString(r.verdict));
+    const QString text = QObject::tr("KV <b>%1</b> tokens · %2 requests of %3: %4")
+                             .arg(groupedCount(std::floor(r.kvCapacityTokens)), groupedCount(r.maxConcurrency),
+                                 groupedCount(r.contextLen), verdict);
+    if (r.verdict == core::ServingVerdict::DoesNotFit)
+        s.memory = QStringLiteral("<span style='color:%1'>%2 ✖</span>").arg(theme::problemColor().name(), text);
+    else if (r.verdict == core::ServingVerdict::Tight)
+        s.memory = QStringLiteral("<span style='color:%1'>%2 ⚠</span>").arg(theme::warningColor().name(), text);
+    else
+        s.memory = text;
+    s.memoryTip = QString::fromStdString(r.verdictReason);
+    return s;
+}
+
+} // namespace parallax::ui
