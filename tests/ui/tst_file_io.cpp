@@ -88,7 +88,7 @@ private Q_SLOTS:
                                         << QStringLiteral("model: must be a model preset name") << QString();
         QTest::newRow("a million gpus") << QByteArray(R"({"format":"parallax-scenario","version":1,"model":"llama3-8b",
             "cluster":{"gpu":"h100-sxm","nodes":125000,"gpus_per_node":8},"parallel":{},"training":{"global_batch":8}})")
-                                        << QStringLiteral("representative slice") << QString();
+                                        << QStringLiteral("cluster.nodes: 1000000 GPUs") << QString();
     }
 
     void corruptOrInvalidFileLeavesTheScenarioIntact()
@@ -123,6 +123,12 @@ private Q_SLOTS:
         QVERIFY(w.errors.front().contains(QStringLiteral("unchanged")));
         if (!named.isEmpty())
             QVERIFY2(w.errors.front().contains(named), qPrintable(w.errors.front()));
+        // The sentence names the file; the folder is left to Show Details, so that the field leads.
+        if (kind.isEmpty() && !content.isEmpty())
+            QVERIFY2(!w.errors.front().contains(dir.path()), qPrintable(w.errors.front()));
+        if (kind.isEmpty() && content.contains("125000")) // the advice, in full behind Show Details
+            QVERIFY2(w.window.lastErrorDetails().contains(QStringLiteral("model one representative slice")),
+                qPrintable(w.window.lastErrorDetails()));
         QCOMPARE(test::serialized(w.doc()->scenario()), before);
         QCOMPARE(w.doc()->undoStack()->count(), undoSteps);
         QVERIFY(w.doc()->isModified());
