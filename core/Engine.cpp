@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/Engine.h"
 
-#include "core/calibration/Calibration.h"
-#include "core/cluster/CommGroups.h"
-#include "core/costs/CostModel.h"
-#include "core/costs/DataParallelSync.h"
 #include "core/Limits.h"
-#include "core/memory/MemoryModel.h"
-#include "core/model/ModelMath.h"
-#include "core/schedule/PipelineClosedForm.h"
-#include "core/parallel/StageLayout.h"
 #include "core/Units.h"
 #include "core/Validation.h"
+#include "core/calibration/Calibration.h"
+#include "core/cluster/CommGroups.h"
 #include "core/cluster/FabricPath.h"
+#include "core/costs/CostModel.h"
+#include "core/costs/DataParallelSync.h"
 #include "core/costs/StepOverheads.h"
 #include "core/inference/InferenceEngine.h"
+#include "core/memory/MemoryModel.h"
 #include "core/memory/PredictionBands.h"
+#include "core/model/ModelMath.h"
+#include "core/parallel/StageLayout.h"
+#include "core/schedule/PipelineClosedForm.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/model/ModelSpec.h"
-#include "core/parallel/ParallelConfig.h"
 #include "core/cluster/Topology.h"
 #include "core/inference/InferenceConfig.h"
+#include "core/model/ModelSpec.h"
+#include "core/parallel/ParallelConfig.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/ConfigPanel.h"
 
-#include "core/model/ModelMath.h"
 #include "core/io/PresetLibrary.h"
+#include "core/model/ModelMath.h"
 #include "ui/DegreeSuggestions.h"
 #include "ui/Format.h"
 #include "ui/MessageModel.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/EngineRunner.h"
 
-#include "core/calibration/Calibration.h"
 #include "core/Engine.h"
+#include "core/calibration/Calibration.h"
 
 #include <QElapsedTimer>
 #include <QMetaObject>

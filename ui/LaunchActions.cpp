@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/LaunchActions.h"
 
-#include "core/io/ScenarioIo.h"
 #include "core/io/HfConfigReader.h"
+#include "core/io/ScenarioIo.h"
 #include "core/launch/LaunchArgsImporter.h"
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/launch/NemoRecipeWriter.h"

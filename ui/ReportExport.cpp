@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/ReportExport.h"
 
-#include "core/report/ReportMarkdown.h"
 #include "core/io/ScenarioIo.h"
 #include "core/io/TraceExport.h"
+#include "core/report/ReportMarkdown.h"
 #include "core/search/NumberText.h"
 #include "ui/render/GanttModel.h"
 #include "ui/render/MemoryChartRenderer.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/report/Report.h"
 #include "core/Scenario.h"
+#include "core/report/Report.h"
 
 #include <QString>
 #include <vector>

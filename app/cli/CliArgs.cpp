@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "CliArgs.h"
 
-#include "core/io/JsonReader.h"
-#include "core/io/PresetLibrary.h"
-#include "core/io/ScenarioIo.h"
 #include "core/io/BoundedRead.h"
 #include "core/io/HfConfigReader.h"
+#include "core/io/JsonReader.h"
 #include "core/io/JsonText.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 
 #include <algorithm>
 #include <cmath>

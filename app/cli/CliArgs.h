@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/calibration/Calibration.h"
 #include "core/Scenario.h"
+#include "core/calibration/Calibration.h"
 
 #include <map>
 #include <optional>

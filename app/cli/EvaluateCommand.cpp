@@ -5,8 +5,8 @@
 #include "ReportTable.h"
 
 #include "core/Engine.h"
-#include "core/report/ReportJson.h"
 #include "core/launch/RankGroupsJson.h"
+#include "core/report/ReportJson.h"
 
 #include <iostream>
 

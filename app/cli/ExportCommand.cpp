@@ -3,9 +3,9 @@
 #include "Commands.h"
 
 #include "core/Engine.h"
-#include "core/report/ReportMarkdown.h"
 #include "core/io/ScenarioIo.h"
 #include "core/io/TraceExport.h"
+#include "core/report/ReportMarkdown.h"
 #include "core/search/NumberText.h"
 
 #include <filesystem>

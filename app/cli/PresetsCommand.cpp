@@ -3,9 +3,9 @@
 #include "Commands.h"
 #include "TextFormat.h"
 
-#include "core/model/ModelMath.h"
-#include "core/io/PresetLibrary.h"
 #include "core/Units.h"
+#include "core/io/PresetLibrary.h"
+#include "core/model/ModelMath.h"
 
 #include <iostream>
 

@@ -2,9 +2,9 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
-#include "core/io/ScenarioIo.h"
 #include "core/io/BoundedRead.h"
 #include "core/io/JsonText.h"
+#include "core/io/ScenarioIo.h"
 #include "core/validation/ValidationSuite.h"
 
 #include <filesystem>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // parallax: the desktop application. Thin: options, then the main window (ui/).
-#include "core/parallel/ParallelConfig.h"
 #include "core/io/PresetLibrary.h"
+#include "core/parallel/ParallelConfig.h"
 #include "ui/DesignCompareTab.h"
 #include "ui/GanttView.h"
 #include "ui/MainWindow.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/costs/CostModel.h"
 #include "core/cluster/RankMap.h"
 #include "core/cluster/Topology.h"
+#include "core/costs/CostModel.h"
 
 #include <vector>
 

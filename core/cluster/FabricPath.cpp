@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/cluster/FabricPath.h"
 
-#include "core/cluster/Topology.h"
 #include "core/Units.h"
+#include "core/cluster/Topology.h"
 
 #include <algorithm>
 #include <map>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/parallel/ParallelConfig.h"
 #include "core/cluster/Topology.h"
+#include "core/parallel/ParallelConfig.h"
 
 #include <array>
 #include <string>

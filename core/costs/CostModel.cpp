@@ -3,8 +3,8 @@
 
 #include "core/calibration/Calibration.h"
 #include "core/costs/DataParallelSync.h"
-#include "core/parallel/ParameterShard.h"
 #include "core/costs/MoeCosts.h"
+#include "core/parallel/ParameterShard.h"
 
 #include <algorithm>
 #include <cmath>

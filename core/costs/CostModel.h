@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/memory/ActivationMemory.h"
 #include "core/cluster/Collectives.h"
-#include "core/costs/DataParallelSync.h"
 #include "core/cluster/GpuSpec.h"
+#include "core/costs/DataParallelSync.h"
+#include "core/memory/ActivationMemory.h"
 #include "core/model/LayerShape.h"
 
 namespace parallax::core {

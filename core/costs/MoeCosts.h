@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/memory/ActivationMemory.h"
 #include "core/costs/CostModel.h"
+#include "core/memory/ActivationMemory.h"
 
 namespace parallax::core {
 

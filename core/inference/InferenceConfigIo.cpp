@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/InferenceConfigIo.h"
 
-#include "core/io/JsonReader.h"
 #include "core/Limits.h"
+#include "core/io/JsonReader.h"
 
 namespace parallax::core {
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/InferenceEngine.h"
 
-#include "core/cluster/CommGroups.h"
-#include "core/model/ModelMath.h"
 #include "core/Units.h"
+#include "core/cluster/CommGroups.h"
 #include "core/inference/KvCache.h"
 #include "core/inference/ServingMemory.h"
 #include "core/inference/ServingTime.h"
 #include "core/inference/WeightBytes.h"
+#include "core/model/ModelMath.h"
 #include "core/search/NumberText.h"
 
 #include <algorithm>

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "core/Engine.h"
-#include "core/report/Report.h"
 #include "core/Scenario.h"
+#include "core/report/Report.h"
 
 namespace parallax::core {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/model/ModelSpec.h"
 #include "core/inference/InferenceConfig.h"
+#include "core/model/ModelSpec.h"
 
 namespace parallax::core {
 

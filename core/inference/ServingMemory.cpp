@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/ServingMemory.h"
 
-#include "core/model/ModelMath.h"
-#include "core/parallel/StageLayout.h"
 #include "core/inference/KvCache.h"
 #include "core/inference/WeightBytes.h"
+#include "core/model/ModelMath.h"
+#include "core/parallel/StageLayout.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/model/ModelSpec.h"
 #include "core/inference/InferenceConfig.h"
 #include "core/inference/InferenceReport.h"
 #include "core/inference/ServingLayout.h"
+#include "core/model/ModelSpec.h"
 
 namespace parallax::core {
 

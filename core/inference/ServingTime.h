@@ -2,10 +2,10 @@
 #pragma once
 
 #include "core/costs/CostModel.h"
-#include "core/model/ModelSpec.h"
 #include "core/inference/InferenceConfig.h"
 #include "core/inference/InferenceReport.h"
 #include "core/inference/ServingLayout.h"
+#include "core/model/ModelSpec.h"
 
 namespace parallax::core {
 

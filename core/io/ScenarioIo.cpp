@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/io/ScenarioIo.h"
 
-#include "core/io/JsonReader.h"
 #include "core/Limits.h"
-#include "core/io/PresetLibrary.h"
 #include "core/Units.h"
 #include "core/inference/InferenceConfigIo.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/BoundedRead.h"
+#include "core/io/JsonReader.h"
 #include "core/io/JsonText.h"
+#include "core/io/PresetLibrary.h"
 
 #include <map>
 

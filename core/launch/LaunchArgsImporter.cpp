@@ -3,8 +3,8 @@
 
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
-#include "core/parallel/StageLayout.h"
 #include "core/launch/LaunchMarker.h"
+#include "core/parallel/StageLayout.h"
 
 #include <cmath>
 #include <map>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/MegatronArgsWriter.h"
 
+#include "core/launch/LaunchMarker.h"
 #include "core/parallel/PipelineSplit.h"
 #include "core/parallel/StageLayout.h"
-#include "core/launch/LaunchMarker.h"
 
 #include <sstream>
 #include <vector>

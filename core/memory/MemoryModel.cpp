@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/memory/MemoryModel.h"
 
-#include "core/model/LayerShape.h"
 #include "core/memory/ModelStateBytes.h"
+#include "core/model/LayerShape.h"
 
 #include <algorithm>
 

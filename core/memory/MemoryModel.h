@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/memory/ActivationMemory.h"
 #include "core/costs/CostModel.h"
 #include "core/costs/DataParallelSync.h"
+#include "core/memory/ActivationMemory.h"
 #include "core/parallel/ParameterShard.h"
-#include "core/report/Report.h"
 #include "core/parallel/StageLayout.h"
+#include "core/report/Report.h"
 
 #include <vector>
 

@@ -3,18 +3,18 @@
 
 #include "core/costs/DataParallelSync.h"
 
-#include "core/memory/ActivationMemory.h"
 #include "core/calibration/Calibration.h"
-#include "core/model/LayerShape.h"
-#include "core/memory/MemoryModel.h"
-#include "core/model/ModelMath.h"
-#include "core/parallel/ParameterShard.h"
-#include "core/schedule/PipelineClosedForm.h"
-#include "core/parallel/StageLayout.h"
 #include "core/cluster/FabricPath.h"
 #include "core/costs/StepOverheads.h"
+#include "core/memory/ActivationMemory.h"
+#include "core/memory/MemoryModel.h"
 #include "core/memory/ModelStateBytes.h"
 #include "core/memory/PredictionBands.h"
+#include "core/model/LayerShape.h"
+#include "core/model/ModelMath.h"
+#include "core/parallel/ParameterShard.h"
+#include "core/parallel/StageLayout.h"
+#include "core/schedule/PipelineClosedForm.h"
 #include "core/schedule/PipelineSchedule.h"
 
 #include <algorithm>

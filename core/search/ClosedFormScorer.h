@@ -3,9 +3,9 @@
 
 #include "core/cluster/CommGroups.h"
 
+#include "core/Scenario.h"
 #include "core/costs/CostModel.h"
 #include "core/model/ModelMath.h"
-#include "core/Scenario.h"
 #include "core/search/SearchSpace.h"
 
 #include <map>

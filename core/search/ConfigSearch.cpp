@@ -2,8 +2,8 @@
 #include "core/search/ConfigSearch.h"
 
 #include "core/Engine.h"
-#include "core/parallel/PipelineSplit.h"
 #include "core/memory/PredictionBands.h"
+#include "core/parallel/PipelineSplit.h"
 #include "core/search/ClosedFormPass.h"
 #include "core/search/ClosedFormScorer.h"
 #include "core/search/Explainer.h"

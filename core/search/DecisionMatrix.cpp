@@ -3,8 +3,8 @@
 
 #include "core/Engine.h"
 #include "core/Limits.h"
-#include "core/io/PresetLibrary.h"
 #include "core/Units.h"
+#include "core/io/PresetLibrary.h"
 #include "core/search/NumberText.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/Explainer.h"
 
-#include "core/costs/CostModel.h"
 #include "core/Units.h"
+#include "core/costs/CostModel.h"
 #include "core/memory/RangeText.h"
 #include "core/schedule/PipelineSchedule.h"
 #include "core/search/NumberText.h"

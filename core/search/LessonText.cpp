@@ -2,11 +2,11 @@
 #include "core/search/LessonText.h"
 
 #include "core/Engine.h"
+#include "core/Units.h"
+#include "core/inference/InferenceLessonValues.h"
 #include "core/model/ModelMath.h"
 #include "core/parallel/ParameterShard.h"
 #include "core/parallel/StageLayout.h"
-#include "core/Units.h"
-#include "core/inference/InferenceLessonValues.h"
 #include "core/schedule/PipelineSchedule.h"
 #include "core/search/ConfigSearch.h"
 #include "core/search/DecisionMatrix.h"

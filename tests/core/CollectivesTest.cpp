@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/cluster/Collectives.h"
-#include "core/cluster/CommGroups.h"
-#include "core/io/PresetLibrary.h"
-#include "core/cluster/RankMap.h"
 #include "core/Units.h"
+#include "core/cluster/CommGroups.h"
+#include "core/cluster/RankMap.h"
+#include "core/io/PresetLibrary.h"
 
 #include <gtest/gtest.h>
 

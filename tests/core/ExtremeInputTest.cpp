@@ -3,8 +3,8 @@
 // work.
 #include "TestScenarios.h"
 #include "core/Engine.h"
-#include "core/io/ScenarioIo.h"
 #include "core/Validation.h"
+#include "core/io/ScenarioIo.h"
 
 #include <gtest/gtest.h>
 

@@ -1,28 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/cluster/FabricPath.h"
-#include "core/cluster/CommGroups.h"
+#include "TestScenarios.h"
 #include "core/Engine.h"
+#include "core/cluster/CommGroups.h"
 #include "core/io/PresetLibrary.h"
-#include "core/report/ReportJson.h"
 #include "core/io/ScenarioIo.h"
+#include "core/report/ReportJson.h"
 
 #include <gtest/gtest.h>
 
 using namespace parallax::core;
 
 namespace {
-
-Scenario preset(const std::string& id)
-{
-    const ScenarioPresetInfo* info = PresetLibrary::instance().scenario(id);
-    if (!info)
-        throw std::runtime_error("missing scenario preset " + id);
-    LoadError error;
-    auto s = parseScenario(info->json, error);
-    if (!s)
-        throw std::runtime_error(error.path + ": " + error.message);
-    return *s;
-}
 
 EngineCommGroups commOf(const Scenario& s)
 {
@@ -50,7 +39,7 @@ double send(double latency, double bandwidth, double bytes)
 // 50 / 2 = 25 GB/s and 7 us.
 TEST(FabricPath, TwoLeavesUnderASpineByHand)
 {
-    const Scenario s = preset("llama3-70b-leaves-64xh100");
+    const Scenario s = parallax::test::presetScenario("llama3-70b-leaves-64xh100");
     ASSERT_EQ(s.topology.fabrics.size(), 3u);
     EXPECT_TRUE(s.topology.connected());
     EXPECT_EQ(s.topology.fabricsOfDomain(0), (std::vector<int> { 0, 2 }));
@@ -104,7 +93,7 @@ TEST(FabricPath, TwoLeavesUnderASpineByHand)
 // fat tree (not rail-optimised) every flow gets 25 GB/s.
 TEST(FabricPath, RailOptimisedFabricByHand)
 {
-    const Scenario s = preset("llama3-8b-rails-32xh100");
+    const Scenario s = parallax::test::presetScenario("llama3-8b-rails-32xh100");
     ASSERT_TRUE(s.topology.fabrics.front().railOptimized);
     ASSERT_TRUE(s.topology.fabrics.front().pxn);
     EXPECT_EQ(railOf(s.topology, 0, 1, 4), 4);
@@ -150,7 +139,7 @@ TEST(FabricPath, RailOptimisedFabricByHand)
 
 TEST(FabricPath, DomainsOnNoCommonFabricAreAnError)
 {
-    Scenario s = preset("llama3-70b-leaves-64xh100");
+    Scenario s = parallax::test::presetScenario("llama3-70b-leaves-64xh100");
     s.topology.fabrics.pop_back(); // no spine: the leaves cannot reach each other
     EXPECT_FALSE(s.topology.connected());
     const Report r = evaluate(s);
@@ -161,7 +150,7 @@ TEST(FabricPath, DomainsOnNoCommonFabricAreAnError)
 
 TEST(FabricPath, FabricKeysRoundTripAndRankMapJsonNamesCrossings)
 {
-    const Scenario s = preset("llama3-70b-leaves-64xh100");
+    const Scenario s = parallax::test::presetScenario("llama3-70b-leaves-64xh100");
     LoadError error;
     const auto back = parseScenario(scenarioToJson(s).dump(), error);
     ASSERT_TRUE(back) << error.message;
@@ -172,7 +161,7 @@ TEST(FabricPath, FabricKeysRoundTripAndRankMapJsonNamesCrossings)
     const nlohmann::json j = reportToJson(s, evaluate(s));
     EXPECT_EQ(j["rank_map"]["groups_crossing_fabrics"]["pp"], 32);
     EXPECT_EQ(j["rank_map"]["groups_crossing_fabrics"]["dp"], 0);
-    Scenario rails = preset("llama3-8b-rails-32xh100");
+    Scenario rails = parallax::test::presetScenario("llama3-8b-rails-32xh100");
     rails.topology.fabrics.front().pxn = false;
     const auto railsBack = parseScenario(scenarioToJson(rails).dump(), error);
     ASSERT_TRUE(railsBack) << error.message;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // How the framework runs (the scenario's kernel and overlap switches) and the GEMM shape curve:
 // each switch moves the engine's numbers the way its physics says, and no further.
-#include "core/costs/CostModel.h"
 #include "core/Engine.h"
+#include "core/costs/CostModel.h"
 #include "core/io/PresetLibrary.h"
 #include "core/report/ReportMarkdown.h"
 

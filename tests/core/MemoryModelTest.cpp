@@ -2,9 +2,9 @@
 #include "TestScenarios.h"
 
 #include "core/Engine.h"
+#include "core/Units.h"
 #include "core/model/ModelMath.h"
 #include "core/parallel/ParameterShard.h"
-#include "core/Units.h"
 
 #include <gtest/gtest.h>
 

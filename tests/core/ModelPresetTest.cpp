@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/model/ModelMath.h"
 #include "core/io/PresetLibrary.h"
+#include "core/model/ModelMath.h"
 
 #include <gtest/gtest.h>
 

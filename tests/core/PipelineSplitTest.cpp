@@ -1,28 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/parallel/PipelineSplit.h"
+#include "TestScenarios.h"
 #include "core/Engine.h"
+#include "core/Validation.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
 #include "core/parallel/StageLayout.h"
-#include "core/Validation.h"
 
 #include <gtest/gtest.h>
 
 using namespace parallax::core;
 
 namespace {
-
-Scenario preset(const std::string& id)
-{
-    const ScenarioPresetInfo* info = PresetLibrary::instance().scenario(id);
-    if (!info)
-        throw std::runtime_error("missing scenario preset " + id);
-    LoadError error;
-    auto s = parseScenario(info->json, error);
-    if (!s)
-        throw std::runtime_error(error.path + ": " + error.message);
-    return *s;
-}
 
 std::vector<int> counts(const StageLayout& l)
 {
@@ -100,7 +89,7 @@ TEST(PipelineSplit, InvalidSplitsNameTheFieldAndTheFix)
     EXPECT_NE(pipelineSplitProblem(80, p).find("parallel.account_for_embedding"), std::string::npos);
 
     // Through the engine: an error with the field, never a crash.
-    Scenario s = preset("llama3-70b-uneven-72xh100");
+    Scenario s = parallax::test::presetScenario("llama3-70b-uneven-72xh100");
     s.parallel.firstStageLayers = 10;
     const Report r = evaluate(s);
     ASSERT_FALSE(r.valid);
@@ -130,7 +119,7 @@ TEST(PipelineSplit, BalancedSplitTakesALayerOffTheHeadStage)
 // bubble than the even split, and memory follows the layers (the last rank holds one layer fewer).
 TEST(PipelineSplit, UnevenPresetHasSmallerBubbleThanEvenSplit)
 {
-    const Scenario uneven = preset("llama3-70b-uneven-72xh100");
+    const Scenario uneven = parallax::test::presetScenario("llama3-70b-uneven-72xh100");
     ASSERT_EQ(uneven.parallel.firstStageLayers, 9);
     ASSERT_EQ(uneven.parallel.lastStageLayers, 8);
     Scenario even = uneven;
@@ -153,7 +142,7 @@ TEST(PipelineSplit, UnevenPresetHasSmallerBubbleThanEvenSplit)
 
 TEST(PipelineSplit, ScenarioKeysRoundTrip)
 {
-    Scenario s = preset("llama3-70b-uneven-72xh100");
+    Scenario s = parallax::test::presetScenario("llama3-70b-uneven-72xh100");
     s.parallel.firstStageLayers = 0;
     s.parallel.lastStageLayers = 0;
     s.parallel.accountForEmbedding = true;
@@ -163,7 +152,8 @@ TEST(PipelineSplit, ScenarioKeysRoundTrip)
     ASSERT_TRUE(back) << error.message;
     EXPECT_TRUE(back->parallel.accountForEmbedding);
     EXPECT_TRUE(back->parallel.accountForLoss);
-    const auto uneven = parseScenario(scenarioToJson(preset("llama3-70b-uneven-72xh100")).dump(), error);
+    const auto uneven
+        = parseScenario(scenarioToJson(parallax::test::presetScenario("llama3-70b-uneven-72xh100")).dump(), error);
     ASSERT_TRUE(uneven);
     EXPECT_EQ(uneven->parallel.firstStageLayers, 9);
     EXPECT_EQ(uneven->parallel.lastStageLayers, 8);

@@ -1,12 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/io/PresetLibrary.h"
 #include "core/Scenario.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 
 #include <stdexcept>
 
 namespace parallax::test {
+
+// A scenario preset by id, parsed; throws with the preset's load error so a test names the cause.
+inline core::Scenario presetScenario(const std::string& id)
+{
+    const core::ScenarioPresetInfo* info = core::PresetLibrary::instance().scenario(id);
+    if (!info)
+        throw std::runtime_error("missing scenario preset " + id);
+    core::LoadError error;
+    auto s = core::parseScenario(info->json, error);
+    if (!s)
+        throw std::runtime_error(id + ": " + error.text());
+    return *s;
+}
 
 // A regular cluster scenario from presets, for tests.
 inline core::Scenario makeScenario(const std::string& model, const std::string& gpu, int nodes, int gpusPerNode,

@@ -2,8 +2,8 @@
 // libFuzzer target: the scenario reader, then the engine on whatever it accepts. Any crash,
 // sanitizer report, exception or unbounded allocation is a finding.
 #include "core/Engine.h"
-#include "core/report/ReportJson.h"
 #include "core/io/ScenarioIo.h"
+#include "core/report/ReportJson.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,8 +4,8 @@
 // their memory is checked here directly), the guide's 70B on 8 H100 stays "does not fit", and each band of
 // core/memory/PredictionBands.cpp covers the measured error of its family without being much wider.
 #include "core/Engine.h"
-#include "core/io/ScenarioIo.h"
 #include "core/Units.h"
+#include "core/io/ScenarioIo.h"
 #include "core/memory/PredictionBands.h"
 #include "core/validation/ValidationSuite.h"
 

@@ -3,8 +3,8 @@
 // formula it cites, and would fail if the term were dropped or folded into one dense GEMM.
 #include "core/costs/MoeCosts.h"
 #include "core/costs/CostModel.h"
-#include "core/model/LayerShape.h"
 #include "core/io/PresetLibrary.h"
+#include "core/model/LayerShape.h"
 
 #include <gtest/gtest.h>
 

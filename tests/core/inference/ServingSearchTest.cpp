@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "InferenceTestSupport.h"
 
-#include "core/report/ReportMarkdown.h"
 #include "core/inference/ServingSearch.h"
+#include "core/report/ReportMarkdown.h"
 #include "core/search/ConfigSearch.h"
 
 #include <gtest/gtest.h>

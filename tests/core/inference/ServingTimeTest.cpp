@@ -2,8 +2,8 @@
 #include "InferenceTestSupport.h"
 
 #include "core/cluster/CommGroups.h"
-#include "core/model/ModelMath.h"
 #include "core/inference/InferenceEngine.h"
+#include "core/model/ModelMath.h"
 
 #include <gtest/gtest.h>
 

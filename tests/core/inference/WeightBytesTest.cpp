@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/WeightBytes.h"
-#include "core/model/ModelMath.h"
 #include "core/io/PresetLibrary.h"
+#include "core/model/ModelMath.h"
 
 #include <gtest/gtest.h>
 

@@ -2,11 +2,11 @@
 // Issue 16: hostile input gets a message naming the file or field, never a crash, an exception
 // out of the core, undefined behaviour, or a save that loses data.
 #include "core/calibration/Calibration.h"
-#include "core/io/PresetLibrary.h"
-#include "core/io/ScenarioIo.h"
 #include "core/io/AtomicFile.h"
 #include "core/io/BoundedRead.h"
 #include "core/io/JsonText.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 #include "core/validation/PublishedRun.h"
 #include "core/validation/ValidationSuite.h"
 

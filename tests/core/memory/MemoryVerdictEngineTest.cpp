@@ -3,9 +3,9 @@
 #include "../TestScenarios.h"
 
 #include "core/Engine.h"
-#include "core/report/ReportJson.h"
 #include "core/memory/PredictionBands.h"
 #include "core/memory/RangeText.h"
+#include "core/report/ReportJson.h"
 
 #include <gtest/gtest.h>
 

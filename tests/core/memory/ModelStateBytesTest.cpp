@@ -4,10 +4,10 @@
 #include "../TestScenarios.h"
 
 #include "core/Engine.h"
-#include "core/model/LayerShape.h"
 #include "core/memory/MemoryModel.h"
-#include "core/model/ModelMath.h"
 #include "core/memory/ModelStateBytes.h"
+#include "core/model/LayerShape.h"
+#include "core/model/ModelMath.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/ClosedFormScorer.h"
-#include "core/calibration/Calibration.h"
 #include "core/Engine.h"
+#include "core/calibration/Calibration.h"
 #include "core/search/SearchSpace.h"
 
 #include "../TestScenarios.h"

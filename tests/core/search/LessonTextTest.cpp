@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/LessonText.h"
+#include "../TestScenarios.h"
 #include "core/Engine.h"
-#include "core/model/ModelMath.h"
+#include "core/Units.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
-#include "core/Units.h"
+#include "core/model/ModelMath.h"
 #include "core/search/ConfigSearch.h"
 #include "core/search/NumberText.h"
 
@@ -15,18 +16,6 @@
 using namespace parallax::core;
 
 namespace {
-
-Scenario preset(const std::string& id)
-{
-    const ScenarioPresetInfo* info = PresetLibrary::instance().scenario(id);
-    if (!info)
-        throw std::runtime_error("no preset " + id);
-    LoadError error;
-    auto s = parseScenario(info->json, error);
-    if (!s)
-        throw std::runtime_error(id + ": " + error.text());
-    return *s;
-}
 
 Report evaluated(const Scenario& s)
 {
@@ -51,7 +40,7 @@ TEST(LessonText, EveryPresetLessonRenders)
     int lessons = 0;
     for (const ScenarioPresetInfo& info : lib.scenarios()) {
         SCOPED_TRACE(info.id);
-        const Scenario s = preset(info.id);
+        const Scenario s = parallax::test::presetScenario(info.id);
         const Report r = evaluated(s);
         EXPECT_TRUE(r.valid) << (r.errors.empty() ? "" : r.errors.front().text);
         ASSERT_FALSE(s.description.empty());
@@ -91,7 +80,7 @@ TEST(LessonText, BloomParameterCount)
 // the scenario and for a variant of it.
 TEST(LessonText, PlaceholdersAreTheEngineNumbers)
 {
-    Scenario s = preset("guide-70b-64xh100");
+    Scenario s = parallax::test::presetScenario("guide-70b-64xh100");
     s.description = "{{peak_memory_gib}}|{{bubble_pct}}|{{step_time_s}}|{{stage0_optimizer_gib}}|"
                     "{{bubble_pct schedule=interleaved-1f1b vpp=2}}|{{fits}}";
     const Report r = evaluated(s);
@@ -113,7 +102,7 @@ TEST(LessonText, ChangedScenarioChangesTheNumbers)
 {
     for (const char* id : { "guide-70b-64xh100", "guide-405b-64xh100", "bloom-176b-384xa100" }) {
         SCOPED_TRACE(id);
-        const Scenario s = preset(id);
+        const Scenario s = parallax::test::presetScenario(id);
         Scenario changed = s;
         changed.training.globalBatch *= 2;
         changed.training.seqLen = s.seqLen() / 2;
@@ -131,7 +120,7 @@ TEST(LessonText, ChangedScenarioChangesTheNumbers)
 
 TEST(LessonText, UnknownPlaceholdersAndBadVariantsAreErrors)
 {
-    Scenario s = preset("guide-70b-64xh100");
+    Scenario s = parallax::test::presetScenario("guide-70b-64xh100");
     for (const char* text : { "{{no_such_number}}", "{{bubble_pct frobnicate=3}}", "{{bubble_pct tp=3}}",
              "{{bubble_pct vpp}}", "{{recommended}}", "{{stage99_weights_gib}}", "{{peak_memory_gib", "{{}}" }) {
         s.description = std::string("x ") + text + " y";
@@ -146,7 +135,7 @@ TEST(LessonText, SearchPlaceholdersNeedASearch)
     EXPECT_TRUE(lessonNeedsSearch("a {{ fix }} b"));
     EXPECT_TRUE(lessonNeedsSearch("{{recommended_mfu_pct}}"));
     EXPECT_FALSE(lessonNeedsSearch("{{peak_memory_gib}} {{bubble_pct vpp=2}}"));
-    Scenario s = preset("guide-70b-64xh100");
+    Scenario s = parallax::test::presetScenario("guide-70b-64xh100");
     s.description = "{{recommended}}: {{recommended_step_time_s}} s, {{recommended_peak_memory_gib}} GiB";
     const SearchResult r = searchConfigurations(s);
     ASSERT_FALSE(r.candidates.empty());

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/io/PresetLibrary.h"
 #include "core/Scenario.h"
+#include "core/io/PresetLibrary.h"
 
 #include <stdexcept>
 #include <string>

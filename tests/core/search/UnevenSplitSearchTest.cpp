@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "../TestScenarios.h"
 #include "core/Engine.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
@@ -11,11 +12,7 @@ using namespace parallax::core;
 namespace {
 Scenario unevenPreset()
 {
-    const ScenarioPresetInfo* info = PresetLibrary::instance().scenario("llama3-70b-uneven-72xh100");
-    if (!info)
-        throw std::runtime_error("missing preset llama3-70b-uneven-72xh100");
-    LoadError error;
-    return *parseScenario(info->json, error);
+    return parallax::test::presetScenario("llama3-70b-uneven-72xh100");
 }
 
 double stepTime(const Scenario& base, const SearchPoint& p)
