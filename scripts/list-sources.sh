@@ -15,19 +15,12 @@ if [[ -n "$top" && "$(cd "$top" && pwd -P)" == "$(pwd -P)" ]]; then
   git ls-files -- "${specs[@]}"
   exit 0
 fi
-# find: the same globs, '**/' meaning any depth; build folders and hidden folders are not sources.
+# find: the same globs as git's glob magic ('*' and '?' stay inside one folder, '**/' is any number
+# of folders), over every file but the ignored ones (.gitignore: build folders, out/, caches) and .git.
+listing="$(find . \( -path './build*' -o -path './out' -o -path './probe-out' -o -path './.git' -o -name .cache \) \
+  -prune -o -type f ! -name compile_commands.json ! -name '*.user' -print | sed 's|^\./||')"
 for g in "$@"; do
-  dir="${g%%[*?]*}"; dir="${dir%/*}"
-  [[ "$g" == */* ]] || dir="."
-  [[ -d "${dir:-.}" ]] || continue
-  find "${dir:-.}" \( -path './build*' -o -path '*/.*' \) -prune -o -type f -print | sed 's|^\./||' |
-    while IFS= read -r f; do
-      # shellcheck disable=SC2053
-      pattern="${g//\*\*\//*}"
-      if [[ "$g" == *'**/'* ]]; then [[ "$f" == $pattern ]] && echo "$f"
-      else
-        # a single '*' does not cross '/'
-        [[ "$f" == $g && "${f//[^\/]/}" == "${g//[^\/]/}" ]] && echo "$f"
-      fi
-    done
+  re="$(printf '%s' "$g" | sed -e 's/[.+^$(){}|\\]/\\&/g' -e 's|\*\*/|\x01|g' -e 's|\*|[^/]*|g' -e 's|?|[^/]|g' \
+    -e 's|\x01|(.*/)?|g')"
+  grep -E "^${re}\$" <<<"$listing" || true
 done | sort -u

@@ -401,9 +401,16 @@ bool MainWindow::openFile(const QString& path)
             what = where.hasMatch() ? tr("%1 is %2 (line %3, column %4): the file is incomplete or damaged.")
                                           .arg(file, json, where.captured(1), where.captured(2))
                                     : tr("%1 is %2: the file is incomplete or damaged.").arg(file, json);
-        else
+        else {
+            // The reader's text starts with the path, which the sentence names already: without it the
+            // field and its fix come first (issue 16).
+            QString reason = full.section(u'\n', 0, 0);
+            const QString prefix = QFileInfo(path).absoluteFilePath() + QStringLiteral(": ");
+            if (reason.startsWith(prefix))
+                reason.remove(0, prefix.size());
             what = tr("%1 is not a usable scenario: %2.")
-                       .arg(file, QFontMetrics(font()).elidedText(full.section(u'\n', 0, 0), Qt::ElideRight, 600));
+                       .arg(file, QFontMetrics(font()).elidedText(reason, Qt::ElideRight, 600));
+        }
         reportError(
             tr("Cannot open scenario"), what + QStringLiteral("\n") + tr("The current scenario is unchanged."), full);
         return false;

@@ -9,6 +9,7 @@
 #include <QListWidget>
 #include <QTextBrowser>
 
+#include <QDir>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -59,28 +60,42 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<QString>("named"); // what the error must name
-        QTest::newRow("not json") << QByteArray("{ \"format\": \"parallax-scenario\", ") << QString();
+        QTest::addColumn<QString>("kind"); // "": a file of `content`; "directory", "device", "oversize"
+        QTest::newRow("not json") << QByteArray("{ \"format\": \"parallax-scenario\", ") << QString() << QString();
         QTest::newRow("bad degree") << QByteArray(R"({"format":"parallax-scenario","version":1,"model":"llama3-8b",
             "cluster":{"gpu":"h100-sxm","nodes":1,"gpus_per_node":8},"parallel":{"tp":0},"training":{"global_batch":8}})")
-                                    << QStringLiteral("parallel.tp");
+                                    << QStringLiteral("parallel.tp") << QString();
         QTest::newRow("unknown gpu") << QByteArray(R"({"format":"parallax-scenario","version":1,"model":"llama3-8b",
             "cluster":{"gpu":"h1000","nodes":1,"gpus_per_node":8},"parallel":{},"training":{"global_batch":8}})")
-                                     << QStringLiteral("h1000");
-        QTest::newRow("missing file") << QByteArray() << QString();
+                                     << QStringLiteral("h1000") << QString();
+        QTest::newRow("missing file") << QByteArray() << QString() << QString();
         // Issue 16: these aborted or overflowed the stack of the GUI.
         QTest::newRow("number beyond double") << QByteArray(R"({"format":"parallax-scenario","version":1,
             "model":"llama3-8b","cluster":{"gpu":"h100-sxm","nodes":1,"gpus_per_node":8},"parallel":{"tp":1e400},
-            "training":{"global_batch":8}})") << QStringLiteral("parallel.tp");
+            "training":{"global_batch":8}})") << QStringLiteral("parallel.tp")
+                                              << QString();
         QTest::newRow("deep nesting") << QByteArray(R"({"format":"parallax-scenario","x":)") + QByteArray(100000, '[')
-                                      << QStringLiteral("nesting deeper than 64 levels");
+                                      << QStringLiteral("nesting deeper than 64 levels") << QString();
         QTest::newRow("not utf-8") << QByteArray("{\"format\":\"parallax-scenario\",\"name\":\"\xff\"}")
-                                   << QStringLiteral("not valid JSON in name");
+                                   << QStringLiteral("not valid JSON in name") << QString();
+        // Issue 16: files that are not regular or too large are refused before they are read, and
+        // a model or a cluster of the wrong form gets the field and both accepted forms.
+        QTest::newRow("directory") << QByteArray() << QStringLiteral("is a directory") << QStringLiteral("directory");
+        QTest::newRow("device") << QByteArray() << QStringLiteral("is a device") << QStringLiteral("device");
+        QTest::newRow("over the size cap") << QByteArray() << QStringLiteral("MiB") << QStringLiteral("oversize");
+        QTest::newRow("model a number") << QByteArray(R"({"format":"parallax-scenario","version":1,"model":70,
+            "cluster":{"gpu":"h100-sxm","nodes":1,"gpus_per_node":8},"parallel":{},"training":{"global_batch":8}})")
+                                        << QStringLiteral("model: must be a model preset name") << QString();
+        QTest::newRow("a million gpus") << QByteArray(R"({"format":"parallax-scenario","version":1,"model":"llama3-8b",
+            "cluster":{"gpu":"h100-sxm","nodes":125000,"gpus_per_node":8},"parallel":{},"training":{"global_batch":8}})")
+                                        << QStringLiteral("cluster.nodes: 1000000 GPUs") << QString();
     }
 
     void corruptOrInvalidFileLeavesTheScenarioIntact()
     {
         QFETCH(QByteArray, content);
         QFETCH(QString, named);
+        QFETCH(QString, kind);
         test::Window w;
         w.load(test::presetScenario());
         w.doc()->edit(QStringLiteral("unsaved work"), [](core::Scenario& s) { s.parallel.zero = 3; });
@@ -88,18 +103,32 @@ private Q_SLOTS:
         const int undoSteps = w.doc()->undoStack()->count();
 
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("broken.parallax.json"));
-        if (!content.isEmpty()) {
+        QString path = dir.filePath(QStringLiteral("broken.parallax.json"));
+        if (kind == QStringLiteral("directory")) {
+            QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("broken.parallax.json")));
+        } else if (kind == QStringLiteral("device")) {
+            path = QStringLiteral("/dev/zero");
+        } else if (kind == QStringLiteral("oversize")) {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            QVERIFY(file.resize(qint64(17) << 20)); // over the 16 MiB cap of core/io/BoundedRead
+        } else if (!content.isEmpty()) {
             QFile file(path);
             QVERIFY(file.open(QIODevice::WriteOnly));
             file.write(content);
         }
         QVERIFY(!w.window.openFile(path));
         QCOMPARE(w.errors.size(), 1);
-        QVERIFY(w.errors.front().contains(QStringLiteral("broken.parallax.json")));
+        QVERIFY2(w.errors.front().contains(QFileInfo(path).fileName()), qPrintable(w.errors.front()));
         QVERIFY(w.errors.front().contains(QStringLiteral("unchanged")));
         if (!named.isEmpty())
             QVERIFY2(w.errors.front().contains(named), qPrintable(w.errors.front()));
+        // The sentence names the file; the folder is left to Show Details, so that the field leads.
+        if (kind.isEmpty() && !content.isEmpty())
+            QVERIFY2(!w.errors.front().contains(dir.path()), qPrintable(w.errors.front()));
+        if (kind.isEmpty() && content.contains("125000")) // the advice, in full behind Show Details
+            QVERIFY2(w.window.lastErrorDetails().contains(QStringLiteral("model one representative slice")),
+                qPrintable(w.window.lastErrorDetails()));
         QCOMPARE(test::serialized(w.doc()->scenario()), before);
         QCOMPARE(w.doc()->undoStack()->count(), undoSteps);
         QVERIFY(w.doc()->isModified());

@@ -8,6 +8,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QTemporaryDir>
+#include <QUndoStack>
 
 using namespace parallax;
 using namespace parallax::ui;
@@ -125,6 +126,58 @@ private Q_SLOTS:
         QVERIFY(tab->isApplied());
         QVERIFY(w.doc()->waitForEvaluation());
         QVERIFY(w.window.statusText().contains(QStringLiteral("calibrated")));
+    }
+
+    // Issue 16: each hostile calibration file (they aborted the GUI or overflowed its stack) is
+    // refused with the file and the field named, and the applied calibration and the edited
+    // scenario, undo stack included, stay as they were.
+    void badCalibrationFileLeavesTheAppliedOneAndTheWork_data()
+    {
+        QTest::addColumn<QString>("file"); // under tests/fuzz/corpus/calibration, or a path
+        QTest::addColumn<QString>("named");
+        QTest::newRow("number beyond double")
+            << QStringLiteral("regression-1e400.json") << QStringLiteral("outside the range of a double");
+        QTest::newRow("deep nesting") << QStringLiteral("regression-deep.json")
+                                      << QStringLiteral("nesting deeper than 64 levels");
+        QTest::newRow("buffer beyond 2^53")
+            << QStringLiteral("regression-buffer-1e72.json") << QStringLiteral("hbm.buffer_bytes");
+        QTest::newRow("device") << QStringLiteral("/dev/zero") << QStringLiteral("is a device");
+        QTest::newRow("directory") << QStringLiteral(PARALLAX_SOURCE_DIR "/presets")
+                                   << QStringLiteral("is a directory");
+    }
+
+    void badCalibrationFileLeavesTheAppliedOneAndTheWork()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, named);
+        test::Window w;
+        w.load(test::presetScenario());
+        ProbeTab* tab = w.window.probeTab();
+        QTemporaryDir dir;
+        const QString good = dir.filePath(QStringLiteral("good.json"));
+        QProcess probe;
+        probe.start(QStringLiteral(PARALLAX_FAKE_PROBE), { QStringLiteral("--out"), good });
+        QVERIFY(probe.waitForFinished(10000));
+        QVERIFY(tab->loadCalibrationFile(good));
+        tab->setApplied(true);
+        const auto applied = w.doc()->calibration();
+        QVERIFY(applied);
+        w.doc()->edit(QStringLiteral("unsaved work"), [](core::Scenario& s) { s.parallel.zero = 3; });
+        const QString before = test::serialized(w.doc()->scenario());
+        const int undoSteps = w.doc()->undoStack()->count();
+
+        const QString path = file.startsWith(QLatin1Char('/'))
+            ? file
+            : QStringLiteral(PARALLAX_SOURCE_DIR "/tests/fuzz/corpus/calibration/") + file;
+        QVERIFY(!tab->loadCalibrationFile(path));
+        QVERIFY2(tab->statusText().contains(QFileInfo(path).fileName()), qPrintable(tab->statusText()));
+        QVERIFY2(tab->statusText().contains(named), qPrintable(tab->statusText()));
+        QCOMPARE(tab->calibration(), applied);
+        QCOMPARE(w.doc()->calibration(), applied);
+        QVERIFY(tab->isApplied());
+        QCOMPARE(test::serialized(w.doc()->scenario()), before);
+        QCOMPARE(w.doc()->undoStack()->count(), undoSteps);
+        QVERIFY(w.doc()->isModified());
     }
 };
 

@@ -4,6 +4,7 @@
 #include <QRegion>
 
 #include "core/Units.h"
+#include "ui/render/GanttCursorColumn.h"
 #include "ui/render/GanttLegend.h"
 #include "ui/render/GanttOpPainter.h"
 #include "ui/render/RenderStyle.h"
@@ -207,9 +208,8 @@ void GanttRenderer::visitRow(const GanttLayout& layout, int rowIndex, const Time
         const float u = f.busy[static_cast<std::size_t>(c)];
         return u >= 0.8f ? 4 : (u >= 0.45f ? 3 : (u >= 0.2f ? 2 : 1));
     };
-    // In 64 bits and clamped: with no cursor (or one far off the row) `cursorCol + 1` must not overflow.
-    const double cursorPixel = options.cursorTime >= 0 ? std::floor(axis.toPixel(options.cursorTime) - left) : 1e15;
-    const long long cursorCol = cursorPixel >= -1 ? static_cast<long long>(std::min(cursorPixel, 1e15)) : -1;
+    const long long cursorCol
+        = cursorFoldColumn(options.cursorTime, options.cursorTime >= 0 ? axis.toPixel(options.cursorTime) - left : 0);
     for (int c = minCol; c <= maxCol;) {
         if (f.busy[static_cast<std::size_t>(c)] <= 0) {
             ++c;
