@@ -7,8 +7,7 @@ build="${1:-$repo/build}"
 cd "$repo"
 # The engine's own sources; core/probe/ is CUDA-side code whose headers clang-tidy cannot see here.
 # list-sources.sh works without .git too (a source tarball).
-mapfile -t files < <(bash scripts/list-sources.sh 'core/*.cpp' 'core/schedule/*.cpp' 'core/search/*.cpp' \
-  'core/validation/*.cpp' 'core/io/*.cpp')
+mapfile -t files < <(bash scripts/list-sources.sh 'core/**/*.cpp' 'core/*.cpp' | grep -v '^core/probe/')
 if [[ ${#files[@]} -eq 0 ]]; then
   echo "check-tidy: no sources found under core/" >&2
   exit 1

@@ -25,6 +25,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace parallax::ui {
@@ -159,6 +160,12 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
     });
     connect(m_document, &ScenarioDocument::scenarioChanged, this, &RecommendationsTab::updateStale);
     connect(m_document, &ScenarioDocument::calibrationChanged, this, &RecommendationsTab::updateStale);
+    m_refreshTimer = new QTimer(this);
+    m_refreshTimer->setSingleShot(true);
+    m_refreshTimer->setInterval(refreshDelayMs());
+    connect(m_refreshTimer, &QTimer::timeout, this, &RecommendationsTab::refreshNow);
+    connect(m_document, &ScenarioDocument::scenarioChanged, this, &RecommendationsTab::scheduleRefresh);
+    connect(m_document, &ScenarioDocument::calibrationChanged, this, &RecommendationsTab::scheduleRefresh);
     m_summary->setText(tr("Search to rank every valid configuration of this model on this cluster by simulated step "
                           "time, and to see why each alternative loses."));
     updateButtons();
@@ -179,6 +186,53 @@ QString RecommendationsTab::searchKey() const
     return QString::fromStdString(core::serializeScenario(s));
 }
 
+QString RecommendationsTab::refreshKey() const
+{
+    core::Scenario s = m_document->scenario();
+    s.name.clear();
+    s.description.clear();
+    return QString::fromStdString(core::serializeScenario(s));
+}
+
+void RecommendationsTab::setAutoRefresh(bool on)
+{
+    m_autoRefresh = on;
+    if (!on)
+        m_refreshTimer->stop();
+}
+
+bool RecommendationsTab::refreshPending() const
+{
+    return m_refreshTimer->isActive();
+}
+
+void RecommendationsTab::scheduleRefresh()
+{
+    if (!m_autoRefresh)
+        return;
+    // The running search answers an older scenario: stop it now, not when the debounce ends, and
+    // drop what it returns.
+    if (m_searching && m_cancel) {
+        m_cancel->store(true);
+        ++m_generation;
+        m_searching = false;
+        updateButtons();
+    }
+    m_status->setText(tr("Refreshing after the edit…"));
+    m_refreshTimer->start();
+}
+
+void RecommendationsTab::refreshNow()
+{
+    const bool answered = m_result && !m_result->cancelled && m_refreshKey == refreshKey()
+        && m_resultCalibration == m_document->calibration().get();
+    if (answered && !m_searching) {
+        m_status->setText(tr("Up to date")); // an undo back to the scenario the shown result answers
+        return;
+    }
+    startSearch();
+}
+
 double RecommendationsTab::progress() const
 {
     return static_cast<double>(m_progress->value()) / kProgressSteps;
@@ -188,6 +242,8 @@ void RecommendationsTab::startSearch()
 {
     if (m_searching)
         cancelSearch();
+    m_refreshTimer->stop();
+    m_refreshKey = refreshKey();
     const std::uint64_t generation = ++m_generation;
     m_searching = true;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -227,8 +283,10 @@ void RecommendationsTab::startSearch()
             return { std::move(result), static_cast<double>(timer.elapsed()) / 1000.0 };
         },
         [this, generation, key, calibration](Result r) {
-            if (generation != m_generation)
+            if (generation != m_generation) {
+                ++m_droppedResults; // a newer search superseded this one
                 return;
+            }
             m_resultKey = key;
             m_resultCalibration = calibration.get();
             searchFinished(generation, std::move(r.first), r.second);
@@ -244,9 +302,11 @@ void RecommendationsTab::cancelSearch()
     m_cancelButton->setEnabled(false);
 }
 
-void RecommendationsTab::searchFinished(std::uint64_t, std::shared_ptr<const core::SearchResult> result, double seconds)
+void RecommendationsTab::searchFinished(
+    std::uint64_t generation, std::shared_ptr<const core::SearchResult> result, double seconds)
 {
     m_searching = false;
+    m_resultGeneration = generation;
     m_result = std::move(result);
     m_candidates->setResult(m_result);
     m_rejected->setResult(m_result);

@@ -12,6 +12,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QTableView;
+class QTimer;
 
 namespace parallax::ui {
 
@@ -23,7 +24,8 @@ class ScenarioDocument;
 // batch (core::searchConfigurations) off the UI thread with a progress bar and Cancel, lists the
 // ranked candidates and why each family of alternatives loses, and applies a candidate to the
 // scenario as one undoable edit. A result whose inputs have changed since is marked stale and is
-// not applied.
+// not applied. With auto-refresh (the default) every edit of the scenario starts a new search after
+// a short debounce, cancelling the running one; a result of an older generation is dropped.
 class RecommendationsTab : public QWidget {
 public:
     explicit RecommendationsTab(ScenarioDocument* document, QWidget* parent = nullptr);
@@ -48,6 +50,16 @@ public:
     void setSearchOptions(const core::SearchOptions& options) { m_options = options; }
     double progress() const; // 0..1 of the running search
 
+    // Search again by itself after each edit (debounced by refreshDelayMs()).
+    void setAutoRefresh(bool on);
+    bool autoRefresh() const { return m_autoRefresh; }
+    static constexpr int refreshDelayMs() { return 30; }
+    bool refreshPending() const;
+    // Results of superseded searches that arrived and were dropped, since construction.
+    int droppedResults() const { return m_droppedResults; }
+    // Generation of the search the shown result answers (0: none yet).
+    std::uint64_t resultGeneration() const { return m_resultGeneration; }
+
 private:
     void searchFinished(std::uint64_t generation, std::shared_ptr<const core::SearchResult> result, double seconds);
     void updateStale();
@@ -56,6 +68,9 @@ private:
     int selectedRow() const;
     void showDetails();
     QString searchKey() const;
+    QString refreshKey() const; // the whole scenario: the baseline is the current design
+    void scheduleRefresh();
+    void refreshNow();
 
     ScenarioDocument* m_document;
     core::SearchOptions m_options;
@@ -76,6 +91,11 @@ private:
     QString m_resultKey; // searchKey() of the scenario the result answers
     const void* m_resultCalibration = nullptr;
     std::shared_ptr<std::atomic<bool>> m_cancel;
+    QTimer* m_refreshTimer;
+    QString m_refreshKey; // refreshKey() of the last search started
+    bool m_autoRefresh = true;
+    int m_droppedResults = 0;
+    std::uint64_t m_resultGeneration = 0;
     std::uint64_t m_generation = 0;
     bool m_searching = false;
     bool m_stale = false;

@@ -31,8 +31,9 @@ TEST(ExtremeInput, UtilizationStaysBelowThePeakAtLongSequences)
                 ASSERT_TRUE(report.valid) << seq;
                 EXPECT_LT(report.mfu, 1.0) << "seq " << seq << " recompute " << toString(r) << " flash " << flash;
                 EXPECT_LT(report.hfu, 1.0) << "seq " << seq << " recompute " << toString(r) << " flash " << flash;
-                if (r != Recompute::None || flash)
+                if (r != Recompute::None || flash) {
                     EXPECT_GT(report.hfu, report.mfu) << "recomputed work is hardware work";
+                }
             }
         }
     }

@@ -110,6 +110,54 @@ private Q_SLOTS:
         QVERIFY(!tab->isStale());
     }
 
+    // Auto-refresh: an edit starts a new search by itself after the debounce, and the tab then
+    // shows the answer to the edited scenario, the same winner a search of it finds directly.
+    void anEditRefreshesTheRecommendationByItself()
+    {
+        test::Window w;
+        RecommendationsTab* tab = w.window.recommendationsTab();
+        QVERIFY(tab->autoRefresh());
+        tab->setSearchOptions(quickOptions());
+        w.load(smallSearch()); // loading is an edit too
+        QTRY_VERIFY_WITH_TIMEOUT(tab->resultGeneration() > 0 && !tab->isSearching() && !tab->refreshPending(), 120000);
+        const std::uint64_t before = tab->resultGeneration();
+        w.doc()->edit(QStringLiteral("batch"), [](core::Scenario& s) { s.training.globalBatch = 64; });
+        QVERIFY(tab->isStale());
+        QVERIFY(tab->refreshPending());
+        QTRY_VERIFY_WITH_TIMEOUT(tab->resultGeneration() > before && !tab->isSearching(), 120000);
+        QVERIFY(!tab->isStale());
+        QVERIFY(tab->candidateModel()->rowCount() > 0);
+        core::SearchOptions o = quickOptions();
+        const core::SearchResult direct = core::searchConfigurations(w.doc()->scenario(), o);
+        QVERIFY(!direct.candidates.empty());
+        QVERIFY(tab->candidateModel()->candidate(0)->point == direct.candidates.front().point);
+        QVERIFY(direct.baseline && tab->result()->baseline);
+        QCOMPARE(tab->result()->baseline->stepTimeSeconds, direct.baseline->stepTimeSeconds);
+    }
+
+    // A search superseded by an edit is cancelled and its result, when it arrives, is dropped: the
+    // tab shows only the answer to the latest scenario.
+    void aSupersededResultIsDropped()
+    {
+        test::Window w;
+        RecommendationsTab* tab = w.window.recommendationsTab();
+        tab->setSearchOptions(quickOptions());
+        w.load(smallSearch());
+        QTRY_VERIFY_WITH_TIMEOUT(tab->resultGeneration() > 0 && !tab->isSearching() && !tab->refreshPending(), 120000);
+        const int dropped = tab->droppedResults();
+        tab->startSearch(); // answers global batch 32
+        QVERIFY(tab->isSearching());
+        const std::uint64_t superseded = tab->resultGeneration() + 1;
+        w.doc()->edit(QStringLiteral("batch"), [](core::Scenario& s) { s.training.globalBatch = 64; });
+        QTRY_COMPARE_WITH_TIMEOUT(tab->droppedResults(), dropped + 1, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(tab->resultGeneration() > superseded && !tab->isSearching(), 120000);
+        QVERIFY(!tab->isStale());
+        QVERIFY(!tab->result()->cancelled);
+        const core::SearchResult direct = core::searchConfigurations(w.doc()->scenario(), quickOptions());
+        QVERIFY(tab->candidateModel()->candidate(0)->point == direct.candidates.front().point);
+        QCOMPARE(tab->droppedResults(), dropped + 1); // nothing else was superseded
+    }
+
     void cancelStopsALongSearch()
     {
         test::Window w;
