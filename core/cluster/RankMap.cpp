@@ -236,7 +236,7 @@ int RankMap::groupsCrossingDomains(Dim d) const
     if (m_uniformDomainSize > 0) {
         const long long size = m_uniformDomainSize;
         const long long full = world / size;
-        if (span < size && full > 0) {
+        if (span < size && full > 0 && s * n > 0) {
             // The count per domain repeats every block * period ranks (basesBelow(x + block) adds
             // stride), so one period of domains suffices.
             const long long block = s * n;

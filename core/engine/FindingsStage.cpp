@@ -17,12 +17,12 @@ std::string memoryFixes(const Scenario& s)
     const ParallelConfig& p = s.parallel;
     std::vector<std::string> fixes;
     if (s.training.recompute == Recompute::None)
-        fixes.push_back("selective or full recompute");
+        fixes.emplace_back("selective or full recompute");
     else if (s.training.recompute == Recompute::Selective)
-        fixes.push_back("full recompute");
+        fixes.emplace_back("full recompute");
     if (p.zero < 3 && p.dp * p.cp > 1)
         fixes.push_back("ZeRO stage " + std::to_string(p.zero + 1));
-    fixes.push_back("more pp or tp");
+    fixes.emplace_back("more pp or tp");
     std::string text = "try ";
     for (std::size_t i = 0; i < fixes.size(); ++i)
         text += (i == 0 ? "" : (i + 1 == fixes.size() ? " or " : ", ")) + fixes[i];

@@ -249,7 +249,7 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
         report.notes.push_back({ "inference.weight_dtype",
             gpu.name + " has no fp8 tensor cores: the weights are dequantized to bf16 (weight-only, Marlin kernels)" });
     if ((config.weightFormat == WeightFormat::Nvfp4 || config.weightFormat == WeightFormat::Mxfp4)
-        && gpu.id.rfind("b", 0) != 0 && gpu.id.rfind("gb", 0) != 0)
+        && gpu.id.rfind('b', 0) != 0 && gpu.id.rfind("gb", 0) != 0)
         report.notes.push_back({ "inference.weight_dtype",
             "fp4 tensor cores are Blackwell-only: on " + gpu.name
                 + " fp4 weights are dequantized; the time uses the fp8 rate" });

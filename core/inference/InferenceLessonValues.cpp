@@ -5,6 +5,7 @@
 #include "core/inference/ServingSearch.h"
 #include "core/search/NumberText.h"
 
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -25,7 +26,7 @@ std::string layoutText(const ParallelConfig& p)
 
 std::string thousands(double v)
 {
-    std::string digits = std::to_string(static_cast<long long>(v + 0.5));
+    std::string digits = std::to_string(std::llround(v));
     for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
         digits.insert(static_cast<std::size_t>(i), ",");
     return digits;
