@@ -259,7 +259,7 @@ std::string MegatronArgsWriter::flagsOnly(const Scenario& s)
         if (b.name == "TORCHRUN_ARGS")
             continue;
         for (const auto& line : b.lines) {
-            if (line.rfind("#", 0) != 0)
+            if (line.rfind('#', 0) != 0)
                 o << line << "\n";
         }
     }

@@ -30,11 +30,19 @@ std::optional<RankGenerator> RankGenerator::make(
     for (const auto& token : g.m_axes) {
         const bool known = std::any_of(sizes.begin(), sizes.end(), [&](const auto& s) { return s.first == token; });
         if (!known) {
-            error = "unknown axis \"" + token + "\" in order \"" + order + "\"; use tp, cp, ep, dp and pp";
+            error = "unknown axis \"";
+            error += token;
+            error += "\" in order \"";
+            error += order;
+            error += "\"; use tp, cp, ep, dp and pp";
             return std::nullopt;
         }
         if (std::count(g.m_axes.begin(), g.m_axes.end(), token) > 1) {
-            error = "axis \"" + token + "\" appears twice in order \"" + order + "\"";
+            error = "axis \"";
+            error += token;
+            error += "\" appears twice in order \"";
+            error += order;
+            error += "\"";
             return std::nullopt;
         }
     }
@@ -43,8 +51,14 @@ std::optional<RankGenerator> RankGenerator::make(
         if (std::find(g.m_axes.begin(), g.m_axes.end(), name) != g.m_axes.end())
             continue;
         if (size != 1) {
-            error = "order \"" + order + "\" lacks " + name + " but " + name + "=" + std::to_string(size)
-                + "; name every axis of size > 1";
+            error = "order \"";
+            error += order;
+            error += "\" lacks ";
+            error += name;
+            error += " but ";
+            error += name;
+            error += "=" + std::to_string(size);
+            error += "; name every axis of size > 1";
             return std::nullopt;
         }
         g.m_axes.push_back(name);
