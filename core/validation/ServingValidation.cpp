@@ -14,28 +14,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-ErrorStats statsOf(const std::vector<std::pair<double, std::string>>& errors)
-{
-    ErrorStats s;
-    s.count = static_cast<int>(errors.size());
-    if (errors.empty())
-        return s;
-    std::vector<double> abs;
-    for (const auto& [e, id] : errors) {
-        abs.push_back(std::fabs(e));
-        s.meanAbs += std::fabs(e);
-        if (std::fabs(e) > s.maxAbs) {
-            s.maxAbs = std::fabs(e);
-            s.worstId = id;
-        }
-    }
-    s.meanAbs /= static_cast<double>(abs.size());
-    std::sort(abs.begin(), abs.end());
-    const std::size_t n = abs.size();
-    s.medianAbs = n % 2 ? abs[n / 2] : 0.5 * (abs[n / 2 - 1] + abs[n / 2]);
-    return s;
-}
-
 bool isMemory(ServingMetric m)
 {
     return m == ServingMetric::KvCacheTokens || m == ServingMetric::KvCacheGib || m == ServingMetric::WeightsGibPerGpu;
@@ -176,10 +154,10 @@ ServingValidationSummary runServingValidation(const nlohmann::json& records)
         all.emplace_back(r.error, label);
     }
     for (const auto& [k, v] : bySource)
-        out.perSource[k] = statsOf(v);
+        out.perSource[k] = errorStatsOf(v);
     for (const auto& [k, v] : byMetric)
-        out.perMetric[k] = statsOf(v);
-    out.all = statsOf(all);
+        out.perMetric[k] = errorStatsOf(v);
+    out.all = errorStatsOf(all);
 
     const ServingBounds& b = out.bounds;
     if (out.rows.empty())

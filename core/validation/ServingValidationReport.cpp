@@ -8,25 +8,6 @@
 
 namespace parallax::core {
 
-namespace {
-
-std::string statsLine(const std::string& label, const ErrorStats& s)
-{
-    if (s.count == 0)
-        return label + ": no rows\n";
-    return label + ": " + std::to_string(s.count) + (s.count == 1 ? " row" : " rows") + ", mean "
-        + percentText(s.meanAbs) + ", median " + percentText(s.medianAbs) + ", worst " + percentText(s.maxAbs) + " ("
-        + s.worstId + ")\n";
-}
-
-nlohmann::json statsJson(const ErrorStats& s)
-{
-    return { { "rows", s.count }, { "mean_abs_error", s.meanAbs }, { "median_abs_error", s.medianAbs },
-        { "max_abs_error", s.maxAbs }, { "worst", s.worstId } };
-}
-
-} // namespace
-
 std::string servingValidationTable(const ServingValidationSummary& s)
 {
     std::ostringstream out;
@@ -45,11 +26,11 @@ std::string servingValidationTable(const ServingValidationSummary& s)
     }
     out << "\nper source (absolute error):\n";
     for (const auto& [source, stats] : s.perSource)
-        out << "  " << statsLine(source, stats);
+        out << "  " << errorStatsLine(source, stats);
     out << "\nper metric (absolute error):\n";
     for (const auto& [metric, stats] : s.perMetric)
-        out << "  " << statsLine(metric, stats);
-    out << "\n" << statsLine("all figures", s.all);
+        out << "  " << errorStatsLine(metric, stats);
+    out << "\n" << errorStatsLine("all figures", s.all);
     out << "\nnot modelled (" << s.notModelled.size() << "):\n";
     for (const auto& k : s.notModelled)
         out << "  " << k.id << ": " << k.reason << "\n";
@@ -76,11 +57,11 @@ nlohmann::json servingValidationJson(const ServingValidationSummary& s)
         skipped.push_back({ { "id", k.id }, { "reason", k.reason } });
     nlohmann::json sources = nlohmann::json::object(), metrics = nlohmann::json::object();
     for (const auto& [k, v] : s.perSource)
-        sources[k] = statsJson(v);
+        sources[k] = errorStatsJson(v);
     for (const auto& [k, v] : s.perMetric)
-        metrics[k] = statsJson(v);
+        metrics[k] = errorStatsJson(v);
     return { { "rows", rows }, { "not_modelled", skipped }, { "per_source", sources }, { "per_metric", metrics },
-        { "all", statsJson(s.all) },
+        { "all", errorStatsJson(s.all) },
         { "bounds",
             { { "memory_mean", s.bounds.memoryMean }, { "throughput_mean", s.bounds.throughputMean },
                 { "latency_mean", s.bounds.latencyMean }, { "worst_row", s.bounds.worstRow } } },

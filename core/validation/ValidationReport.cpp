@@ -11,21 +11,6 @@ namespace parallax::core {
 
 namespace {
 
-std::string statsLine(const std::string& label, const ErrorStats& s)
-{
-    if (s.count == 0)
-        return label + ": no rows\n";
-    return label + ": " + std::to_string(s.count) + (s.count == 1 ? " row" : " rows") + ", mean "
-        + percentText(s.meanAbs) + ", median " + percentText(s.medianAbs) + ", worst " + percentText(s.maxAbs) + " ("
-        + s.worstId + ")\n";
-}
-
-nlohmann::json statsJson(const ErrorStats& s)
-{
-    return { { "rows", s.count }, { "mean_abs_error", s.meanAbs }, { "median_abs_error", s.medianAbs },
-        { "max_abs_error", s.maxAbs }, { "worst", s.worstId } };
-}
-
 const char* unitOf(PublishedMetric m)
 {
     return m == PublishedMetric::StepTime ? "s" : "TFLOP/s";
@@ -57,7 +42,7 @@ std::string validationTable(const ValidationSummary& s)
     }
     out << "\nper source (absolute error of step time or TFLOP/s):\n";
     for (const auto& [source, stats] : s.perSource)
-        out << "  " << statsLine(source, stats);
+        out << "  " << errorStatsLine(source, stats);
     out << "\nper family (GPU x dense/MoE; absolute error of step time or TFLOP/s):\n";
     std::set<std::string> families;
     for (const auto& [family, stats] : s.perFamily)
@@ -67,18 +52,18 @@ std::string validationTable(const ValidationSummary& s)
     for (const std::string& family : families) {
         const auto compared = s.perFamily.find(family);
         const auto skipped = s.familiesNotCompared.find(family);
-        std::string line
-            = compared != s.perFamily.end() ? statsLine(family, compared->second) : family + ": no rows compared\n";
+        std::string line = compared != s.perFamily.end() ? errorStatsLine(family, compared->second)
+                                                         : family + ": no rows compared\n";
         if (skipped != s.familiesNotCompared.end()) {
             line.pop_back();
             line += " [" + std::to_string(skipped->second) + " not modelled]\n";
         }
         out << "  " << line;
     }
-    out << "\n" << statsLine("step time, all rows", s.stepTime);
-    out << statsLine("step time, A100 rows", s.a100StepTime);
-    out << statsLine("TFLOP/s rows", s.throughput);
-    out << statsLine("peak memory", s.memory);
+    out << "\n" << errorStatsLine("step time, all rows", s.stepTime);
+    out << errorStatsLine("step time, A100 rows", s.a100StepTime);
+    out << errorStatsLine("TFLOP/s rows", s.throughput);
+    out << errorStatsLine("peak memory", s.memory);
     out << "\nnot modelled (" << s.skipped.size() << "):\n";
     for (const auto& k : s.skipped)
         out << "  " << k.id << ": " << k.reason << "\n";
@@ -114,18 +99,18 @@ nlohmann::json validationJson(const ValidationSummary& s)
         skipped.push_back({ { "id", k.id }, { "reason", k.reason } });
     nlohmann::json sources = nlohmann::json::object();
     for (const auto& [source, stats] : s.perSource)
-        sources[source] = statsJson(stats);
+        sources[source] = errorStatsJson(stats);
     nlohmann::json families = nlohmann::json::object();
     for (const auto& [family, stats] : s.perFamily)
-        families[family] = statsJson(stats);
+        families[family] = errorStatsJson(stats);
     for (const auto& [family, count] : s.familiesNotCompared) {
         if (!families.contains(family))
-            families[family] = statsJson(ErrorStats {});
+            families[family] = errorStatsJson(ErrorStats {});
         families[family]["not_modelled"] = count;
     }
     return { { "rows", rows }, { "not_modelled", skipped }, { "per_source", sources }, { "per_family", families },
-        { "step_time", statsJson(s.stepTime) }, { "a100_step_time", statsJson(s.a100StepTime) },
-        { "tflops", statsJson(s.throughput) }, { "peak_memory", statsJson(s.memory) },
+        { "step_time", errorStatsJson(s.stepTime) }, { "a100_step_time", errorStatsJson(s.a100StepTime) },
+        { "tflops", errorStatsJson(s.throughput) }, { "peak_memory", errorStatsJson(s.memory) },
         { "bounds",
             { { "a100_step_mean", s.bounds.a100StepMean }, { "all_step_mean", s.bounds.allStepMean },
                 { "worst_row", s.bounds.worstRow }, { "memory_mean", s.bounds.memoryMean },

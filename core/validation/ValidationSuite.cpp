@@ -10,32 +10,6 @@
 
 namespace parallax::core {
 
-namespace {
-
-ErrorStats statsOf(const std::vector<std::pair<double, std::string>>& errors)
-{
-    ErrorStats s;
-    s.count = static_cast<int>(errors.size());
-    if (errors.empty())
-        return s;
-    std::vector<double> abs;
-    for (const auto& [e, id] : errors) {
-        abs.push_back(std::fabs(e));
-        s.meanAbs += std::fabs(e);
-        if (std::fabs(e) > s.maxAbs) {
-            s.maxAbs = std::fabs(e);
-            s.worstId = id;
-        }
-    }
-    s.meanAbs /= static_cast<double>(abs.size());
-    std::sort(abs.begin(), abs.end());
-    const std::size_t n = abs.size();
-    s.medianAbs = n % 2 ? abs[n / 2] : 0.5 * (abs[n / 2 - 1] + abs[n / 2]);
-    return s;
-}
-
-} // namespace
-
 ValidationRow evaluatePublishedRun(PublishedRun run)
 {
     ValidationRow row;
@@ -116,13 +90,13 @@ ValidationSummary runValidation(const nlohmann::json& records)
             memory.emplace_back(r.memoryError, r.run.id);
     }
     for (const auto& [source, errors] : bySource)
-        out.perSource[source] = statsOf(errors);
+        out.perSource[source] = errorStatsOf(errors);
     for (const auto& [family, errors] : byFamily)
-        out.perFamily[family] = statsOf(errors);
-    out.stepTime = statsOf(step);
-    out.a100StepTime = statsOf(a100);
-    out.throughput = statsOf(throughput);
-    out.memory = statsOf(memory);
+        out.perFamily[family] = errorStatsOf(errors);
+    out.stepTime = errorStatsOf(step);
+    out.a100StepTime = errorStatsOf(a100);
+    out.throughput = errorStatsOf(throughput);
+    out.memory = errorStatsOf(memory);
 
     const ValidationBounds& b = out.bounds;
     // No error at all is not "within bounds" when nothing was compared (issue 16).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/memory/PredictionBands.h"
+#include "core/validation/ErrorStats.h"
 #include "core/validation/PublishedRun.h"
 
 #include <map>
@@ -23,14 +24,6 @@ struct ValidationRow {
     double error = 0; // predicted / published - 1
     double predictedPeakMemoryBytes = 0; // allocator view: total minus CUDA context, NCCL and fragmentation
     double memoryError = 0; // when the run printed its peak memory
-};
-
-struct ErrorStats {
-    int count = 0;
-    double meanAbs = 0;
-    double medianAbs = 0;
-    double maxAbs = 0;
-    std::string worstId;
 };
 
 // The bounds of issue 8, stated once.
