@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/RankMapView.h"
 
+#include "ui/ElidedLabel.h"
 #include "ui/GpuDetailPanel.h"
 #include "ui/RankMapSearch.h"
 #include "ui/Theme.h"
@@ -239,9 +240,8 @@ RankMapView::RankMapView(QWidget* parent)
     bar->addWidget(m_search);
     connect(m_search, &QLineEdit::returnPressed, this, [this] { find(m_search->text()); });
     bar->addSpacing(12);
-    m_summary = new QLabel(this);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window (1366x768)
+    m_summary = new ElidedLabel(this); // never widens the window (1366x768): elided, whole text as tooltip
+    m_summary->setObjectName(QStringLiteral("rankMapSummary"));
     bar->addWidget(m_summary, 1);
     layout->addLayout(bar);
 
@@ -445,16 +445,16 @@ void RankMapView::refresh()
     const auto& e = m_info.evaluation();
     if (e && m_info.hasRankMap()) {
         const auto& p = e->scenario.parallel;
-        m_summary->setText(tr("%1 ranks on %2 GPUs · tp %3 × cp %4 × pp %5 × dp %6%7")
-                               .arg(e->report.rankMap.worldSize())
-                               .arg(m_info.gpuCount())
-                               .arg(p.tp)
-                               .arg(p.cp)
-                               .arg(p.pp)
-                               .arg(p.dp)
-                               .arg(e->scenario.model.isMoe() ? tr(" · ep %1").arg(p.ep) : QString()));
+        m_summary->setFullText(tr("%1 ranks on %2 GPUs · tp %3 × cp %4 × pp %5 × dp %6%7")
+                                   .arg(e->report.rankMap.worldSize())
+                                   .arg(m_info.gpuCount())
+                                   .arg(p.tp)
+                                   .arg(p.cp)
+                                   .arg(p.pp)
+                                   .arg(p.dp)
+                                   .arg(e->scenario.model.isMoe() ? tr(" · ep %1").arg(p.ep) : QString()));
     } else {
-        m_summary->setText(e ? tr("%1 GPUs").arg(m_info.gpuCount()) : QString());
+        m_summary->setFullText(e ? tr("%1 GPUs").arg(m_info.gpuCount()) : QString());
     }
     const QStringList lines = problemLines();
     const QStringList info = m_info.information(m_options.dim);

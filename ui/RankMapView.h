@@ -17,6 +17,7 @@ class QScrollArea;
 
 namespace parallax::ui {
 
+class ElidedLabel;
 class GpuDetailPanel;
 class RankMapCanvas;
 
@@ -85,7 +86,7 @@ private:
     int m_selectedGroup = -1;
     QComboBox* m_dimCombo = nullptr;
     QComboBox* m_colorCombo = nullptr;
-    QLabel* m_summary = nullptr;
+    ElidedLabel* m_summary = nullptr;
     QLabel* m_banner = nullptr;
     QScrollArea* m_scroll = nullptr;
     RankMapCanvas* m_canvas = nullptr;

@@ -3,6 +3,7 @@
 // highlighting everywhere, tooltips and exports.
 #include "TestSupport.h"
 
+#include "core/Engine.h"
 #include "ui/ConfigPanel.h"
 #include "ui/RankMapView.h"
 #include "ui/TopologyEditor.h"
@@ -12,6 +13,7 @@
 #include <QGraphicsScene>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -95,6 +97,39 @@ private Q_SLOTS:
             for (std::size_t b = a + 1; b < l.domains.size(); ++b)
                 QVERIFY(!l.domains[a].intersects(l.domains[b])); // nothing overlaps
         }
+    }
+
+    // At the 1366-px screenshot size the canvas is about 420 px wide: the legend's closing sentence wraps
+    // inside the legend rather than running past the canvas edge, and the toolbar summary elides.
+    void legendAndSummaryStayInsideANarrowView()
+    {
+        const core::Scenario s = test::smallCluster(8, 8, 8);
+        const core::Report report = core::evaluate(s);
+        QVERIFY(report.valid);
+        const render::RankMapRenderer renderer(report.rankMap, s.topology);
+        render::RankMapRenderer::Options options;
+        const QRectF area(0, 0, 420, 640);
+        const auto l = renderer.layout(area, options);
+        QImage image(840, 640, QImage::Format_ARGB32);
+        image.fill(Qt::transparent);
+        {
+            QPainter p(&image);
+            renderer.paint(p, l, options);
+        }
+        for (int y = 0; y < image.height(); ++y) {
+            for (int x = static_cast<int>(area.right()) + 2; x < image.width(); ++x)
+                QVERIFY2(
+                    image.pixelColor(x, y).alpha() == 0, qPrintable(QStringLiteral("painted at %1,%2").arg(x).arg(y)));
+        }
+
+        test::Window w;
+        w.window.resize(1366, 768);
+        w.load(test::presetScenario());
+        auto* summary = w.window.rankMapView()->findChild<QLabel*>(QStringLiteral("rankMapSummary"));
+        QVERIFY(summary);
+        QVERIFY(summary->toolTip().contains(QStringLiteral("64 ranks on 64 GPUs")));
+        QVERIFY(summary->minimumSizeHint().width() == 0); // never widens the window
+        QVERIFY(summary->fontMetrics().horizontalAdvance(summary->text()) <= summary->contentsRect().width());
     }
 
     void clickHighlightsTheGroupEverywhere()

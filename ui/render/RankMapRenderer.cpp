@@ -312,6 +312,30 @@ double RankMapRenderer::paintLegend(QPainter* p, const QRectF& rect, const Optio
         p->setFont(f);
     auto item = [&](const std::function<void(const QRectF&)>& swatch, const QString& text) {
         const double w = (swatch ? sw + 6 : 0) + fm.horizontalAdvance(text) + 20;
+        if (!swatch && w > rect.width()) { // a sentence wider than the legend: wrapped onto lines of its own
+            if (x > rect.left())
+                y += lineH;
+            QString line;
+            const auto flush = [&] {
+                if (p) {
+                    p->setPen(style::text());
+                    p->drawText(QRectF(rect.left(), y, rect.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter, line);
+                }
+                y += lineH;
+                line.clear();
+            };
+            for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+                const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+                if (!line.isEmpty() && fm.horizontalAdvance(longer) > rect.width())
+                    flush();
+                line = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+            }
+            if (!line.isEmpty())
+                flush();
+            y -= lineH; // the next item starts a line: x is past the right edge
+            x = rect.right();
+            return;
+        }
         if (x > rect.left() && x + w > rect.right()) {
             x = rect.left();
             y += lineH;
