@@ -25,7 +25,8 @@ std::string layoutText(const core::InferenceReport& r)
 
 void printInferenceReport(std::ostream& out, const core::Scenario& s, const core::Report& report)
 {
-    out << "Serving: " << s.name << "\n";
+    // The serving presets' names already say "Serving: ..."; a name that does not gets the prefix.
+    out << (s.name.rfind("Serving", 0) == 0 ? "" : "Serving: ") << s.name << "\n";
     out << "  model    " << s.model.name << ": " << billions(report.paramsTotal) << " parameters ("
         << billions(report.paramsActive) << " active)\n";
     out << "  cluster  " << report.gpus << " x "
