@@ -66,7 +66,7 @@ CapacityResult capacity(const Scenario& s, const InferenceConfig& config)
     if (c.memory.kvCacheBytes > 0 && c.perRequestBytes > 0) {
         const double requests = c.memory.kvCacheBytes / c.perRequestBytes;
         c.maxConcurrency = static_cast<int>(std::min(1e9, std::floor(requests) * s.parallel.dp));
-        c.capacityTokensPerReplica = requests * config.effectiveContextLen();
+        c.capacityTokensPerReplica = std::floor(requests * config.effectiveContextLen()); // whole tokens
     }
     return c;
 }

@@ -1,18 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/InferenceMarkdown.h"
 
+#include "core/report/ReportMarkdown.h"
 #include "core/search/NumberText.h"
 
 #include <sstream>
 
 namespace parallax::core {
-
-namespace {
-std::string ms(double seconds)
-{
-    return fixedText(seconds * 1e3, 2) + " ms";
-}
-} // namespace
 
 std::string describeServingConfiguration(const InferenceReport& r)
 {
@@ -30,8 +24,8 @@ std::string inferenceToMarkdown(const InferenceReport& r)
     out << "| Verdict | KV capacity | Max concurrency | TTFT | TPOT | Tokens/s per GPU |\n";
     out << "|:---:|---:|---:|---:|---:|---:|\n";
     out << "| " << toString(r.verdict) << " | " << fixedText(r.kvCapacityTokens, 0) << " tokens | " << r.maxConcurrency
-        << " | " << ms(r.ttftSeconds) << " | " << ms(r.tpotSeconds) << " at " << r.concurrency << " | "
-        << fixedText(r.tokensPerSecondPerGpu, 1) << " |\n\n";
+        << " | " << formatSeconds(r.ttftSeconds) << " | " << formatSeconds(r.tpotSeconds) << " at " << r.concurrency
+        << " | " << fixedText(r.tokensPerSecondPerGpu, 1) << " |\n\n";
     out << r.verdictReason << ".\n\n";
     const ServingMemory& m = r.memory;
     out << "## Memory per GPU\n\n";
@@ -43,13 +37,13 @@ std::string inferenceToMarkdown(const InferenceReport& r)
     out << "KV cache per token: " << fixedText(r.kvBytesPerToken, 0) << " B for the model, "
         << fixedText(r.kvBytesPerTokenPerGpu, 0) << " B per GPU.\n\n";
     out << "## Decode step\n\n";
-    out << "Weights " << ms(r.decode.weightsSeconds) << " + KV cache " << ms(r.decode.kvSeconds) << " + compute "
-        << ms(r.decode.computeSeconds) << " + TP " << ms(r.decode.tpSeconds) << " + EP " << ms(r.decode.epSeconds)
-        << " + PP " << ms(r.decode.ppSeconds) << ".\n\n";
+    out << "Weights " << formatSeconds(r.decode.weightsSeconds) << " + KV cache " << formatSeconds(r.decode.kvSeconds)
+        << " + compute " << formatSeconds(r.decode.computeSeconds) << " + TP " << formatSeconds(r.decode.tpSeconds)
+        << " + EP " << formatSeconds(r.decode.epSeconds) << " + PP " << formatSeconds(r.decode.ppSeconds) << ".\n\n";
     out << "| Concurrency | TPOT | Tokens/s per GPU |\n|---:|---:|---:|\n";
     for (const auto& p : r.sweep)
-        out << "| " << p.concurrency << " | " << ms(p.tpotSeconds) << " | " << fixedText(p.tokensPerSecondPerGpu, 1)
-            << " |\n";
+        out << "| " << p.concurrency << " | " << formatSeconds(p.tpotSeconds) << " | "
+            << fixedText(p.tokensPerSecondPerGpu, 1) << " |\n";
     out << "\n";
     return out.str();
 }

@@ -2,6 +2,7 @@
 #include "core/inference/ServingSearch.h"
 
 #include "core/inference/InferenceEngine.h"
+#include "core/report/ReportMarkdown.h"
 #include "core/search/NumberText.h"
 
 #include <algorithm>
@@ -18,11 +19,6 @@ std::vector<int> divisorsOf(int n)
         if (n % d == 0)
             out.push_back(d);
     return out;
-}
-
-std::string ms(double seconds)
-{
-    return fixedText(seconds * 1e3, seconds < 0.01 ? 2 : 1) + " ms";
 }
 
 std::string layoutText(const ParallelConfig& p)
@@ -94,7 +90,8 @@ ServingSearchResult searchServingLayouts(
                     continue;
                 }
                 if (limits.ttftSeconds > 0 && in.ttftSeconds > limits.ttftSeconds) {
-                    c.reason = "TTFT " + ms(in.ttftSeconds) + " exceeds the " + ms(limits.ttftSeconds) + " limit";
+                    c.reason = "TTFT " + formatSeconds(in.ttftSeconds) + " exceeds the "
+                        + formatSeconds(limits.ttftSeconds) + " limit";
                     reject("ttft", c);
                     continue;
                 }
@@ -118,8 +115,9 @@ ServingSearchResult searchServingLayouts(
                 if (!any) {
                     c.concurrency = points.front().concurrency;
                     c.tpotSeconds = points.front().tpotSeconds;
-                    c.reason = "TPOT " + ms(c.tpotSeconds) + " at concurrency " + std::to_string(c.concurrency)
-                        + " exceeds the " + ms(limits.tpotSeconds) + " limit";
+                    c.reason = "TPOT " + formatSeconds(c.tpotSeconds) + " at concurrency "
+                        + std::to_string(c.concurrency) + " exceeds the " + formatSeconds(limits.tpotSeconds)
+                        + " limit";
                     reject("tpot", c);
                     continue;
                 }
@@ -132,7 +130,8 @@ ServingSearchResult searchServingLayouts(
     for (std::size_t i = 0; i < all.size(); ++i) {
         ServingCandidate& c = all[i];
         const std::string figures = fixedText(c.tokensPerSecondPerGpu, 1) + " tokens/s per GPU at concurrency "
-            + std::to_string(c.concurrency) + " (TTFT " + ms(c.ttftSeconds) + ", TPOT " + ms(c.tpotSeconds) + ")";
+            + std::to_string(c.concurrency) + " (TTFT " + formatSeconds(c.ttftSeconds) + ", TPOT "
+            + formatSeconds(c.tpotSeconds) + ")";
         if (i == 0) {
             c.reason = "the most output " + figures;
         } else {
