@@ -190,7 +190,19 @@ void ScheduleTab::setEvaluation(const EvaluationPtr& evaluation)
     m_model->setEvaluation(evaluation);
     const auto& r = evaluation->report;
     const auto& sim = r.schedule;
-    if (sim.busySecondsPerRank.empty()) {
+    if (r.inference) {
+        // A serving scenario has no training pipeline: say what one decode step is made of instead.
+        const auto& d = r.inference->decode;
+        m_summary->setText(
+            tr("Serving scenario: no training pipeline to schedule. One decode step at concurrency %1 takes "
+               "<b>%2</b> = weights %3 + KV cache %4 + compute %5 + TP %6 + EP %7 + PP %8; prefill of one "
+               "request (TTFT) %9. The Memory tab shows the KV cache.")
+                .arg(r.inference->concurrency)
+                .arg(format::seconds(r.inference->tpotSeconds), format::seconds(d.weightsSeconds),
+                    format::seconds(d.kvSeconds), format::seconds(d.computeSeconds), format::seconds(d.tpSeconds),
+                    format::seconds(d.epSeconds), format::seconds(d.ppSeconds),
+                    format::seconds(r.inference->ttftSeconds)));
+    } else if (sim.busySecondsPerRank.empty()) {
         m_summary->setText(tr("No simulated schedule: %1")
                                .arg(r.errors.empty() ? tr("the engine has not run yet")
                                                      : QString::fromStdString(r.errors.front().text).toHtmlEscaped()));
@@ -227,8 +239,10 @@ void ScheduleTab::showSingle()
     m_compareStatus->setVisible(false);
     if (!m_evaluation || m_evaluation->report.schedule.ops.empty()) {
         m_gantt->setModel(nullptr,
-            m_evaluation && m_evaluation->generation > 0 ? tr("No simulated schedule for this configuration.")
-                                                         : tr("Computing…"));
+            !m_evaluation || m_evaluation->generation == 0 ? tr("Computing…")
+                : m_evaluation->report.inference
+                ? tr("Serving scenario: the pipeline schedule is a training view (switch Plan for to Training).")
+                : tr("No simulated schedule for this configuration."));
         updatePlaybackControls();
         return;
     }

@@ -12,6 +12,7 @@
 #include "ui/ConfigPanel.h"
 #include "ui/Format.h"
 #include "ui/MemoryTab.h"
+#include "ui/ScheduleTab.h"
 #include "ui/ServingMemoryChart.h"
 #include "ui/ServingMemoryModel.h"
 #include "ui/ServingMemoryView.h"
@@ -20,6 +21,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGroupBox>
+#include <QLabel>
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -345,6 +347,25 @@ private Q_SLOTS:
             qPrintable(status));
         QVERIFY(!status.contains(QStringLiteral("MFU")));
         QVERIFY(want.ttftSeconds > 0 && want.tpotSeconds > 0 && want.tokensPerSecondPerGpu > 0);
+    }
+
+    // The Schedule tab of a serving scenario says what a decode step is made of (the engine's figures),
+    // not "the engine has not run yet".
+    void scheduleTabExplainsTheDecodeStep()
+    {
+        const core::Scenario s = test::presetScenario("serve-dsv3-dpattn-8xh200");
+        const core::InferenceReport want = engineReport(s);
+        test::Window w;
+        w.load(s);
+        QString text;
+        for (QLabel* l : w.window.scheduleTab()->findChildren<QLabel*>())
+            text += l->text() + QLatin1Char('\n');
+        QVERIFY2(!text.contains(QStringLiteral("has not run yet")), qPrintable(text));
+        QVERIFY2(
+            text.contains(QStringLiteral("<b>%1</b> = weights %2")
+                              .arg(format::seconds(want.tpotSeconds), format::seconds(want.decode.weightsSeconds))),
+            qPrintable(text));
+        QVERIFY2(text.contains(format::seconds(want.ttftSeconds)), qPrintable(text));
     }
 
     void statusBarShowsTheTrainingStepRangeAndVerdict()
