@@ -24,15 +24,18 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
     Report report;
     const EfficiencyDefaults defaults;
 
+    // The one pass over the topology's domains and fabrics that the stages below share.
+    const TopologySummary topology = TopologySummary::of(scenario.topology);
+
     // 1. Headline numbers, errors and notes; nothing else runs on an invalid scenario.
-    if (!validateStage(scenario, report))
+    if (!validateStage(scenario, topology, report))
         return report;
 
     // 2. Rank map, groups leaving their domain / fabric / rail, communicators.
-    const LayoutStageResult layout = layoutStage(scenario, options, report);
+    const LayoutStageResult layout = layoutStage(scenario, topology, options, report);
 
     // 3. Compute rates of the slowest GPU; one dense layer, one MoE layer and the LM head.
-    const LayerCostStageResult costs = layerCostStage(scenario, options, layout, defaults, report);
+    const LayerCostStageResult costs = layerCostStage(scenario, topology, options, layout, defaults, report);
 
     // 4. Op durations per pipeline rank and chunk, p2p between pipeline ranks.
     const PipelineInputs pipeline = pipelineInputStage(scenario, layout, costs, defaults, report);

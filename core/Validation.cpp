@@ -2,6 +2,7 @@
 #include "core/Validation.h"
 
 #include "core/Limits.h"
+#include "core/cluster/TopologySummary.h"
 #include "core/parallel/PipelineSplit.h"
 #include "core/schedule/PipelineSchedule.h"
 
@@ -114,16 +115,21 @@ bool validOrder(std::string_view order)
 
 ValidationResult validateScenario(const Scenario& s)
 {
+    return validateScenario(s, TopologySummary::of(s.topology));
+}
+
+ValidationResult validateScenario(const Scenario& s, const TopologySummary& topology)
+{
     Checker c;
     const ModelSpec& m = s.model;
     const ParallelConfig& p = s.parallel;
     const TrainingConfig& t = s.training;
-    const int gpus = s.topology.gpuCount();
+    const int gpus = topology.gpus;
     const int seq = s.seqLen();
 
     if (gpus <= 0)
         c.error("cluster", "the cluster has no GPUs: add an NVLink domain with at least one GPU");
-    if (!s.topology.connected() && s.topology.domains.size() > 1)
+    if (!topology.connected && s.topology.domains.size() > 1)
         c.error("cluster.topology.fabrics",
             "some NVLink domains are on no common fabric: put every domain on one IB fabric");
 

@@ -13,8 +13,12 @@ struct ValidationResult {
     std::vector<Message> notes; // how the configuration maps onto Megatron-Core terms
 };
 
+struct TopologySummary;
+
 // Every divisibility and range rule, each failure naming the field and the fix.
 ValidationResult validateScenario(const Scenario& s);
+// The same with the topology's summary already computed (TopologySummary::of(s.topology)).
+ValidationResult validateScenario(const Scenario& s, const TopologySummary& topology);
 
 // Interleaving splits each pipeline stage's layers into vpp chunks (Megatron-LM requires layers per
 // stage % vpp == 0, arXiv:2104.04473 sec. 2.2.2). A model whose layers do not divide over pp at all

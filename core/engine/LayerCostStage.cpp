@@ -9,19 +9,6 @@
 namespace parallax::core {
 
 namespace {
-// The slowest GPU type in the cluster sets the pace (mixed topologies); the smallest HBM bounds memory.
-GpuSpec slowestGpu(const Topology& topo, double& hbmBytes)
-{
-    const NvlinkDomain* slowest = &topo.domains.front();
-    hbmBytes = slowest->gpu.hbmBytes;
-    for (const auto& d : topo.domains) {
-        if (d.gpu.bf16FlopsPerSecond < slowest->gpu.bf16FlopsPerSecond)
-            slowest = &d;
-        hbmBytes = std::min(hbmBytes, d.gpu.hbmBytes);
-    }
-    return slowest->gpu;
-}
-
 ActivationContext activationContext(const Scenario& s, int seqLen, const EfficiencyDefaults& defaults)
 {
     const ParallelConfig& par = s.parallel;
@@ -62,10 +49,12 @@ LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, c
 }
 } // namespace
 
-LayerCostStageResult layerCostStage(const Scenario& scenario, const EvaluateOptions& options,
-    const LayoutStageResult& layout, const EfficiencyDefaults& defaults, Report& report)
+LayerCostStageResult layerCostStage(const Scenario& scenario, const TopologySummary& topology,
+    const EvaluateOptions& options, const LayoutStageResult& layout, const EfficiencyDefaults& defaults, Report& report)
 {
-    const GpuSpec gpu = slowestGpu(scenario.topology, report.hbmBytes);
+    // The slowest GPU type in the cluster sets the pace (mixed topologies); the smallest HBM bounds memory.
+    const GpuSpec& gpu = scenario.topology.domains[topology.slowestDomain].gpu;
+    report.hbmBytes = topology.minHbmBytes;
     LayerCostStageResult out { gpu, ComputeRates(gpu, scenario.training.dtype, options.calibration, defaults),
         activationContext(scenario, report.seqLen, defaults), {}, {} };
     report.peakFlopsPerSecond = out.rates.peakFlopsPerSecond();

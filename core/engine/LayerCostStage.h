@@ -26,7 +26,9 @@ struct LayerCostStageResult {
 
 // Stage 3: compute rates of the slowest GPU and the cost of one layer of each kind and of the head.
 // Writes report.hbmBytes, peakFlopsPerSecond and calibrated.
-LayerCostStageResult layerCostStage(const Scenario& scenario, const EvaluateOptions& options,
-    const LayoutStageResult& layout, const EfficiencyDefaults& defaults, Report& report);
+// `topology` is TopologySummary::of(scenario.topology).
+LayerCostStageResult layerCostStage(const Scenario& scenario, const TopologySummary& topology,
+    const EvaluateOptions& options, const LayoutStageResult& layout, const EfficiencyDefaults& defaults,
+    Report& report);
 
 } // namespace parallax::core

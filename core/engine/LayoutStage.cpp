@@ -3,11 +3,12 @@
 
 namespace parallax::core {
 
-LayoutStageResult layoutStage(const Scenario& scenario, const EvaluateOptions& options, Report& report)
+LayoutStageResult layoutStage(
+    const Scenario& scenario, const TopologySummary& topology, const EvaluateOptions& options, Report& report)
 {
     const Topology& topo = scenario.topology;
     LayoutStageResult out;
-    out.domains = DomainShape::of(topo);
+    out.domains = topology.shape;
     report.rankMap = RankMap::build(scenario.parallel, &topo);
     const RankMap& map = report.rankMap;
     for (int d = 0; d < kDimCount; ++d) {

@@ -4,6 +4,7 @@
 #include "core/Engine.h"
 #include "core/cluster/CommGroups.h"
 #include "core/cluster/GroupGeometry.h"
+#include "core/cluster/TopologySummary.h"
 
 namespace parallax::core {
 
@@ -16,6 +17,7 @@ struct LayoutStageResult {
 // Stage 2: the rank map (closed form: nothing is built per rank or per group), how many groups of
 // each dimension leave their NVLink domain, leaf fabric or rail, and the communicators.
 // Writes report.rankMap, groupsCrossingDomains, groupsCrossingFabrics and groupsCrossingRails.
-LayoutStageResult layoutStage(const Scenario& scenario, const EvaluateOptions& options, Report& report);
+LayoutStageResult layoutStage(
+    const Scenario& scenario, const TopologySummary& topology, const EvaluateOptions& options, Report& report);
 
 } // namespace parallax::core
