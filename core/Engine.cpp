@@ -50,6 +50,9 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
 
     // 7. Data-parallel sync and optimizer step of the slowest rank.
     const DataParallelSyncResult dp = dataParallelSyncStage(memory, pipeline, layout, costs, report);
+    // The DP sync places its collectives on the simulated timeline; the report keeps it only when asked.
+    if (!options.keepTimeline)
+        report.schedule.ops.clear();
 
     // 8. Step time, its band and the communication breakdown.
     const StepTimeBand timeBand = stepTimeStage(scenario, pipeline, costs, dp, report);

@@ -2,6 +2,7 @@
 #include "core/costs/DataParallelSync.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace parallax::core {
 
@@ -39,6 +40,42 @@ DpSyncTimes dataParallelSync(
                 + exposedAfterOverlap(c.flatAllGather, backwardWindowSeconds));
         break;
     }
+    return t;
+}
+
+DpSyncTimes pipelinedDataParallelSync(
+    const std::vector<ChunkDpSync>& chunks, double rankEndSeconds, double makespanSeconds, bool overlap)
+{
+    DpSyncTimes t;
+    // Gradient reductions in the order they become ready, queued on the rank's one DP stream.
+    std::vector<std::pair<double, double>> grads; // (ready, seconds)
+    for (const ChunkDpSync& c : chunks) {
+        for (double ready : c.gradReadySeconds)
+            grads.emplace_back(overlap ? ready : rankEndSeconds, c.gradSeconds);
+        t.totalSeconds += c.gradSeconds * static_cast<double>(c.gradReadySeconds.size()) + c.gatherSeconds;
+    }
+    std::sort(grads.begin(), grads.end());
+    double streamFree = 0;
+    for (const auto& [ready, seconds] : grads)
+        streamFree = std::max(streamFree, ready) + seconds;
+    const double gradExposed = std::max(0.0, streamFree - makespanSeconds);
+
+    // Parameter gathers from the step's start, in the order the chunks first run forward.
+    std::vector<const ChunkDpSync*> order;
+    for (const ChunkDpSync& c : chunks)
+        order.push_back(&c);
+    std::sort(order.begin(), order.end(), [](const ChunkDpSync* a, const ChunkDpSync* b) {
+        return a->firstForwardStartSeconds < b->firstForwardStartSeconds;
+    });
+    double gathered = 0, gatherDelay = 0;
+    for (const ChunkDpSync* c : order) {
+        gathered += c->gatherSeconds;
+        const double needed = overlap ? c->firstForwardEndSeconds : c->firstForwardStartSeconds;
+        gatherDelay = std::max(gatherDelay, gathered - needed);
+    }
+    t.exposedSeconds = gradExposed + gatherDelay;
+    if (overlap)
+        t.exposedSeconds += kOverlapComputeTax * std::max(0.0, t.totalSeconds - t.exposedSeconds);
     return t;
 }
 

@@ -25,8 +25,6 @@ bool simulationStage(const EvaluateOptions& options, const PipelineInputs& pipel
         report.valid = false;
         return false;
     }
-    if (!options.keepTimeline)
-        report.schedule.ops.clear();
     report.bubbleFraction = report.schedule.bubbleFraction;
     return true;
 }

@@ -115,9 +115,63 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
 DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
     double forwardWindowSeconds, double backwardWindowSeconds)
 {
-    const ParameterShard params = rankParameters(in, rank);
-    const DpCollectives c = dpCollectives(dp, edp, params.dense, params.expert, in.parallel.gradReduceInFp32);
-    return dataParallelSync(in.parallel.zero, in.shape.microbatches, c, forwardWindowSeconds, backwardWindowSeconds);
+    const ParallelConfig& p = in.parallel;
+    const int chunks = chunksPerRank(in.shape);
+    // The simulator's ops are sorted by rank, then start.
+    const auto byRank = [](const TimedOp& op, int r) { return op.rank < r; };
+    const auto first = std::lower_bound(in.schedule.ops.begin(), in.schedule.ops.end(), rank, byRank);
+    auto end = first;
+    while (end != in.schedule.ops.end() && end->rank == rank)
+        ++end;
+    if (p.zero >= 3 || first == end) {
+        // ZeRO-3 gathers and reduces per micro-batch and layer (flat rings); without a timeline, the
+        // windows the engine passed.
+        const ParameterShard params = rankParameters(in, rank);
+        const DpCollectives c = dpCollectives(dp, edp, params.dense, params.expert, p.gradReduceInFp32);
+        return dataParallelSync(p.zero, in.shape.microbatches, c, forwardWindowSeconds, backwardWindowSeconds);
+    }
+    // Each chunk's collectives placed on this rank's simulated timeline (core/costs/DataParallelSync.h).
+    const int last = in.layout.stages() - 1;
+    std::vector<ChunkDpSync> sync(chunks);
+    std::vector<double> lastGradReady(chunks, -1.0);
+    for (int c = 0; c < chunks; ++c) {
+        const int stage = modelStageOf(in.shape, rank, c);
+        const ParameterShard params = stageParameters(
+            in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), stage == 0, stage == last);
+        const DpCollectives col = dpCollectives(dp, edp, params.dense, params.expert, p.gradReduceInFp32);
+        sync[c].gradSeconds = p.zero == 0 ? col.allReduce : col.reduceScatter;
+        sync[c].gatherSeconds = p.zero == 0 ? 0.0 : col.allGather;
+        sync[c].firstForwardStartSeconds = in.schedule.makespan;
+        sync[c].firstForwardEndSeconds = in.schedule.makespan;
+    }
+    double rankEnd = 0;
+    auto valid = [&](int c) { return c >= 0 && c < chunks; };
+    for (auto it = first; it != end; ++it) {
+        const TimedOp& op = *it;
+        rankEnd = std::max(rankEnd, op.end);
+        const bool forwardHalf = op.kind == OpKind::Forward || op.kind == OpKind::ForwardBackward;
+        if (forwardHalf && valid(op.chunk) && op.start < sync[op.chunk].firstForwardStartSeconds) {
+            sync[op.chunk].firstForwardStartSeconds = op.start;
+            sync[op.chunk].firstForwardEndSeconds = op.end;
+        }
+        // The weight gradients are complete after B (unsplit), W (split) or an F&B pair's backward half.
+        const int gradChunk = op.kind == OpKind::ForwardBackward                 ? op.chunk2
+            : (op.kind == OpKind::Backward || op.kind == OpKind::BackwardWeight) ? op.chunk
+                                                                                 : -1;
+        if (!valid(gradChunk))
+            continue;
+        if (p.zero == 2)
+            sync[gradChunk].gradReadySeconds.push_back(op.start); // ZeRO-2: every micro-batch's gradients
+        else
+            lastGradReady[gradChunk] = std::max(lastGradReady[gradChunk], op.start);
+    }
+    if (p.zero != 2) {
+        for (int c = 0; c < chunks; ++c) {
+            if (lastGradReady[c] >= 0)
+                sync[c].gradReadySeconds.push_back(lastGradReady[c]);
+        }
+    }
+    return pipelinedDataParallelSync(sync, rankEnd, in.schedule.makespan, p.dpOverlap);
 }
 
 } // namespace parallax::core

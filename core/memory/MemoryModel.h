@@ -52,7 +52,9 @@ double largestModuleParameters(
 ParameterShard rankParameters(const MemoryInputs& in, int rank);
 std::vector<StageMemory> memoryPerStage(const MemoryInputs& in);
 
-// Gradient reduction and ZeRO parameter gathers for one pipeline rank (core/costs/DataParallelSync.h).
+// Gradient reduction and ZeRO parameter gathers for one pipeline rank (core/costs/DataParallelSync.h):
+// ZeRO 0-2 per model chunk on the rank's simulated timeline (pipelinedDataParallelSync); ZeRO-3, or a
+// schedule in closed form (no ops), against the given one-micro-batch forward / backward windows.
 DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
     double forwardWindowSeconds, double backwardWindowSeconds);
 

@@ -13,8 +13,8 @@ namespace {
 // measured with tests/validation/MemoryVerdictTest.cpp on data/published_runs_train.json; that test
 // fails when a band no longer covers its family or is much wider than the family needs.
 constexpr std::array kStepTimeFamilies {
-    StepTimeFamily { "a100-sxm-80gb", "a100-sxm-40gb", false, { 0.06, 0.07 }, 120 }, // p10 0.940, p90 1.069
-    StepTimeFamily { "h100-sxm", "h800-sxm h200", false, { 0.04, 0.08 }, 101 }, // p10 0.963, p90 1.074
+    StepTimeFamily { "a100-sxm-80gb", "a100-sxm-40gb", false, { 0.06, 0.07 }, 120 }, // p10 0.939, p90 1.068
+    StepTimeFamily { "h100-sxm", "h800-sxm h200", false, { 0.04, 0.09 }, 101 }, // p10 0.963, p90 1.087
     // Grok-1 on H100, bf16 and fp8 rows together, with Megatron-Core's expert layout (etp = tp): the bf16 rows
     // come out 2-7% slow, the fp8 rows 5-10% fast (the 8- and 16-GPU proxies 14-21%).
     StepTimeFamily { "h100-sxm", "h800-sxm h200", true, { 0.07, 0.12 }, 18 }, // p10 0.937, p90 1.125, min 0.935

@@ -52,6 +52,16 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         c.flopConvention = FlopConvention::NarayananEq3;
         return c;
     }
+    if (arxiv == "2205.05198") {
+        // Korthikanti et al. ran Megatron-LM of 2022 on Selene: the attention core as batched GEMMs with
+        // the softmax and its dropout stored (sec. 4.1 counts those tensors; sec. 5's selective recompute
+        // recomputes exactly them, pointless under a fused kernel), dropout 0.1 (its masks are counted),
+        // gradients reduced after the backward.
+        SourceConventions c = legacyMegatron("arXiv:2205.05198");
+        c.nicGbps = 200;
+        c.networkNote = "network: Selene, 8 x 200 Gb/s HDR InfiniBand per DGX A100";
+        return c;
+    }
     if (arxiv == "2401.10241") {
         SourceConventions c = legacyMegatron("arXiv:2401.10241");
         c.nicGbps = 200;
@@ -106,6 +116,20 @@ SourceConventions sourceConventions(const nlohmann::json& record)
     c.flopConvention = FlopConvention::MegatronCore;
     if (c.label == "Megatron-LM README")
         c.defaultVirtualStages = 2; // "interleaved likely": the smallest interleaving
+    if (arxiv == "2402.15627" && record.value("system", std::string()).find("MegaScale") != std::string::npos) {
+        // MegaScale fuses the TP all-gather / reduce-scatter into the adjacent parallel linears
+        // (arXiv:2402.15627 sec. 3.2, "tensor parallelism"); its Megatron-LM baseline rows do not.
+        c.tpCommOverlap = true;
+        c.kernelNote += "; TP communication fused with the GEMMs (MegaScale sec. 3.2)";
+    }
+    if (arxiv == "2407.21783") {
+        // Llama 3 (arXiv:2407.21783 sec. 3.3.1-3.3.2): FSDP shards the optimizer states and the gradients
+        // but does not reshard the weights after the forward (ZeRO-2), and gradients are accumulated over
+        // the micro-batches and reduce-scattered in FP32 ("numerical stability").
+        c.defaultZero = 2;
+        c.zeroNote = "FSDP shards optimizer states and gradients, not the weights (arXiv:2407.21783 sec. 3.3)";
+        c.gradReduceInFp32 = true;
+    }
     return c;
 }
 

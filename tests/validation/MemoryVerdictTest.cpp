@@ -177,3 +177,20 @@ TEST(PublishedMemory, NemotronStatesMatchTheLoggedAllocation)
     std::printf("Nemotron-4 15B states %.2f GiB, logged allocated %.2f GiB\n", states / kGiB, logged / kGiB);
     EXPECT_NEAR(states / logged, 1.0, 0.03);
 }
+
+// Llama 3 405B with Meta's layout (TP8 PP16 DP128, 8K sequences, arXiv:2407.21783 sec. 3.3) ran on 80 GB
+// H100s; with its FSDP gradient sharding (ZeRO-2) the engine must not call it out of memory.
+TEST(MemoryVerdict, LlamaThreeLayoutOnSixteenThousandH100IsNotOutOfMemory)
+{
+    LoadError error;
+    const auto s = loadScenarioFile(
+        std::string(PARALLAX_SOURCE_DIR) + "/presets/scenarios/llama3-405b-16kxh100.parallax.json", error);
+    ASSERT_TRUE(s) << error.message;
+    const Report r = evaluate(*s);
+    ASSERT_TRUE(r.valid);
+    std::printf("Llama 3 405B on 16K H100: peak %.1f GiB (%.1f-%.1f)\n", r.peakMemoryBytes / kGiB,
+        r.peakMemoryLowBytes / kGiB, r.peakMemoryHighBytes / kGiB);
+    EXPECT_EQ(s->parallel.zero, 2);
+    EXPECT_NE(r.memoryVerdict, MemoryVerdict::DoesNotFit);
+    EXPECT_TRUE(r.fits);
+}
