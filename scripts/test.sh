@@ -1,40 +1,89 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The test command: installs what is missing, builds everything that this machine can build
-# (core, CLI, Qt UI, the CUDA probe when nvcc is found, benchmarks), runs every test (core,
-# validation, CLI goldens, UI under the offscreen platform, renders, probe's non-GPU paths),
-# checks formatting, license lines and clang-tidy, then builds and tests once more under ASan + UBSan
-# (the asan preset with the optional parts off), which also replays the fuzz corpora.
+# The test command: installs what is missing, checks formatting and license lines, then builds and
+# tests everything under ASan + UBSan (CMakePresets.json), each test once, in one build folder:
+#   1. the minimal configuration (asan-minimal: every optional part off, STYLE.md): core, CLI and their
+#      tests (core, validation, CLI goldens without the renderer, fuzz corpus replays, scripts);
+#   2. the same folder reconfigured with everything this machine can build (asan: the Qt UI, the CUDA
+#      probe when nvcc is found, benchmarks), built incrementally (core and its tests are not compiled
+#      again): the UI tests (offscreen), renders, the probe's non-GPU paths, the CLI goldens again
+#      (now with exports), and each benchmark smoke-run once;
+#   3. clang-tidy over core/ with that folder's compile_commands.json.
+# The first sanitizer report fails the run. Each stage prints its wall time; a summary closes the run.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${PARALLAX_BUILD_DIR:-$repo/build}"
 asan="${build}-asan"
 jobs="$(nproc)"
 
+stage_names=()
+stage_seconds=()
+stage_name=""
+stage_start=$SECONDS
+run_start=$SECONDS
+end_stage() {
+  if [[ -n "$stage_name" ]]; then
+    stage_names+=("$stage_name")
+    stage_seconds+=($((SECONDS - stage_start)))
+    echo "== done: $stage_name ($((SECONDS - stage_start)) s)"
+  fi
+}
+stage() {
+  end_stage
+  stage_name="$1"
+  stage_start=$SECONDS
+  echo "== $stage_name ($(date -u +%H:%M:%S) UTC)"
+}
+summary() {
+  end_stage
+  stage_name=""
+  echo "== stage times"
+  for i in "${!stage_names[@]}"; do
+    printf '%6d s  %s\n' "${stage_seconds[$i]}" "${stage_names[$i]}"
+  done
+  printf '%6d s  total\n' $((SECONDS - run_start))
+}
+trap 'rc=$?; [[ $rc -ne 0 ]] && { summary; echo "== FAILED in: ${stage_names[-1]:-setup} (exit $rc)"; }' EXIT
+
+stage "dependencies (scripts/install-deps.sh)"
 bash "$repo/scripts/install-deps.sh"
 export PATH="$PATH:/usr/local/cuda/bin"
 
-echo "== format check (clang-format, .clang-format)"
+stage "format check (clang-format, .clang-format) and license lines (SPDX)"
 bash "$repo/scripts/check-format.sh"
-echo "== license lines (SPDX)"
 bash "$repo/scripts/check-spdx.sh"
 
-echo "== full build in $build"
-bash "$repo/scripts/build.sh"
-echo "== clang-tidy over core/ (.clang-tidy)"
-bash "$repo/scripts/check-tidy.sh" "$build"
-echo "== tests"
-QT_QPA_PLATFORM=offscreen ctest --test-dir "$build" --output-on-failure -j "$jobs"
-
-echo "== sanitizer build (CMakePresets.json asan: ASan + UBSan; UI, probe and benchmarks off) in $asan"
-# Every core, validation, CLI and fuzz-replay test again with the first sanitizer report failing the run;
-# the fuzz corpora (tests/fuzz/corpus: presets, test inputs and every crash input found) go through the
-# readers. With the optional parts off it is also the build of STYLE.md's minimal configuration. The UI
-# under ASan (`cmake --preset asan`, UI on) is not part of CI yet: it has not been run to a clean finish.
-cmake --preset asan -S "$repo" -B "$asan" -DPARALLAX_BUILD_UI=OFF
-cmake --build "$asan" -j "$jobs"
+# The sanitizers' settings of the asan test preset (CMakePresets.json), for ctest and the benchmarks.
 export QT_QPA_PLATFORM=offscreen
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$repo/tests/sanitizer/lsan.supp:print_suppressions=0"
+
+stage "minimal configuration under ASan + UBSan (preset asan-minimal: UI, probe, benchmarks off) in $asan"
+cmake --preset asan-minimal -S "$repo" -B "$asan"
+cmake --build "$asan" -j "$jobs"
+
+stage "tests of the minimal configuration (core, validation, CLI goldens, fuzz replays, scripts)"
 ctest --test-dir "$asan" --output-on-failure -j "$jobs"
+
+stage "full build under ASan + UBSan (preset asan: UI, probe when nvcc is found, benchmarks) in $asan"
+# -U: the probe's option takes its computed default again (on when nvcc is found) after the minimal pass.
+cmake --preset asan -S "$repo" -B "$asan" -U PARALLAX_BUILD_PROBE
+cmake --build "$asan" -j "$jobs"
+
+stage "tests the full build adds (UI offscreen, renders, probe's non-GPU paths, CLI goldens with exports)"
+# Core, validation, fuzz and scripts tests are the minimal pass's binaries, unchanged: not run twice.
+ctest --test-dir "$asan" --output-on-failure -j "$jobs" -L '^(ui|render|probe|cli)$'
+
+stage "benchmarks, each run once under the sanitizers (a smoke run, not a measurement: README.md)"
+# One iteration each: the figures of an instrumented -O1 build mean nothing; that they run cleanly does.
+for b in "$asan/benchmarks/parallax_benchmarks" "$asan/benchmarks/parallax_render_benchmarks"; do
+  if [[ -x "$b" ]]; then
+    "$b" --benchmark_min_time=0.000001
+  fi
+done
+
+stage "clang-tidy over core/ (.clang-tidy)"
+bash "$repo/scripts/check-tidy.sh" "$asan"
+
+summary

@@ -28,13 +28,12 @@ QString tokensLabel(int tokens)
 } // namespace
 
 ConcurrencyChart::ConcurrencyChart(QWidget* parent)
-    : QChartView(parent)
+    : QChartView(new QChart, parent) // owned by the view; setChart() would leak the view's default chart
 {
     setRenderHint(QPainter::Antialiasing);
-    auto* chart = new QChart;
+    QChart* chart = this->chart();
     chart->legend()->setAlignment(Qt::AlignTop);
     chart->setMargins(QMargins(4, 0, 20, 0)); // room for the last tick label
-    setChart(chart);
     restyle();
 }
 

@@ -11,7 +11,9 @@ namespace parallax::ui {
 
 // The memory chart on screen: stacked bars per pipeline stage against the HBM line, painted by
 // render::MemoryChartRenderer (the same code as the exports); hover a segment for its bytes.
+// Q_OBJECT: findChild<MemoryChartWidget*> matches by meta-object (without it, any QWidget child).
 class MemoryChartWidget : public QWidget {
+    Q_OBJECT
 public:
     explicit MemoryChartWidget(QWidget* parent = nullptr);
 

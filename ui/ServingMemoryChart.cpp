@@ -24,13 +24,12 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 }
 
 ServingMemoryChart::ServingMemoryChart(QWidget* parent)
-    : QChartView(parent)
+    : QChartView(new QChart, parent) // owned by the view; setChart() would leak the view's default chart
 {
     setRenderHint(QPainter::Antialiasing);
-    auto* chart = new QChart;
+    QChart* chart = this->chart();
     chart->legend()->hide(); // the table below is the legend: its rows carry the segments' colors
     chart->setMargins(QMargins(4, 0, 16, 0));
-    setChart(chart);
     restyle();
 }
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Runs one golden case. CASE is a .cmd file:
-#   args: <arguments of parallax-cli, space separated>
+#   args: <arguments of parallax-cli, space separated; \xHH is the byte HH, for arguments that are
+#          not valid UTF-8, which a .cmd file cannot hold as text>
 #   exit: <expected exit code>
 #   stderr: <text the standard error must contain>     (optional)
 #   memory_mb: <limit>   (optional: the command's heap, RLIMIT_DATA via prlimit; in a sanitizer
@@ -20,7 +21,13 @@ set(memory_mb "")
 set(seconds "")
 foreach(line IN LISTS lines)
   if(line MATCHES "^args: (.*)$")
-    separate_arguments(args UNIX_COMMAND "${CMAKE_MATCH_1}")
+    set(args_text "${CMAKE_MATCH_1}")
+    while(args_text MATCHES "\\\\x([0-9a-fA-F][0-9a-fA-F])")
+      math(EXPR code "0x${CMAKE_MATCH_1}")
+      string(ASCII ${code} byte)
+      string(REPLACE "\\x${CMAKE_MATCH_1}" "${byte}" args_text "${args_text}")
+    endwhile()
+    separate_arguments(args UNIX_COMMAND "${args_text}")
   elseif(line MATCHES "^exit: ([0-9]+)$")
     set(expected_exit ${CMAKE_MATCH_1})
   elseif(line MATCHES "^stderr: (.*)$")
