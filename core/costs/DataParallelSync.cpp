@@ -62,6 +62,7 @@ DpSyncTimes pipelinedDataParallelSync(
 
     // Parameter gathers from the step's start, in the order the chunks first run forward.
     std::vector<const ChunkDpSync*> order;
+    order.reserve(chunks.size());
     for (const ChunkDpSync& c : chunks)
         order.push_back(&c);
     std::sort(order.begin(), order.end(), [](const ChunkDpSync* a, const ChunkDpSync* b) {
