@@ -4,6 +4,7 @@
 #include "core/Engine.h"
 #include "core/memory/PredictionBands.h"
 #include "core/parallel/PipelineSplit.h"
+#include "core/search/ApplyPointInPlace.h"
 #include "core/search/ClosedFormPass.h"
 #include "core/search/ClosedFormScorer.h"
 #include "core/search/Explainer.h"
@@ -28,7 +29,8 @@ double secondsSince(Clock::time_point t)
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Runs `work(i)` for i in [0, n) on `threads` threads while the calling thread reports progress.
+// Runs `work(i, t)` for i in [0, n) on `threads` threads (t: the thread's index, below `threads`) while
+// the calling thread reports progress.
 template <typename Work, typename Progress> void parallelFor(int n, int threads, Work work, Progress report)
 {
     std::atomic<int> next { 0 };
@@ -36,9 +38,9 @@ template <typename Work, typename Progress> void parallelFor(int n, int threads,
     std::vector<std::thread> pool;
     pool.reserve(std::max(0, std::min(threads, n)));
     for (int t = 0; t < std::min(threads, n); ++t) {
-        pool.emplace_back([&] {
+        pool.emplace_back([&, t] {
             for (int i = next++; i < n; i = next++) {
-                work(i);
+                work(i, t);
                 ++done;
             }
         });
@@ -204,8 +206,13 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     simulate.calibration = options.calibration;
     simulate.simulateSchedule = true;
     simulate.keepTimeline = false;
-    auto evaluatePoint = [&](const SearchPoint& p) {
-        Report r = evaluate(applyPoint(base, p), simulate);
+    // One scratch scenario per thread: a candidate changes only its layout fields, never the topology,
+    // which is copied once per thread rather than once per candidate (65,536 explicit domains).
+    std::vector<Scenario> scratch(static_cast<std::size_t>(threads), base);
+    auto evaluatePoint = [&](const SearchPoint& p, int thread) {
+        Scenario& s = scratch[static_cast<std::size_t>(thread)];
+        applyPointInPlace(s, p);
+        Report r = evaluate(s, simulate);
         r.rankMap = RankMap {};
         return r;
     };
@@ -234,9 +241,9 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         reports.resize(todo.size());
         parallelFor(
             static_cast<int>(todo.size() - from), threads,
-            [&](int i) {
+            [&](int i, int thread) {
                 if (!cancelled())
-                    reports[from + i] = evaluatePoint(todo[from + i]);
+                    reports[from + i] = evaluatePoint(todo[from + i], thread);
             },
             [&](int done) {
                 progress(0.7 + 0.25 * (from + done) / std::max<std::size_t>(1, kShortlistRounds * round), "simulation");
@@ -294,7 +301,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
             return reports[it->second] && reports[it->second]->valid ? &*reports[it->second] : nullptr;
         auto e = extra.find(p.key());
         if (e == extra.end()) {
-            Report r = evaluatePoint(p);
+            Report r = evaluatePoint(p, 0); // on the calling thread, no pool running
             e = extra.emplace(p.key(), r.valid ? std::optional<Report>(std::move(r)) : std::nullopt).first;
         }
         return e->second ? &*e->second : nullptr;
@@ -331,9 +338,9 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         reports.resize(todo.size());
         parallelFor(
             static_cast<int>(todo.size() - from), threads,
-            [&](int i) {
+            [&](int i, int thread) {
                 if (!cancelled())
-                    reports[from + i] = evaluatePoint(todo[from + i]);
+                    reports[from + i] = evaluatePoint(todo[from + i], thread);
             },
             [&](int) {});
         const auto next = bestFitting();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/SearchSpace.h"
 
+#include "core/search/ApplyPointInPlace.h"
+
 #include "core/Limits.h"
 #include "core/Validation.h"
 #include "core/schedule/PipelineSchedule.h"
@@ -35,6 +37,12 @@ std::string describe(const SearchPoint& p)
 Scenario applyPoint(const Scenario& base, const SearchPoint& p)
 {
     Scenario s = base;
+    applyPointInPlace(s, p);
+    return s;
+}
+
+void applyPointInPlace(Scenario& s, const SearchPoint& p)
+{
     s.parallel.tp = p.tp;
     s.parallel.sp = p.sp();
     s.parallel.cp = p.cp;
@@ -51,7 +59,6 @@ Scenario applyPoint(const Scenario& base, const SearchPoint& p)
     s.parallel.lastStageLayers = p.lastStageLayers;
     s.parallel.accountForEmbedding = false;
     s.parallel.accountForLoss = false;
-    return s;
 }
 
 SearchPoint pointOf(const Scenario& s)
