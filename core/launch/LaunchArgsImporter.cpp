@@ -6,6 +6,7 @@
 #include "core/launch/LaunchMarker.h"
 #include "core/parallel/StageLayout.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <regex>
@@ -258,7 +259,7 @@ public:
         std::vector<std::string> out;
         for (const auto& [k, v] : m_f) {
             if (!m_used.count(k))
-                out.push_back("--" + k);
+                out.emplace_back("--" + k);
         }
         return out;
     }
@@ -304,7 +305,7 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
         { "learned_position_embeddings", f.text("position-embedding-type", "learned_absolute") == "learned_absolute" },
         { "biases", !f.has("disable-bias-linear") },
         { "dropout",
-            static_cast<bool>((f.number("attention-dropout", 0.1) > 0) | (f.number("hidden-dropout", 0.1) > 0)) } };
+            std::max(f.number("attention-dropout", 0.1), f.number("hidden-dropout", 0.1)) > 0 } }; // both flags read
     const bool gqa = f.has("group-query-attention");
     m["kv_heads"] = gqa ? f.integer("num-query-groups", 1) : heads;
     if (f.has("kv-channels"))
@@ -335,7 +336,7 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
     for (const char* k : { "normalization", "attention-backend", "moe-grouped-gemm", "moe-token-dispatcher-type" })
         f.has(k);
     if (f.text("attention-backend", "") == "unfused")
-        notes.push_back(
+        notes.emplace_back(
             "--attention-backend unfused: the attention core runs unfused (training.flash_attention false)");
     return m;
 }
@@ -404,7 +405,8 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
         doc["cluster"]
             = { { "gpu", mark("gpu", defaults.gpu) }, { "nodes", nodes }, { "gpus_per_node", perNode }, { "ib", ib } };
         if (marker.count("topology"))
-            result.notes.push_back("the export came from an explicit topology; the import rebuilds a regular cluster");
+            result.notes.emplace_back(
+                "the export came from an explicit topology; the import rebuilds a regular cluster");
 
         const int tp = static_cast<int>(f.integer("tensor-model-parallel-size", 1));
         const int cp = static_cast<int>(f.integer("context-parallel-size", 1));

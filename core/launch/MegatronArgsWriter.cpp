@@ -26,42 +26,42 @@ Block modelArgs(const Scenario& s)
     const ModelSpec& m = s.model;
     Block b { "MODEL_ARGS", {} };
     auto& l = b.lines;
-    l.push_back("--num-layers " + num(m.layers));
-    l.push_back("--hidden-size " + num(m.hidden));
-    l.push_back("--ffn-hidden-size " + num(m.ffnHidden));
-    l.push_back("--num-attention-heads " + num(m.heads));
+    l.emplace_back("--num-layers " + num(m.layers));
+    l.emplace_back("--hidden-size " + num(m.hidden));
+    l.emplace_back("--ffn-hidden-size " + num(m.ffnHidden));
+    l.emplace_back("--num-attention-heads " + num(m.heads));
     if (!m.mla && m.kvHeads > 0 && m.kvHeads != m.heads) {
-        l.push_back("--group-query-attention");
-        l.push_back("--num-query-groups " + num(m.kvHeads));
+        l.emplace_back("--group-query-attention");
+        l.emplace_back("--num-query-groups " + num(m.kvHeads));
     }
     if (m.headDim > 0 && m.headDim * static_cast<long long>(m.heads) != m.hidden)
-        l.push_back("--kv-channels " + num(m.headDim));
+        l.emplace_back("--kv-channels " + num(m.headDim));
     if (m.mla) {
-        l.push_back("--multi-latent-attention");
+        l.emplace_back("--multi-latent-attention");
         if (m.mla->qLoraRank > 0)
-            l.push_back("--q-lora-rank " + num(m.mla->qLoraRank));
-        l.push_back("--kv-lora-rank " + num(m.mla->kvLoraRank));
-        l.push_back("--qk-head-dim " + num(m.mla->qkNopeHeadDim));
-        l.push_back("--qk-pos-emb-head-dim " + num(m.mla->qkRopeHeadDim));
-        l.push_back("--v-head-dim " + num(m.mla->vHeadDim));
+            l.emplace_back("--q-lora-rank " + num(m.mla->qLoraRank));
+        l.emplace_back("--kv-lora-rank " + num(m.mla->kvLoraRank));
+        l.emplace_back("--qk-head-dim " + num(m.mla->qkNopeHeadDim));
+        l.emplace_back("--qk-pos-emb-head-dim " + num(m.mla->qkRopeHeadDim));
+        l.emplace_back("--v-head-dim " + num(m.mla->vHeadDim));
     }
-    l.push_back("--seq-length " + num(s.seqLen()));
-    l.push_back("--max-position-embeddings " + num(m.seqLen));
-    l.push_back("--vocab-size " + num(m.vocab));
+    l.emplace_back("--seq-length " + num(s.seqLen()));
+    l.emplace_back("--max-position-embeddings " + num(m.seqLen));
+    l.emplace_back("--vocab-size " + num(m.vocab));
     if (m.activation == Activation::SwiGlu)
-        l.push_back("--swiglu");
+        l.emplace_back("--swiglu");
     l.push_back(std::string("--normalization ") + (m.biases ? "LayerNorm" : "RMSNorm"));
     l.push_back(
         std::string("--position-embedding-type ") + (m.learnedPositionEmbeddings ? "learned_absolute" : "rope"));
     if (!m.tiedEmbeddings)
-        l.push_back("--untie-embeddings-and-output-weights");
+        l.emplace_back("--untie-embeddings-and-output-weights");
     if (!m.biases)
-        l.push_back("--disable-bias-linear");
+        l.emplace_back("--disable-bias-linear");
     const char* dropout = m.dropout ? "0.1" : "0.0";
     l.push_back(std::string("--attention-dropout ") + dropout);
     l.push_back(std::string("--hidden-dropout ") + dropout);
     if (!s.training.flashAttention)
-        l.push_back("--attention-backend unfused");
+        l.emplace_back("--attention-backend unfused");
     return b;
 }
 
@@ -70,18 +70,18 @@ Block moeArgs(const Scenario& s)
     const ModelSpec& m = s.model;
     Block b { "MOE_ARGS", {} };
     auto& l = b.lines;
-    l.push_back("--num-experts " + num(m.moe->experts));
-    l.push_back("--moe-router-topk " + num(m.moe->topK));
-    l.push_back("--moe-ffn-hidden-size " + num(m.moe->expertFfnHidden));
+    l.emplace_back("--num-experts " + num(m.moe->experts));
+    l.emplace_back("--moe-router-topk " + num(m.moe->topK));
+    l.emplace_back("--moe-ffn-hidden-size " + num(m.moe->expertFfnHidden));
     if (m.moe->sharedExperts > 0)
-        l.push_back("--moe-shared-expert-intermediate-size " + num(m.moe->sharedExperts * m.moe->expertFfnHidden));
+        l.emplace_back("--moe-shared-expert-intermediate-size " + num(m.moe->sharedExperts * m.moe->expertFfnHidden));
     if (m.moe->firstDenseLayers > 0)
         l.push_back(
             "--moe-layer-freq \"([0]*" + num(m.moe->firstDenseLayers) + "+[1]*" + num(m.moeLayerCount()) + ")\"");
-    l.push_back("--moe-grouped-gemm");
-    l.push_back("--moe-token-dispatcher-type alltoall");
-    l.push_back("--expert-model-parallel-size " + num(s.parallel.ep));
-    l.push_back("--expert-tensor-parallel-size " + num(s.parallel.etp));
+    l.emplace_back("--moe-grouped-gemm");
+    l.emplace_back("--moe-token-dispatcher-type alltoall");
+    l.emplace_back("--expert-model-parallel-size " + num(s.parallel.ep));
+    l.emplace_back("--expert-tensor-parallel-size " + num(s.parallel.etp));
     return b;
 }
 
@@ -89,14 +89,14 @@ void pipelineArgs(const Scenario& s, std::vector<std::string>& l)
 {
     const ParallelConfig& p = s.parallel;
     const int layers = s.model.layers;
-    l.push_back("--pipeline-model-parallel-size " + num(p.pp));
+    l.emplace_back("--pipeline-model-parallel-size " + num(p.pp));
     switch (p.schedule) {
     case ScheduleKind::OneFOneB:
     case ScheduleKind::Interleaved1F1B:
         break;
     case ScheduleKind::GPipe:
-        l.push_back("# NOTE: Megatron-LM has no GPipe schedule; it runs 1F1B, with the same bubble and at most pp "
-                    "micro-batches in flight instead of all of them");
+        l.emplace_back("# NOTE: Megatron-LM has no GPipe schedule; it runs 1F1B, with the same bubble and at most pp "
+                       "micro-batches in flight instead of all of them");
         break;
     case ScheduleKind::ZbH1:
     case ScheduleKind::ZbH2:
@@ -116,20 +116,20 @@ void pipelineArgs(const Scenario& s, std::vector<std::string>& l)
         // The scenario's own split (parallel.first/last_stage_layers, account_for_*): Megatron-Core's flags of
         // the same meaning (core/parallel/PipelineSplit.h).
         if (p.firstStageLayers > 0)
-            l.push_back("--decoder-first-pipeline-num-layers " + num(p.firstStageLayers));
+            l.emplace_back("--decoder-first-pipeline-num-layers " + num(p.firstStageLayers));
         if (p.lastStageLayers > 0)
-            l.push_back("--decoder-last-pipeline-num-layers " + num(p.lastStageLayers));
+            l.emplace_back("--decoder-last-pipeline-num-layers " + num(p.lastStageLayers));
         if (p.accountForEmbedding)
-            l.push_back("--account-for-embedding-in-pipeline-split");
+            l.emplace_back("--account-for-embedding-in-pipeline-split");
         if (p.accountForLoss)
-            l.push_back("--account-for-loss-in-pipeline-split");
+            l.emplace_back("--account-for-loss-in-pipeline-split");
         if (p.vpp > 1)
-            l.push_back("--num-virtual-stages-per-pipeline-rank " + num(p.vpp));
+            l.emplace_back("--num-virtual-stages-per-pipeline-rank " + num(p.vpp));
     } else if (p.vpp > 1) {
         if (layers % (p.pp * p.vpp) == 0)
-            l.push_back("--num-layers-per-virtual-pipeline-stage " + num(layers / (p.pp * p.vpp)));
+            l.emplace_back("--num-layers-per-virtual-pipeline-stage " + num(layers / (p.pp * p.vpp)));
         else
-            l.push_back("--num-virtual-stages-per-pipeline-rank " + num(p.vpp));
+            l.emplace_back("--num-virtual-stages-per-pipeline-rank " + num(p.vpp));
     } else if (p.pp > 1 && layers % p.pp != 0) {
         // Megatron splits evenly unless told the first and last stages' share; Parallax's StageLayout
         // gives the remainder's shortfall to those two stages (Llama 3, arXiv:2407.21783 sec. 3.3.2).
@@ -138,10 +138,10 @@ void pipelineArgs(const Scenario& s, std::vector<std::string>& l)
         for (int st = 2; st + 1 < p.pp; ++st)
             middleEven = middleEven && layout.layerCount(st) == layout.layerCount(1);
         if (middleEven) {
-            l.push_back("--decoder-first-pipeline-num-layers " + num(layout.layerCount(0)));
-            l.push_back("--decoder-last-pipeline-num-layers " + num(layout.layerCount(p.pp - 1)));
+            l.emplace_back("--decoder-first-pipeline-num-layers " + num(layout.layerCount(0)));
+            l.emplace_back("--decoder-last-pipeline-num-layers " + num(layout.layerCount(p.pp - 1)));
         } else {
-            l.push_back("# NOTE: " + num(layers) + " layers over pp=" + num(p.pp)
+            l.emplace_back("# NOTE: " + num(layers) + " layers over pp=" + num(p.pp)
                 + " leave middle stages of unequal size, which Megatron-LM cannot express; choose pp so that the "
                   "middle stages are equal");
         }
@@ -153,36 +153,36 @@ Block parallelArgs(const Scenario& s)
     const ParallelConfig& p = s.parallel;
     Block b { "PARALLEL_ARGS", {} };
     auto& l = b.lines;
-    l.push_back("--tensor-model-parallel-size " + num(p.tp));
+    l.emplace_back("--tensor-model-parallel-size " + num(p.tp));
     if (p.sp)
-        l.push_back("--sequence-parallel");
-    l.push_back("--context-parallel-size " + num(p.cp));
+        l.emplace_back("--sequence-parallel");
+    l.emplace_back("--context-parallel-size " + num(p.cp));
     pipelineArgs(s, l);
     if (p.order == "tp-cp-ep-pp-dp")
-        l.push_back("--use-tp-pp-dp-mapping");
+        l.emplace_back("--use-tp-pp-dp-mapping");
     else if (p.order != "tp-cp-ep-dp-pp")
-        l.push_back("# NOTE: Megatron-LM's flags choose only tp-cp-ep-dp-pp or (--use-tp-pp-dp-mapping) "
-                    "tp-cp-ep-pp-dp; for \""
+        l.emplace_back("# NOTE: Megatron-LM's flags choose only tp-cp-ep-dp-pp or (--use-tp-pp-dp-mapping) "
+                       "tp-cp-ep-pp-dp; for \""
             + p.order + "\" pass order=\"" + p.order + "\" to megatron.core.parallel_state.initialize_model_parallel");
     if (p.zero >= 1)
-        l.push_back("--use-distributed-optimizer");
+        l.emplace_back("--use-distributed-optimizer");
     if (p.zero >= 2) {
-        l.push_back("--use-megatron-fsdp");
+        l.emplace_back("--use-megatron-fsdp");
         l.push_back(
             std::string("--data-parallel-sharding-strategy ") + (p.zero == 2 ? "optim_grads" : "optim_grads_params"));
-        l.push_back("--ckpt-format fsdp_dtensor");
+        l.emplace_back("--ckpt-format fsdp_dtensor");
     }
     if (p.dpOverlap) {
-        l.push_back("--overlap-grad-reduce");
+        l.emplace_back("--overlap-grad-reduce");
         if (p.zero >= 1)
-            l.push_back("--overlap-param-gather");
+            l.emplace_back("--overlap-param-gather");
     }
     if (p.tpCommOverlap)
-        l.push_back("--tp-comm-overlap");
+        l.emplace_back("--tp-comm-overlap");
     if (!p.p2pOverlap)
-        l.push_back("--no-overlap-p2p-communication");
+        l.emplace_back("--no-overlap-p2p-communication");
     if (!p.gradReduceInFp32)
-        l.push_back("--grad-reduce-in-bf16");
+        l.emplace_back("--grad-reduce-in-bf16");
     return b;
 }
 
@@ -191,21 +191,21 @@ Block trainingArgs(const Scenario& s)
     const TrainingConfig& t = s.training;
     Block b { "TRAINING_ARGS", {} };
     auto& l = b.lines;
-    l.push_back("--micro-batch-size " + num(t.microBatch));
-    l.push_back("--global-batch-size " + num(t.globalBatch));
-    l.push_back("--bf16");
+    l.emplace_back("--micro-batch-size " + num(t.microBatch));
+    l.emplace_back("--global-batch-size " + num(t.globalBatch));
+    l.emplace_back("--bf16");
     if (t.dtype == DType::Fp8) {
-        l.push_back("--fp8-format hybrid");
+        l.emplace_back("--fp8-format hybrid");
         if (s.model.isMoe())
-            l.push_back("# NOTE: DeepSeek-V3's FP8 recipe uses 1x128 / 128x128 block scaling; Megatron-LM's closest "
-                        "is --fp8-recipe blockwise (Transformer Engine 2.3+)");
+            l.emplace_back("# NOTE: DeepSeek-V3's FP8 recipe uses 1x128 / 128x128 block scaling; Megatron-LM's closest "
+                           "is --fp8-recipe blockwise (Transformer Engine 2.3+)");
     }
     if (t.recompute == Recompute::Selective) {
-        l.push_back("--recompute-granularity selective");
+        l.emplace_back("--recompute-granularity selective");
     } else if (t.recompute == Recompute::Full) {
-        l.push_back("--recompute-granularity full");
-        l.push_back("--recompute-method uniform");
-        l.push_back("--recompute-num-layers 1");
+        l.emplace_back("--recompute-granularity full");
+        l.emplace_back("--recompute-method uniform");
+        l.emplace_back("--recompute-num-layers 1");
     }
     return b;
 }

@@ -475,7 +475,7 @@ RenderedLesson renderLesson(
         }
     }
     if (!report.valid && out.markdown.find("{{") != std::string::npos)
-        out.errors.push_back("the scenario is not valid: its numbers cannot be rendered");
+        out.errors.emplace_back("the scenario is not valid: its numbers cannot be rendered");
     return out;
 }
 

@@ -129,8 +129,9 @@ TEST(TopologySummary, EveryEditOfDomainsAndFabricsIsSeen)
         EXPECT_EQ(s.connected, c.connected);
         EXPECT_EQ(s.slowestDomain, c.slowestDomain);
         // The rank -> domain table that routes read is the edited one too.
-        if (s.gpus > 0)
+        if (s.gpus > 0) {
             EXPECT_EQ(t.locate(s.gpus - 1).domain, static_cast<int>(t.domains.size()) - 1);
+        }
     }
 }
 
