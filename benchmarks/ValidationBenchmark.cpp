@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 using namespace parallax::core;

@@ -6,13 +6,17 @@
 #include "core/model/ModelSpec.h"
 #include "core/parallel/ParallelConfig.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
+
+#include <memory>
 #include <string>
 
 namespace parallax::core {
 
 // Everything needed to reproduce one design (SCENARIO.md). `extra` keeps the unknown keys of the
-// file it was read from, so that saving writes them back.
+// file it was read from, so that saving writes them back (core/io/ScenarioIo); it is null when there
+// were none. Shared and immutable, so copying a scenario never copies them, and held through the
+// forward declaration so that the many files that include this one do not parse nlohmann/json.hpp.
 struct Scenario {
     std::string name;
     std::string description; // Markdown lesson text
@@ -27,7 +31,7 @@ struct Scenario {
     TrainingConfig training;
     ScenarioMode mode = ScenarioMode::Training;
     InferenceConfig inference; // read and written only in inference mode
-    nlohmann::json extra = nlohmann::json::object(); // unknown keys, by JSON path
+    std::shared_ptr<const nlohmann::json> extra; // unknown keys, by JSON path; null when none
 
     int seqLen() const { return training.seqLen > 0 ? training.seqLen : model.seqLen; }
 };

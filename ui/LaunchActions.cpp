@@ -18,6 +18,8 @@
 #include <QMenu>
 #include <QStringList>
 
+#include <nlohmann/json.hpp>
+
 namespace parallax::ui::launch {
 
 QString launchText(const core::Scenario& scenario, const QString& target)

@@ -190,18 +190,29 @@ void ScheduleTab::setEvaluation(const EvaluationPtr& evaluation)
     m_model->setEvaluation(evaluation);
     const auto& r = evaluation->report;
     const auto& sim = r.schedule;
+    // Comparing schedules needs a training pipeline; a serving scenario has none.
+    m_compareCheck->setEnabled(!r.inference);
+    m_compareCheck->setToolTip(r.inference
+            ? tr("A serving scenario has no training pipeline: there are no schedules to compare")
+            : tr("Evaluate this scenario under two to four schedules and stack them on one time axis"));
     if (r.inference) {
-        // A serving scenario has no training pipeline: say what one decode step is made of instead.
+        // A serving scenario has no training pipeline: say what one decode step is made of instead,
+        // naming only the terms it has (no "TP 0.00 s" on a scenario without tensor parallelism).
         const auto& d = r.inference->decode;
-        m_summary->setText(
-            tr("Serving scenario: no training pipeline to schedule. One decode step at concurrency %1 takes "
-               "<b>%2</b> = weights %3 + KV cache %4 + compute %5 + TP %6 + EP %7 + PP %8; prefill of one "
-               "request (TTFT) %9. The Memory tab shows the KV cache.")
-                .arg(r.inference->concurrency)
-                .arg(format::seconds(r.inference->tpotSeconds), format::seconds(d.weightsSeconds),
-                    format::seconds(d.kvSeconds), format::seconds(d.computeSeconds), format::seconds(d.tpSeconds),
-                    format::seconds(d.epSeconds), format::seconds(d.ppSeconds),
-                    format::seconds(r.inference->ttftSeconds)));
+        QStringList terms;
+        const std::pair<QString, double> parts[] = { { tr("weights"), d.weightsSeconds },
+            { tr("KV cache"), d.kvSeconds }, { tr("compute"), d.computeSeconds }, { tr("TP"), d.tpSeconds },
+            { tr("EP"), d.epSeconds }, { tr("PP"), d.ppSeconds } };
+        for (const auto& [name, seconds] : parts) {
+            if (seconds > 0)
+                terms << name + QLatin1Char(' ') + format::seconds(seconds);
+        }
+        m_summary->setText(tr("Serving scenario: no training pipeline to schedule. One decode step at concurrency %1 "
+                              "takes <b>%2</b> = %3; prefill of one request (TTFT) %4. The Memory tab shows the KV "
+                              "cache.")
+                               .arg(r.inference->concurrency)
+                               .arg(format::seconds(r.inference->tpotSeconds), terms.join(QStringLiteral(" + ")),
+                                   format::seconds(r.inference->ttftSeconds)));
     } else if (sim.busySecondsPerRank.empty()) {
         m_summary->setText(tr("No simulated schedule: %1")
                                .arg(r.errors.empty() ? tr("the engine has not run yet")

@@ -8,6 +8,7 @@
 #include "core/model/ModelMath.h"
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 namespace parallax::cli {
 

@@ -5,6 +5,7 @@
 #include "core/io/ScenarioIo.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace parallax::core {
 

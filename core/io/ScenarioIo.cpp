@@ -272,6 +272,7 @@ Scenario readScenario(const json& doc)
 {
     JsonReader r(doc, "");
     Scenario s;
+    json extra = json::object(); // unknown keys, by JSON path (Scenario::extra)
     const std::string format = r.string("format", "parallax-scenario");
     if (format != "parallax-scenario")
         r.fail("format", "must be \"parallax-scenario\", got \"" + format + "\"");
@@ -295,19 +296,19 @@ Scenario readScenario(const json& doc)
             r.fail("model", "must be a model preset name (a string) or a model object, got " + jsonTypeName(model));
         JsonReader mr(model, "model");
         s.model = readModel(mr);
-        mr.collectUnknown(s.extra["model"]);
+        mr.collectUnknown(extra["model"]);
     }
 
     JsonReader c = r.object("cluster");
     if (c.has("topology"))
-        readExplicitTopology(c, s, s.extra);
+        readExplicitTopology(c, s, extra);
     else
-        readRegularCluster(c, s, s.extra);
-    c.collectUnknown(s.extra["cluster"]);
+        readRegularCluster(c, s, extra);
+    c.collectUnknown(extra["cluster"]);
 
     JsonReader p = r.object("parallel");
     readParallel(p, s.parallel);
-    p.collectUnknown(s.extra["parallel"]);
+    p.collectUnknown(extra["parallel"]);
 
     const std::string mode = r.string("mode", "training");
     if (!parseScenarioMode(mode, s.mode))
@@ -316,32 +317,34 @@ Scenario readScenario(const json& doc)
     if (s.mode == ScenarioMode::Training || r.has("training")) {
         JsonReader t = r.object("training");
         readTraining(t, s.training);
-        t.collectUnknown(s.extra["training"]);
+        t.collectUnknown(extra["training"]);
     }
     if (s.mode == ScenarioMode::Inference) {
         static const json kEmpty = json::object();
         JsonReader in = r.has("inference") ? r.object("inference") : JsonReader(kEmpty, "inference");
         s.inference = readInferenceConfig(in);
-        in.collectUnknown(s.extra["inference"]);
+        in.collectUnknown(extra["inference"]);
     }
 
-    r.collectUnknown(s.extra);
+    r.collectUnknown(extra);
     // Drop empty holders created above so that `extra` only lists what was really unknown.
-    for (auto it = s.extra.begin(); it != s.extra.end();) {
+    for (auto it = extra.begin(); it != extra.end();) {
         if (it->is_object() && it->empty())
-            it = s.extra.erase(it);
+            it = extra.erase(it);
         else
             ++it;
     }
-    if (s.extra.contains("cluster")) {
-        auto& cl = s.extra["cluster"];
+    if (extra.contains("cluster")) {
+        auto& cl = extra["cluster"];
         for (const char* k : { "ib", "topology" }) {
             if (cl.contains(k) && cl[k].is_object() && cl[k].empty())
                 cl.erase(k);
         }
         if (cl.empty())
-            s.extra.erase("cluster");
+            extra.erase("cluster");
     }
+    if (!extra.empty())
+        s.extra = std::make_shared<const json>(std::move(extra));
     return s;
 }
 
@@ -561,7 +564,8 @@ json scenarioToJson(const Scenario& s)
         j["mode"] = "inference";
         j["inference"] = inferenceConfigToJson(s.inference);
     }
-    mergeUnknown(j, s.extra);
+    if (s.extra)
+        mergeUnknown(j, *s.extra);
     return j;
 }
 

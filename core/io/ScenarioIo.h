@@ -3,6 +3,8 @@
 
 #include "core/Scenario.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <optional>
 #include <string>
 

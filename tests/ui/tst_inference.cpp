@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 using namespace parallax;
 using namespace parallax::ui;
@@ -366,6 +367,16 @@ private Q_SLOTS:
                               .arg(format::seconds(want.tpotSeconds), format::seconds(want.decode.weightsSeconds))),
             qPrintable(text));
         QVERIFY2(text.contains(format::seconds(want.ttftSeconds)), qPrintable(text));
+        // Only the terms the step has: this preset runs without tensor or pipeline parallelism.
+        QCOMPARE(want.decode.tpSeconds, 0.0);
+        QVERIFY2(!text.contains(QStringLiteral("TP ")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("EP ") + format::seconds(want.decode.epSeconds)), qPrintable(text));
+        // No schedules to compare without a training pipeline.
+        auto* compare = w.window.scheduleTab()->findChild<QCheckBox*>(QStringLiteral("scheduleCompare"));
+        QVERIFY(compare);
+        QVERIFY(!compare->isEnabled());
+        w.load(test::presetScenario());
+        QVERIFY(compare->isEnabled());
     }
 
     void statusBarShowsTheTrainingStepRangeAndVerdict()

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -150,7 +151,8 @@ TEST(ScenarioReader, DeepUnknownKeyWithinTheCapSavesToABoundedFile)
     EXPECT_LT(saved.size(), 2 * text.size()) << "pretty-printing grows with depth";
     auto again = parseScenario(saved, error);
     ASSERT_TRUE(again) << error.text();
-    EXPECT_EQ(again->extra["future_key"], s->extra["future_key"]);
+    ASSERT_TRUE(s->extra && again->extra);
+    EXPECT_EQ(again->extra->at("future_key"), s->extra->at("future_key"));
 }
 
 TEST(ScenarioReader, EveryJsonExceptionBecomesAFieldMessage)

@@ -8,6 +8,7 @@
 #include "SearchTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 using namespace parallax::core;
 using parallax::test::searchScenario;

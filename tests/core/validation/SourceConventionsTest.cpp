@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 using namespace parallax::core;
 
 // Llama 3 (arXiv:2407.21783 sec. 3.3): FSDP shards optimizer states and gradients but not the weights, and
