@@ -238,10 +238,24 @@ GroupRoute groupRoute(const Topology& t, const std::vector<int>& gpus)
     kinds.clear();
     repCount.clear();
     const int firstLeaf = leafOf(doms.front());
+    // A domain on the same fabrics as the first one has its leaf.
+    auto sameFabricsAsFirst = [&](const DomainMembers& d) {
+        const DomainMembers& f = doms.front();
+        return std::equal(fabrics.begin() + static_cast<std::ptrdiff_t>(d.fabricBegin),
+            fabrics.begin() + static_cast<std::ptrdiff_t>(d.fabricEnd),
+            fabrics.begin() + static_cast<std::ptrdiff_t>(f.fabricBegin),
+            fabrics.begin() + static_cast<std::ptrdiff_t>(f.fabricEnd));
+    };
+    std::size_t lastKind = 0;
     for (std::size_t i = 0; i < doms.size(); ++i) {
-        std::size_t k = 0;
-        while (k < kinds.size() && !sameKind(doms[kinds[k]], doms[i]))
-            ++k;
+        // Kinds differ pairwise, so a domain is of at most one: the previous domain's is tried first.
+        std::size_t k = lastKind;
+        if (k >= kinds.size() || !sameKind(doms[kinds[k]], doms[i])) {
+            k = 0;
+            while (k < kinds.size() && !sameKind(doms[kinds[k]], doms[i]))
+                ++k;
+        }
+        lastKind = k;
         if (k == kinds.size()) {
             kinds.push_back(i);
             repCount.push_back(0);
@@ -250,7 +264,7 @@ GroupRoute groupRoute(const Topology& t, const std::vector<int>& gpus)
             ++repCount[k];
             reps.push_back(i);
         }
-        out.crossesFabric = out.crossesFabric || leafOf(doms[i]) != firstLeaf;
+        out.crossesFabric = out.crossesFabric || (!sameFabricsAsFirst(doms[i]) && leafOf(doms[i]) != firstLeaf);
     }
     bool first = true;
     for (std::size_t i = 0; i < reps.size(); ++i) {
