@@ -4,6 +4,7 @@
 // default scenario at 64 GPUs against the same model at 16,384 GPUs (the cost must not grow with
 // the cluster).
 #include "core/Engine.h"
+#include "core/engine/EvaluateWithSummary.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
 
@@ -59,7 +60,9 @@ Scenario defaultAt(int gpus)
     return s;
 }
 
-void run(benchmark::State& state, const Scenario& s, bool simulate)
+// With `summary`, the topology is summarised once outside the loop, as the search does once per thread
+// (core/engine/EvaluateWithSummary.h); without, every call summarises it.
+void run(benchmark::State& state, const Scenario& s, bool simulate, bool summary = false)
 {
     EvaluateOptions options;
     options.simulateSchedule = simulate;
@@ -69,8 +72,9 @@ void run(benchmark::State& state, const Scenario& s, bool simulate)
         state.SkipWithError(("invalid scenario: " + check.errors.front().text).c_str());
         return;
     }
+    const TopologySummary topology = TopologySummary::of(s.topology);
     for (auto _ : state) {
-        Report r = evaluate(s, options);
+        Report r = summary ? evaluate(s, options, topology) : evaluate(s, options);
         benchmark::DoNotOptimize(r.stepTimeSeconds);
     }
     state.counters["gpus"] = check.gpus;
@@ -95,5 +99,17 @@ BENCHMARK(BM_EvaluateScale)
     ->Args({ 16384, 0 })
     ->Args({ 64, 1 })
     ->Args({ 16384, 1 })
+    ->Unit(benchmark::kMicrosecond);
+
+// The same, on the search's path: the topology summarised once.
+void BM_EvaluateScaleSummarised(benchmark::State& state)
+{
+    const Scenario s = defaultAt(static_cast<int>(state.range(0)));
+    run(state, s, state.range(1) != 0, true);
+}
+BENCHMARK(BM_EvaluateScaleSummarised)
+    ->ArgNames({ "gpus", "simulate" })
+    ->Args({ 64, 0 })
+    ->Args({ 16384, 0 })
     ->Unit(benchmark::kMicrosecond);
 } // namespace

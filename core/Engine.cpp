@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/Engine.h"
+#include "core/engine/EvaluateWithSummary.h"
 
 #include "core/engine/DataParallelSyncStage.h"
 #include "core/engine/FindingsStage.h"
@@ -21,11 +22,18 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options)
 {
     if (scenario.mode == ScenarioMode::Inference)
         return evaluateInference(scenario, options);
+    // The one pass over the topology's domains and fabrics that the stages share.
+    return evaluate(scenario, options, TopologySummary::of(scenario.topology));
+}
+
+Report evaluate(const Scenario& scenario, const EvaluateOptions& options, const TopologySummary& topology)
+{
+    if (scenario.mode == ScenarioMode::Inference)
+        return evaluateInference(scenario, options);
+    if (!topology.describes(scenario.topology))
+        return evaluate(scenario, options);
     Report report;
     const EfficiencyDefaults defaults;
-
-    // The one pass over the topology's domains and fabrics that the stages below share.
-    const TopologySummary topology = TopologySummary::of(scenario.topology);
 
     // 1. Headline numbers, errors and notes; nothing else runs on an invalid scenario.
     if (!validateStage(scenario, topology, report))

@@ -92,6 +92,45 @@ FabricRoute bestShared(const Topology& t, const int* fa, std::size_t na, const i
     return best;
 }
 
+// Topology::locate() for GPUs visited in ascending order (a group's members): a GPU in the domain of
+// the previous one, or in one of the next few domains, is found by walking from there instead of a
+// binary search over every domain; anything else falls back to locate(). Same answers as locate().
+class AscendingLocator {
+public:
+    explicit AscendingLocator(const Topology& t)
+        : m_t(t)
+    {
+    }
+    GpuLocation locate(int gpu)
+    {
+        if (m_domain >= 0 && gpu >= m_start) {
+            const int n = static_cast<int>(m_t.domains.size());
+            int d = m_domain;
+            int start = m_start;
+            for (int walked = 0; d < n && walked <= kMaxWalk; ++d, ++walked) {
+                const int size = std::max(0, m_t.domains[d].gpuCount);
+                if (gpu - start < size)
+                    return remember({ d, gpu - start }, start);
+                start += size;
+            }
+        }
+        const GpuLocation l = m_t.locate(gpu);
+        return l.domain < 0 ? l : remember(l, gpu - l.indexInDomain);
+    }
+
+private:
+    static constexpr int kMaxWalk = 4;
+    GpuLocation remember(GpuLocation l, int start)
+    {
+        m_domain = l.domain;
+        m_start = start;
+        return l;
+    }
+    const Topology& m_t;
+    int m_domain = -1;
+    int m_start = 0;
+};
+
 } // namespace
 
 int railOf(const Topology& t, int fabric, int domain, int indexInDomain)
@@ -142,12 +181,16 @@ GroupRoute groupRoute(const Topology& t, const std::vector<int>& gpus)
     // Members by (domain, index inside the domain).
     thread_local std::vector<std::pair<int, int>> loc;
     loc.clear();
+    loc.reserve(gpus.size());
+    AscendingLocator locator(t);
     for (int g : gpus) {
-        const GpuLocation l = t.locate(g);
+        const GpuLocation l = locator.locate(g);
         if (l.domain >= 0)
             loc.emplace_back(l.domain, l.indexInDomain);
     }
-    std::sort(loc.begin(), loc.end());
+    // Members listed in rank order (every strided group) come out sorted already.
+    if (!std::is_sorted(loc.begin(), loc.end()))
+        std::sort(loc.begin(), loc.end());
     if (loc.empty() || loc.front().first == loc.back().first)
         return out;
     out.spansDomains = true;
@@ -195,10 +238,24 @@ GroupRoute groupRoute(const Topology& t, const std::vector<int>& gpus)
     kinds.clear();
     repCount.clear();
     const int firstLeaf = leafOf(doms.front());
+    // A domain on the same fabrics as the first one has its leaf.
+    auto sameFabricsAsFirst = [&](const DomainMembers& d) {
+        const DomainMembers& f = doms.front();
+        return std::equal(fabrics.begin() + static_cast<std::ptrdiff_t>(d.fabricBegin),
+            fabrics.begin() + static_cast<std::ptrdiff_t>(d.fabricEnd),
+            fabrics.begin() + static_cast<std::ptrdiff_t>(f.fabricBegin),
+            fabrics.begin() + static_cast<std::ptrdiff_t>(f.fabricEnd));
+    };
+    std::size_t lastKind = 0;
     for (std::size_t i = 0; i < doms.size(); ++i) {
-        std::size_t k = 0;
-        while (k < kinds.size() && !sameKind(doms[kinds[k]], doms[i]))
-            ++k;
+        // Kinds differ pairwise, so a domain is of at most one: the previous domain's is tried first.
+        std::size_t k = lastKind;
+        if (k >= kinds.size() || !sameKind(doms[kinds[k]], doms[i])) {
+            k = 0;
+            while (k < kinds.size() && !sameKind(doms[kinds[k]], doms[i]))
+                ++k;
+        }
+        lastKind = k;
         if (k == kinds.size()) {
             kinds.push_back(i);
             repCount.push_back(0);
@@ -207,7 +264,7 @@ GroupRoute groupRoute(const Topology& t, const std::vector<int>& gpus)
             ++repCount[k];
             reps.push_back(i);
         }
-        out.crossesFabric = out.crossesFabric || leafOf(doms[i]) != firstLeaf;
+        out.crossesFabric = out.crossesFabric || (!sameFabricsAsFirst(doms[i]) && leafOf(doms[i]) != firstLeaf);
     }
     bool first = true;
     for (std::size_t i = 0; i < reps.size(); ++i) {
@@ -232,17 +289,19 @@ GroupRoute chainRoute(const Topology& t, const std::vector<int>& gpus)
 {
     GroupRoute out;
     bool first = true;
+    thread_local std::vector<int> fa, fb;
     for (std::size_t i = 0; i + 1 < gpus.size(); ++i) {
         const GpuLocation a = t.locate(gpus[i]);
         const GpuLocation b = t.locate(gpus[i + 1]);
         if (a.domain < 0 || b.domain < 0 || a.domain == b.domain)
             continue;
         out.spansDomains = true;
-        const FabricRoute r = routeBetween(t, gpus[i], gpus[i + 1]);
-        out.crossesRail = out.crossesRail || r.crossesRail;
-        thread_local std::vector<int> fa, fb;
+        // routeBetween(t, gpus[i], gpus[i + 1]) with the locations and fabrics found once.
         fabricsHolding(t, a.domain, fa);
         fabricsHolding(t, b.domain, fb);
+        const FabricRoute r = bestShared(t, fa.data(), fa.size(), fb.data(), fb.size(), a.domain, b.domain,
+            &a.indexInDomain, 1, &b.indexInDomain, 1);
+        out.crossesRail = out.crossesRail || r.crossesRail;
         out.crossesFabric = out.crossesFabric || leafFabric(t, fa) != leafFabric(t, fb);
         out.link.bytesPerSecond
             = first ? r.link.bytesPerSecond : std::min(out.link.bytesPerSecond, r.link.bytesPerSecond);

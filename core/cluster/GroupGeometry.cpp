@@ -187,7 +187,10 @@ GroupCrossings groupCrossings(const Topology& topology, const DomainShape& shape
     const long long D = shape.domainSize;
     const long long block = static_cast<long long>(s) * n;
     const long long highs = map.worldSize() / block;
-    std::vector<long long> lowCount(D, 0), highCount(D, 0), highFirst(D, -1);
+    thread_local std::vector<long long> lowCount, highCount, highFirst; // no allocation per evaluation
+    lowCount.assign(D, 0);
+    highCount.assign(D, 0);
+    highFirst.assign(D, -1);
     for (long long j = 0; j < std::min<long long>(D, s); ++j)
         lowCount[j] = s / D + (j < s % D ? 1 : 0);
     const long long step = block % D;

@@ -10,6 +10,11 @@ namespace parallax::core {
 TopologySummary TopologySummary::of(const Topology& topology)
 {
     TopologySummary s;
+    s.m_source = &topology;
+    s.m_domains = topology.domains.data();
+    s.m_domainCount = topology.domains.size();
+    s.m_fabrics = topology.fabrics.data();
+    s.m_fabricCount = topology.fabrics.size();
     const auto& domains = topology.domains;
     const int n = static_cast<int>(domains.size());
     if (n == 0) {
@@ -54,6 +59,12 @@ TopologySummary TopologySummary::of(const Topology& topology)
     }
     s.connected = n <= 1 || someFabricHoldsAll || fabricsConnectAllDomains(topology);
     return s;
+}
+
+bool TopologySummary::describes(const Topology& topology) const
+{
+    return m_source == &topology && m_domains == topology.domains.data() && m_domainCount == topology.domains.size()
+        && m_fabrics == topology.fabrics.data() && m_fabricCount == topology.fabrics.size();
 }
 
 } // namespace parallax::core

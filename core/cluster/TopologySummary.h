@@ -9,8 +9,9 @@ namespace parallax::core {
 // What one evaluation needs to know about the whole topology, from one pass over its domains and
 // fabrics: the GPU count, whether the domains are alike (DomainShape), the slowest GPU and the
 // smallest HBM, and whether the fabrics connect every domain. A value, computed from a topology
-// that does not change while it is read (evaluate() builds it once from its const Scenario), so it
-// can never be stale; every field equals what the Topology member of the same name computes.
+// that does not change while it is read (evaluate() builds it once from its const Scenario; a search
+// builds it once per scratch scenario and hands it to every evaluate() on that scenario); every field
+// equals what the Topology member of the same name computes.
 struct TopologySummary {
     int gpus = 0; // Topology::gpuCount()
     DomainShape shape; // DomainShape::of()
@@ -18,6 +19,19 @@ struct TopologySummary {
     double minHbmBytes = 0; // smallest HBM of any domain's GPU
     bool connected = true; // Topology::connected()
     static TopologySummary of(const Topology& topology);
+
+    // Whether this summary was computed from `topology` (the same object, with the same domain and
+    // fabric lists: nothing added, removed or reallocated since). evaluate() ignores a summary that
+    // does not describe its scenario's topology. Edits of a domain in place are not seen: a caller that
+    // keeps a summary must not edit the topology meanwhile.
+    bool describes(const Topology& topology) const;
+
+private:
+    const Topology* m_source = nullptr;
+    const NvlinkDomain* m_domains = nullptr;
+    std::size_t m_domainCount = 0;
+    const Fabric* m_fabrics = nullptr;
+    std::size_t m_fabricCount = 0;
 };
 
 } // namespace parallax::core

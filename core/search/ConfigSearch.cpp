@@ -2,6 +2,7 @@
 #include "core/search/ConfigSearch.h"
 
 #include "core/Engine.h"
+#include "core/engine/EvaluateWithSummary.h"
 #include "core/memory/PredictionBands.h"
 #include "core/parallel/PipelineSplit.h"
 #include "core/search/ApplyPointInPlace.h"
@@ -209,10 +210,14 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     // One scratch scenario per thread: a candidate changes only its layout fields, never the topology,
     // which is copied once per thread rather than once per candidate (65,536 explicit domains).
     std::vector<Scenario> scratch(static_cast<std::size_t>(threads), base);
+    // ... and summarised once per thread, not once per candidate (core/engine/EvaluateWithSummary.h).
+    std::vector<TopologySummary> summaries;
+    for (const Scenario& s : scratch)
+        summaries.push_back(TopologySummary::of(s.topology));
     auto evaluatePoint = [&](const SearchPoint& p, int thread) {
         Scenario& s = scratch[static_cast<std::size_t>(thread)];
         applyPointInPlace(s, p);
-        Report r = evaluate(s, simulate);
+        Report r = evaluate(s, simulate, summaries[static_cast<std::size_t>(thread)]);
         r.rankMap = RankMap {};
         return r;
     };
