@@ -212,6 +212,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     std::vector<Scenario> scratch(static_cast<std::size_t>(threads), base);
     // ... and summarised once per thread, not once per candidate (core/engine/EvaluateWithSummary.h).
     std::vector<TopologySummary> summaries;
+    summaries.reserve(scratch.size());
     for (const Scenario& s : scratch)
         summaries.push_back(TopologySummary::of(s.topology));
     auto evaluatePoint = [&](const SearchPoint& p, int thread) {
