@@ -139,6 +139,10 @@ struct ClosedFormScorer::RankTable {
     int chunks = 1;
     double sumDense0 = 0, sumMoe0 = 0, sumHead0 = 0; // chunk 0 over all ranks
     double dense00 = 0, moe00 = 0, head00 = 0; // rank 0, chunk 0
+    // Per model stage: its layer counts and head (0/1); per rank: the lowest model stage it holds.
+    std::vector<double> stageDense, stageMoe, stageHead;
+    std::vector<int> lowestStage;
+    std::vector<int> rankStages; // [rank * chunks + chunk]: its model stage
     double fixedOtherBytes = 0; // CUDA context + NCCL buffers
 };
 
@@ -164,10 +168,8 @@ ClosedFormScorer::ClosedFormScorer(const Scenario& base, const Calibration* cali
     const int denseLayer = 0;
     const int moeLayer = model.isMoe() ? model.moe->firstDenseLayers : 0;
     m_denseShape = layerShape(model, denseLayer);
-    m_denseParams = layerParameters(model, denseLayer);
     if (model.isMoe()) {
         m_moeShape = layerShape(model, moeLayer);
-        m_moeParams = layerParameters(model, moeLayer);
     }
     for (const auto& tok : orderTokens(base.parallel.order)) {
         if (tok == "tp") {
@@ -313,17 +315,8 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     const StageLayout layout(model.layers, modelStageCount(shape));
     const int last = layout.stages() - 1;
     const int firstMoe = model.isMoe() ? model.moe->firstDenseLayers : model.layers;
-    const double tp = l.tp;
-    const double expertShards = ep;
-    // stageParameters() (core/parallel/ParameterShard.cpp) per layer kind, times the layer counts.
-    const double densePerLayer = (m_denseParams.attention + m_denseParams.denseMlp + m_denseParams.sharedExperts) / tp
-        + m_denseParams.norms + m_denseParams.router;
-    const double moeDensePerLayer = (m_moeParams.attention + m_moeParams.denseMlp + m_moeParams.sharedExperts) / tp
-        + m_moeParams.norms + m_moeParams.router;
-    const double moeExpertPerLayer = m_moeParams.routedExperts / expertShards;
-    const double vocabTable = static_cast<double>(model.vocab) * static_cast<double>(model.hidden) / tp;
     const double dpGroup = static_cast<double>(l.dp) * l.cp;
-    const double edpGroup = std::max(1.0, static_cast<double>(l.tp) * l.cp * l.dp / expertShards);
+    const double edpGroup = std::max(1.0, static_cast<double>(l.tp) * l.cp * l.dp / ep);
     const OtherMemoryDefaults other;
     int communicators = 0;
     for (int degree : { l.tp, l.cp, l.pp, l.dp * l.cp, ep })
@@ -333,7 +326,14 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     ParallelConfig split = m_base.parallel; // the degrees that divide a module's weights
     split.tp = l.tp;
     split.etp = 1;
+    split.ep = ep;
+    split.pp = l.pp;
     table->rows.resize(l.pp);
+    table->stageDense.assign(layout.stages(), 0);
+    table->stageMoe.assign(layout.stages(), 0);
+    table->stageHead.assign(layout.stages(), 0);
+    table->lowestStage.assign(l.pp, layout.stages());
+    table->rankStages.assign(static_cast<std::size_t>(l.pp) * table->chunks, 0);
     for (int r = 0; r < l.pp; ++r) {
         RankTable::Row& row = table->rows[r];
         double denseParams = 0, expertParams = 0, largest = 0;
@@ -344,6 +344,11 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
             const int nDense = std::max(0, std::min(end, firstMoe) - first);
             const int nMoe = (end - first) - nDense;
             const double head = stage == last ? 1.0 : 0.0;
+            table->stageDense[stage] = nDense;
+            table->stageMoe[stage] = nMoe;
+            table->stageHead[stage] = head;
+            table->lowestStage[r] = std::min(table->lowestStage[r], stage);
+            table->rankStages[static_cast<std::size_t>(r) * table->chunks + c] = stage;
             row.dense += nDense;
             row.moe += nMoe;
             row.head = std::max(row.head, head);
@@ -359,16 +364,10 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
                     table->head00 = head;
                 }
             }
-            denseParams += nDense * densePerLayer + nMoe * moeDensePerLayer;
-            expertParams += nMoe * moeExpertPerLayer;
-            if (stage == 0)
-                denseParams
-                    += embeddingParameters(model) - static_cast<double>(model.vocab) * model.hidden + vocabTable;
-            if (stage == last) {
-                denseParams += finalNormParameters(model);
-                if (!model.tiedEmbeddings || (l.pp > 1 && stage != 0))
-                    denseParams += vocabTable;
-            }
+            // The engine's own parameter count (core/parallel/ParameterShard.cpp), once per table.
+            const ParameterShard chunkParams = stageParameters(model, split, first, end, stage == 0, stage == last);
+            denseParams += chunkParams.dense;
+            expertParams += chunkParams.expert;
         }
         // Megatron-Core's buffers and ZeRO sharding as core/memory/MemoryModel.cpp applies them.
         const ParameterShard params { denseParams, expertParams };
@@ -449,7 +448,16 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             = 2.0 * m_base.seqLen() / l.cp * microBatch * static_cast<double>(model.hidden) / (l.tp > 1 ? l.tp : 1);
         p2p = pipelineSendSeconds(bytes, comm.p2pLatencySeconds, comm.p2pBytesPerSecond, m_defaults);
     }
+    // Busy time per micro-batch of each rank and of the average rank, without blocking sends.
+    m_perMbNoSend.assign(m_perMb.begin(), m_perMb.end());
+    double averagePerMb = 0;
+    for (int r = 0; r < p; ++r)
+        averagePerMb += m_perMb[r] / p;
+    double sendsPerMb = 0; // blocking sends' part of every rank's busy time, a lower bound of it
     if (!m_base.parallel.p2pOverlap) {
+        // On a regular topology ranks 0 and 1 have the fastest pipeline link: the same NVLink domain
+        // when any two neighbours share one (rank 0 starts domain 0), else all cross alike.
+        sendsPerMb = m_uniformTopology ? 2 * chunks * p2p : 0.0;
         // Blocking sends (as core/Engine.cpp): every forward and backward op carries its send.
         for (int r = 0; r < p; ++r) {
             m_forward[r] += chunks * p2p;
@@ -473,6 +481,66 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
     }
     const double bubble = closedFormBubbleSeconds(kind, p, v, times);
     const double makespan = m * slowest + bubble;
+    // The simulator runs a rank's ops one after another (core/schedule/PipelineSimulator.h), so its
+    // makespan is at least any rank's busy time. Every schedule but the DualPipe family runs each
+    // (micro-batch, chunk)'s F and B (or B and W) exactly once on its rank, with the per-op durations
+    // summed here: busy = m x per-micro-batch time, exact. Before a rank's first op (a forward of one
+    // of its stages s) that micro-batch's forwards of stages 0..s-1 run one after another, and after
+    // its last op, when the backward is not split (GPipe, 1F1B, interleaved: every F is followed by
+    // its B on the same rank, so the last op is a B), the backwards of stages s-1..0 do: both chains
+    // cover the stages below the rank's lowest one. A split of the same layers moves work between
+    // ranks but keeps its sum, so the average rank's busy time bounds every split. DualPipe pairs an
+    // F with a B into one shorter op, bounded below.
+    const bool pairsOps = kind == ScheduleKind::DualPipe || kind == ScheduleKind::DualPipeV;
+    const bool tailChain
+        = kind == ScheduleKind::GPipe || kind == ScheduleKind::OneFOneB || kind == ScheduleKind::Interleaved1F1B;
+    double makespanBound = 0;
+    if (!pairsOps) {
+        // The lowest-stage chains: prefix sums of per-stage forward and backward durations.
+        const std::size_t stages = t.stageDense.size();
+        m_chainF.assign(stages + 1, 0.0);
+        m_chainB.assign(stages + 1, 0.0);
+        const double sendLow = sendsPerMb / (2 * chunks); // one op's blocking send, a lower bound of it
+        for (std::size_t st = 0; st < stages; ++st) {
+            const double fs = t.stageDense[st] * c.dense.forward + t.stageMoe[st] * c.moe.forward
+                + t.stageHead[st] * c.head.forward;
+            const double bs = t.stageDense[st] * (c.dense.backwardInput + c.dense.backwardWeight)
+                + t.stageMoe[st] * (c.moe.backwardInput + c.moe.backwardWeight)
+                + t.stageHead[st] * (c.head.backwardInput + c.head.backwardWeight);
+            m_chainF[st + 1] = m_chainF[st] + fs + sendLow;
+            m_chainB[st + 1] = m_chainB[st] + bs + sendLow;
+        }
+        for (int r = 0; r < p; ++r) {
+            const int low = t.lowestStage[r];
+            const double busy = m * (m_perMbNoSend[r] + sendsPerMb);
+            makespanBound = std::max(makespanBound, m_chainF[low] + busy + (tailChain ? m_chainB[low] : 0.0));
+        }
+    }
+    if (pairsOps) {
+        // DualPipe and DualPipeV (core/schedule/DualPipeSchedule.cpp): each of a rank's two chunks runs
+        // its stream's micro-batches (m/2 each in DualPipe, m in DualPipeV), F once and B once each. An
+        // op lasts at least its compute (F: forward compute, B or B+W: backward compute); an
+        // overlapped F&B pair lasts its forward chunk's compute of F and B plus the all-to-all it
+        // cannot hide (core/engine/PipelineInputStage.cpp), so at least the F's compute plus the
+        // smallest backward compute of the rank's chunks.
+        const double perStream = kind == ScheduleKind::DualPipe ? m / 2.0 : static_cast<double>(m);
+        for (int r = 0; r < p; ++r) {
+            double forwardCompute = 0, leastBackward = -1;
+            for (int ch = 0; ch < t.chunks; ++ch) {
+                const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
+                forwardCompute += t.stageDense[st] * c.dense.computeForward + t.stageMoe[st] * c.moe.computeForward
+                    + t.stageHead[st] * c.head.computeForward;
+                const double backward = t.stageDense[st] * c.dense.computeBackward
+                    + t.stageMoe[st] * c.moe.computeBackward + t.stageHead[st] * c.head.computeBackward;
+                leastBackward = leastBackward < 0 ? backward : std::min(leastBackward, backward);
+            }
+            makespanBound
+                = std::max(makespanBound, perStream * (forwardCompute + t.chunks * std::max(0.0, leastBackward)));
+        }
+    }
+    const double anySplitBound = pairsOps ? 0.0 : m * (averagePerMb + sendsPerMb);
+    // Floating-point sums in another order than the engine's: a relative margin far below a nanosecond.
+    makespanBound *= 1 - 1e-12;
 
     const ErrorBand band = memoryBand();
     out.resize(zeros.size());
@@ -518,6 +586,11 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         }
         sc.fits = (m_optimizerOffload ? sc.peakWithoutOptimizerBytes : sc.peakBytes) <= m_hbm;
         sc.stepSeconds = makespan + dpExposed + fixedSeconds;
+        // evaluate()'s step is makespan + exposed DP sync + fixed work, the last two computed from the
+        // same states and durations on both paths (core/Engine.cpp); an uneven split changes them, so
+        // its bound counts the pipeline only.
+        sc.stepLowerBoundSeconds = makespanBound + dpExposed + fixedSeconds;
+        sc.anySplitLowerBoundSeconds = anySplitBound;
     }
 }
 

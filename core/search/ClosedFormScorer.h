@@ -39,6 +39,10 @@ struct ClosedFormScore {
     bool fits = false;
     double peakLowBytes = 0; // the low end of the peak's range (core/memory/PredictionBands.h), as evaluate reports it
     double peakWithoutOptimizerBytes = 0; // the peak with the optimizer states off the GPU
+    // Lower bounds of evaluate()'s simulated step time (see score()): of this configuration with its
+    // even pipeline split, and of any split of its layers over the same pipeline (uneven splits).
+    double stepLowerBoundSeconds = 0;
+    double anySplitLowerBoundSeconds = 0;
 };
 
 // The engine's closed-form path specialised for many configurations of one scenario: per-layer
@@ -80,7 +84,6 @@ private:
     GpuSpec m_gpu;
     LayerShape m_denseShape, m_moeShape;
     DomainLinks m_links;
-    LayerParameters m_denseParams, m_moeParams;
     double m_hbm = 0;
     std::unique_ptr<ComputeRates> m_rates;
     std::vector<int> m_denseOrder; // axis sizes in rank order: index into {tp, cp, dp, pp}
@@ -91,6 +94,7 @@ private:
     std::map<std::vector<long long>, std::unique_ptr<RankTable>> m_tables;
     std::vector<long long> m_key;
     std::vector<double> m_perMb, m_forward, m_backward, m_activations, m_transient;
+    std::vector<double> m_perMbNoSend, m_chainF, m_chainB; // step-time lower bound (score())
 };
 
 } // namespace parallax::core
