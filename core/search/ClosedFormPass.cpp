@@ -88,14 +88,14 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
                         for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
                             const ClosedFormScore& sc = scores[zi];
                             p.zero = zeros[zi];
-                            if (windowOnly) {
-                                if (sc.fits) {
-                                    keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
-                                    if (l.pp > 1)
-                                        keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
-                                }
+                            // Every configuration the state bound leaves is a branch-and-bound candidate: the
+                            // closed-form peak is not a lower bound of the simulated one (the simulation can hold
+                            // fewer micro-batches in flight, SearchBoundTest), so it decides nothing here.
+                            keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
+                            if (l.pp > 1)
+                                keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
+                            if (windowOnly)
                                 continue;
-                            }
                             const Ranked r { sc.stepSeconds, sc.peakBytes, p };
                             ++out.scored;
                             for (FamilySlot* f : fixed)
@@ -106,9 +106,6 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
                             if (!sc.fits)
                                 continue;
                             ++out.fitting;
-                            keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
-                            if (l.pp > 1)
-                                keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
                         }
                     }
                 }

@@ -188,10 +188,9 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
 
     // Phase 2, branch and bound: configurations are simulated in the order of their lower bound
     // (ClosedFormScore::stepLowerBoundSeconds: no simulation of them can be faster) until the best
-    // simulated one that fits is no slower than the next bound. What the closed form says does not
-    // fit is not simulated: its peak counts the same in-flight micro-batches as the simulation, less
-    // the weight-gradient state that split-backward schedules hold between B and W
-    // (core/schedule/PipelineClosedForm.cpp), so it is a lower bound of the simulated peak (tested).
+    // simulated one that fits is no slower than the next bound. Memory rules out only what the
+    // weights + grads + optimizer bound prunes: the closed-form peak can exceed the simulated one
+    // (interleaved schedules, SearchBoundTest), so a closed-form misfit is still a candidate.
     const auto simulationStart = Clock::now();
     std::vector<SearchPoint> todo;
     std::map<decltype(SearchPoint {}.key()), std::size_t> indexOf;
@@ -398,7 +397,12 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         const std::size_t climbFrom = todo.size();
         const SearchPoint current = todo[*best];
         for (const auto& entry : representatives) {
-            if (auto n = explainer.neighbour(current, entry.first))
+            const auto n = explainer.neighbour(current, entry.first);
+            if (!n)
+                continue;
+            // A ZeRO stage the space leaves out for this layout (nothing to shard) repeats ZeRO-0.
+            const std::vector<int> zeros = space.zeroStages({ n->tp, n->cp, n->pp, n->dp }, n->ep);
+            if (std::find(zeros.begin(), zeros.end(), n->zero) != zeros.end())
                 want(*n);
         }
         simulateFrom(climbFrom);

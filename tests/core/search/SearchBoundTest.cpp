@@ -2,8 +2,9 @@
 // The two screens the branch-and-bound search trusts, checked against the full engine on random
 // configurations of larger spaces than ExhaustiveOptimumTest can simulate: the step-time lower
 // bounds (ClosedFormScore::stepLowerBoundSeconds, anySplitLowerBoundSeconds) never exceed the
-// simulated step, and the closed-form peak (what decides that a configuration is not simulated)
-// never exceeds the simulated peak.
+// simulated step, and the weights + grads + optimizer bound (the only memory screen) never exceeds
+// the simulated peak. The closed-form peak does exceed it at times (interleaved schedules), which is
+// why it screens nothing.
 #include "core/Engine.h"
 #include "core/parallel/PipelineSplit.h"
 #include "core/search/ClosedFormPass.h"
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -66,7 +68,7 @@ void checkRandomPoints(const Scenario& base, int samples, unsigned seed)
     std::mt19937 rng(seed);
     std::uniform_int_distribution<std::size_t> pick(0, draws.size() - 1);
     std::vector<ClosedFormScore> scores;
-    int checked = 0, pipelined = 0, tight = 0;
+    int checked = 0, pipelined = 0, tight = 0, closedFormPeakAbove = 0;
     for (int k = 0; k < samples; ++k) {
         const Draw& d = draws[pick(rng)];
         const std::vector<int> zeros = space.zeroStages(d.layout, d.ep);
@@ -82,7 +84,11 @@ void checkRandomPoints(const Scenario& base, int samples, unsigned seed)
             const ClosedFormScore& sc = scores[zi];
             EXPECT_LE(nanoseconds(sc.stepLowerBoundSeconds), nanoseconds(r.stepTimeSeconds))
                 << base.name << ": " << describe(p);
-            EXPECT_LE(sc.peakBytes, r.peakMemoryBytes * (1 + 1e-12)) << base.name << ": " << describe(p);
+            // The memory screen: the weights + grads + optimizer bound never exceeds the simulated peak.
+            EXPECT_LE(scorer.stateBoundBytes(d.layout, d.ep, scorer.layoutComm(d.layout, d.ep), d.schedule, zeros[zi]),
+                r.peakMemoryBytes * (1 + 1e-12))
+                << base.name << ": " << describe(p);
+            closedFormPeakAbove += sc.peakBytes > r.peakMemoryBytes * (1 + 1e-9);
             // The bound is worth something: within 30% of the simulated step for schedules it models.
             tight += sc.stepLowerBoundSeconds >= 0.7 * r.stepTimeSeconds;
             const StageSplit split = balancedPipelineSplit(base.model.layers, p.pp, p.vpp, p.schedule, headLayers);
@@ -99,6 +105,8 @@ void checkRandomPoints(const Scenario& base, int samples, unsigned seed)
     EXPECT_GT(checked, samples) << base.name;
     EXPECT_GT(pipelined, samples / 2) << base.name;
     EXPECT_GT(tight, checked / 2) << base.name;
+    std::cout << base.name << ": " << checked << " checked, closed-form peak above the simulated one in "
+              << closedFormPeakAbove << "\n";
 }
 
 TEST(SearchBound, HoldsOnRandomDenseConfigurations)
