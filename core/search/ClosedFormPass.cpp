@@ -88,12 +88,14 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
                         for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
                             const ClosedFormScore& sc = scores[zi];
                             p.zero = zeros[zi];
-                            // Every configuration the state bound leaves is a branch-and-bound candidate: the
-                            // closed-form peak is not a lower bound of the simulated one (the simulation can hold
-                            // fewer micro-batches in flight, SearchBoundTest), so it decides nothing here.
-                            keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
-                            if (l.pp > 1)
-                                keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
+                            // A branch-and-bound candidate unless even one micro-batch in flight overflows HBM:
+                            // the closed-form peak is not a lower bound of the simulated one (the simulation can
+                            // hold fewer micro-batches in flight, SearchBoundTest), so it decides nothing here.
+                            if (sc.peakLowerBoundBytes <= hbm) {
+                                keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
+                                if (l.pp > 1)
+                                    keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
+                            }
                             if (windowOnly)
                                 continue;
                             const Ranked r { sc.stepSeconds, sc.peakBytes, p };

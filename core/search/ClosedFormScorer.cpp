@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace parallax::core {
 
@@ -410,6 +411,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
     m_forward.resize(p);
     m_backward.resize(p);
     m_activations.resize(p);
+    m_leastActivations.resize(p);
     m_transient.resize(p);
     double slowest = 0;
     for (int r = 0; r < p; ++r) {
@@ -425,6 +427,14 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         slowest = std::max(slowest, m_perMb[r]);
         const double weight = row.dense * c.dense.activation + row.moe * c.moe.activation;
         m_activations[r] = weight / chunks * inflightChunks(kind, p, m, v, r);
+        // The least a simulation can hold at its peak: one micro-batch of the rank's lightest chunk.
+        double lightest = -1;
+        for (int ch = 0; ch < t.chunks; ++ch) {
+            const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
+            const double w1 = t.stageDense[st] * c.dense.activation + t.stageMoe[st] * c.moe.activation;
+            lightest = lightest < 0 ? w1 : std::min(lightest, w1);
+        }
+        m_leastActivations[r] = std::max(0.0, lightest);
         double transient = 0;
         transient = std::max(row.hasDense ? c.dense.activationFull : 0.0, row.hasMoe ? c.moe.activationFull : 0.0);
         if (row.head > 0)
@@ -552,6 +562,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         sc.peakWithoutOptimizerBytes = 0;
         double dpExposed = 0, fixedSeconds = 0;
         sc.peakLowBytes = 0;
+        sc.peakLowerBoundBytes = 0;
         for (int r = 0; r < p; ++r) {
             const RankTable::Row& row = t.rows[r];
             // Optimizer step and fixed per-step work, as core/Engine.cpp (core/costs/StepOverheads).
@@ -563,11 +574,17 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             fixed.tp = comm.tp;
             fixed.dp = comm.dp;
             fixedSeconds = std::max(fixedSeconds, stepOverheads(fixed, *m_rates).total());
-            const double act = m_activations[r];
-            double transient = m_transient[r] + (z >= 3 ? row.zeroThreeTransient : 0.0);
-            transient += std::max(0.0, row.mainGradShard[z] - act - transient);
-            const double runtime = t.fixedOtherBytes + OtherMemoryDefaults().fragmentationFraction * (act + transient);
-            const double total = row.states[z] + act + runtime + transient;
+            // The peak as core/memory/MemoryModel.cpp composes it; it grows with the stored activations.
+            auto peakWith = [&](double act) {
+                double transient = m_transient[r] + (z >= 3 ? row.zeroThreeTransient : 0.0);
+                transient += std::max(0.0, row.mainGradShard[z] - act - transient);
+                const double runtime
+                    = t.fixedOtherBytes + OtherMemoryDefaults().fragmentationFraction * (act + transient);
+                return std::pair(row.states[z] + act + runtime + transient, runtime);
+            };
+            const auto [total, runtime] = peakWith(m_activations[r]);
+            const double least = peakWith(m_leastActivations[r]).first - (m_optimizerOffload ? row.optimizer[z] : 0.0);
+            sc.peakLowerBoundBytes = std::max(sc.peakLowerBoundBytes, least);
             if (total > sc.peakBytes) {
                 sc.peakBytes = total;
                 sc.peakStage = r;

@@ -39,6 +39,9 @@ struct ClosedFormScore {
     bool fits = false;
     double peakLowBytes = 0; // the low end of the peak's range (core/memory/PredictionBands.h), as evaluate reports it
     double peakWithoutOptimizerBytes = 0; // the peak with the optimizer states off the GPU
+    // A lower bound of the simulated peak (optimizer states left out under offload): one micro-batch
+    // of the lightest chunk in flight; above HBM no simulation of this configuration fits.
+    double peakLowerBoundBytes = 0;
     // Lower bounds of evaluate()'s simulated step time (see score()): of this configuration with its
     // even pipeline split, and of any split of its layers over the same pipeline (uneven splits).
     double stepLowerBoundSeconds = 0;
@@ -93,7 +96,7 @@ private:
     std::map<std::vector<long long>, std::unique_ptr<LayerCostSet>> m_costs;
     std::map<std::vector<long long>, std::unique_ptr<RankTable>> m_tables;
     std::vector<long long> m_key;
-    std::vector<double> m_perMb, m_forward, m_backward, m_activations, m_transient;
+    std::vector<double> m_perMb, m_forward, m_backward, m_activations, m_leastActivations, m_transient;
     std::vector<double> m_perMbNoSend, m_chainF, m_chainB; // step-time lower bound (score())
 };
 

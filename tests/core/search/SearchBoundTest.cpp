@@ -88,6 +88,7 @@ void checkRandomPoints(const Scenario& base, int samples, unsigned seed)
             EXPECT_LE(scorer.stateBoundBytes(d.layout, d.ep, scorer.layoutComm(d.layout, d.ep), d.schedule, zeros[zi]),
                 r.peakMemoryBytes * (1 + 1e-12))
                 << base.name << ": " << describe(p);
+            EXPECT_LE(sc.peakLowerBoundBytes, r.peakMemoryBytes * (1 + 1e-12)) << base.name << ": " << describe(p);
             closedFormPeakAbove += sc.peakBytes > r.peakMemoryBytes * (1 + 1e-9);
             // The bound is worth something: within 30% of the simulated step for schedules it models.
             tight += sc.stepLowerBoundSeconds >= 0.7 * r.stepTimeSeconds;
