@@ -396,6 +396,30 @@ double ClosedFormScorer::stateBoundBytes(
     return bound + t.fixedOtherBytes;
 }
 
+const std::vector<int>& ClosedFormScorer::forwardsBeforeBackward(ScheduleKind kind, int p, int m, int v)
+{
+    const auto key = std::tuple(static_cast<int>(kind), p, m, v);
+    auto it = m_forwardsBeforeBackward.find(key);
+    if (it != m_forwardsBeforeBackward.end())
+        return it->second;
+    std::vector<int> before;
+    const ScheduleShape shape { kind, p, m, v };
+    if (checkShape(shape).empty()) {
+        const int chunks = chunksPerRank(shape);
+        before.assign(static_cast<std::size_t>(p) * chunks, 0);
+        const std::vector<RankProgram> programs = generateSchedule(shape);
+        for (int r = 0; r < p && r < static_cast<int>(programs.size()); ++r) {
+            // Each forward adds its chunk's activations when it ends; nothing leaves before a backward.
+            for (const PipelineOp& op : programs[r]) {
+                if (op.kind != OpKind::Forward || op.chunk < 0 || op.chunk >= chunks)
+                    break;
+                ++before[static_cast<std::size_t>(r) * chunks + op.chunk];
+            }
+        }
+    }
+    return m_forwardsBeforeBackward.emplace(key, std::move(before)).first->second;
+}
+
 void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, int microBatch, const ScheduleChoice& s,
     Recompute recompute, const std::vector<int>& zeros, std::vector<ClosedFormScore>& out)
 {
@@ -435,6 +459,18 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             lightest = lightest < 0 ? w1 : std::min(lightest, w1);
         }
         m_leastActivations[r] = std::max(0.0, lightest);
+        if (m_inflightFromPrograms) {
+            const std::vector<int>& before = forwardsBeforeBackward(kind, p, m, v);
+            if (!before.empty()) {
+                double held = 0;
+                for (int ch = 0; ch < t.chunks; ++ch) {
+                    const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
+                    held += before[static_cast<std::size_t>(r) * t.chunks + ch]
+                        * (t.stageDense[st] * c.dense.activation + t.stageMoe[st] * c.moe.activation);
+                }
+                m_leastActivations[r] = std::max(m_leastActivations[r], held);
+            }
+        }
         double transient = 0;
         transient = std::max(row.hasDense ? c.dense.activationFull : 0.0, row.hasMoe ? c.moe.activationFull : 0.0);
         if (row.head > 0)
@@ -561,6 +597,9 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         sc.peakStage = 0;
         sc.peakWithoutOptimizerBytes = 0;
         double dpExposed = 0, fixedSeconds = 0;
+        // A lower bound of the DP sync's exposed time on the simulated timeline (core/memory/MemoryModel.cpp
+        // dpSyncSeconds): it hides reductions in the cooldown, which the closed form cannot see.
+        double dpLower = 0, leastGrads = 0;
         sc.peakLowBytes = 0;
         sc.peakLowerBoundBytes = 0;
         for (int r = 0; r < p; ++r) {
@@ -596,17 +635,34 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             sc.peakWithoutOptimizerBytes = std::max(sc.peakWithoutOptimizerBytes, total - row.optimizer[z]);
             // The same overlap rules as the engine (core/costs/DataParallelSync.h).
             const bool overlap = m_base.parallel.dpOverlap;
-            const double exposed
-                = dataParallelSync(z, m, row.dp, overlap ? m_forward[r] : 0.0, overlap ? m_backward[r] : 0.0)
-                      .exposedSeconds;
-            dpExposed = std::max(dpExposed, exposed);
+            const DpSyncTimes sync
+                = dataParallelSync(z, m, row.dp, overlap ? m_forward[r] : 0.0, overlap ? m_backward[r] : 0.0);
+            dpExposed = std::max(dpExposed, sync.exposedSeconds);
+            if (z >= 3) {
+                dpLower = std::max(dpLower, sync.exposedSeconds); // the engine's own closed form
+            } else {
+                // On the timeline each chunk reduces once (ZeRO 0-1) or after each of its backwards
+                // (ZeRO-2): m per chunk, m/2 under DualPipe, whose two chunks carry one direction each.
+                // The per-chunk collectives sum to at least the rank's (each costs a + b x bytes).
+                const double reductions = z == 2 ? (kind == ScheduleKind::DualPipe ? m / 2 : m) : 1;
+                const double grads = reductions * (z == 0 ? row.dp.allReduce : row.dp.reduceScatter);
+                if (overlap) {
+                    // pipelinedDataParallelSync: exposed = E + tax x (total - E) >= tax x total for E >= 0.
+                    dpLower = std::max(dpLower, kOverlapComputeTax * (grads + (z == 0 ? 0.0 : row.dp.allGather)));
+                } else {
+                    // The gradients reduce after the rank's last op; on the rank that ends at the makespan
+                    // all of them are exposed.
+                    leastGrads = r == 0 ? grads : std::min(leastGrads, grads);
+                }
+            }
         }
+        dpLower = std::max(dpLower, leastGrads);
         sc.fits = (m_optimizerOffload ? sc.peakWithoutOptimizerBytes : sc.peakBytes) <= m_hbm;
         sc.stepSeconds = makespan + dpExposed + fixedSeconds;
-        // evaluate()'s step is makespan + exposed DP sync + fixed work, the last two computed from the
-        // same states and durations on both paths (core/Engine.cpp); an uneven split changes them, so
-        // its bound counts the pipeline only.
-        sc.stepLowerBoundSeconds = makespanBound + dpExposed + fixedSeconds;
+        // evaluate()'s step is makespan + exposed DP sync + fixed work (core/engine/StepTimeStage.cpp), the
+        // fixed work computed from the same states on both paths; an uneven split changes them, so its
+        // bound counts the pipeline only.
+        sc.stepLowerBoundSeconds = makespanBound + dpLower + fixedSeconds;
         sc.anySplitLowerBoundSeconds = anySplitBound;
     }
 }

@@ -40,7 +40,8 @@ struct ClosedFormScore {
     double peakLowBytes = 0; // the low end of the peak's range (core/memory/PredictionBands.h), as evaluate reports it
     double peakWithoutOptimizerBytes = 0; // the peak with the optimizer states off the GPU
     // A lower bound of the simulated peak (optimizer states left out under offload): one micro-batch
-    // of the lightest chunk in flight; above HBM no simulation of this configuration fits.
+    // of the lightest chunk in flight, or with setInflightFromPrograms() every forward a rank runs
+    // before its first backward; above HBM no simulation of this configuration fits.
     double peakLowerBoundBytes = 0;
     // Lower bounds of evaluate()'s simulated step time (see score()): of this configuration with its
     // even pipeline split, and of any split of its layers over the same pipeline (uneven splits).
@@ -64,6 +65,11 @@ public:
     // state bound leave the optimizer bytes out.
     void setOptimizerOffload(bool offload) { m_optimizerOffload = offload; }
     LayoutComm layoutComm(const Layout& l, int ep) const;
+    // peakLowerBoundBytes from the schedule's own programs (generated once per shape): the
+    // activations of the forwards each rank runs before its first backward, which the simulator
+    // holds at once (core/schedule/PipelineSimulator.h counts them in program order). Worth it where
+    // a configuration is about to be simulated; the closed-form pass keeps the cheaper bound.
+    void setInflightFromPrograms(bool on) { m_inflightFromPrograms = on; }
 
     // Weights + gradients + optimizer of the most loaded pipeline rank plus the fixed per-process
     // memory: a lower bound of the peak of every micro-batch size, recompute mode and schedule
@@ -98,6 +104,11 @@ private:
     std::vector<long long> m_key;
     std::vector<double> m_perMb, m_forward, m_backward, m_activations, m_leastActivations, m_transient;
     std::vector<double> m_perMbNoSend, m_chainF, m_chainB; // step-time lower bound (score())
+    bool m_inflightFromPrograms = false;
+    // Per schedule shape (kind, p, m, v): [rank * chunks + chunk] forwards of that chunk before the
+    // rank's first backward.
+    std::map<std::tuple<int, int, int, int>, std::vector<int>> m_forwardsBeforeBackward;
+    const std::vector<int>& forwardsBeforeBackward(ScheduleKind kind, int p, int m, int v);
 };
 
 } // namespace parallax::core

@@ -267,6 +267,19 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         p.lastStageLayers = it->second.lastStageLayers;
         return p;
     };
+    // The tighter memory screen, on the calling thread just before a configuration would be
+    // simulated: the forwards its schedule runs before each rank's first backward are all held at
+    // once (ClosedFormScorer::setInflightFromPrograms), so above HBM no simulation of it fits.
+    ClosedFormScorer screen(base, options.calibration);
+    screen.setOptimizerOffload(options.optimizerOffload);
+    screen.setInflightFromPrograms(true);
+    std::vector<ClosedFormScore> screened;
+    auto mayFit = [&](const SearchPoint& p) {
+        const Layout l { p.tp, p.cp, p.pp, p.dp };
+        screen.score(l, p.ep, screen.layoutComm(l, p.ep), p.microBatch, { p.schedule, p.vpp }, p.recompute, { p.zero },
+            screened);
+        return screened.front().peakLowerBoundBytes <= screen.hbmBytes();
+    };
     // Nanoseconds of the best `exactRanks` simulated steps that fit, ascending; bestNs the last of
     // them once there are that many.
     const std::size_t exactRanks = static_cast<std::size_t>(std::max(1, options.exactRanks));
@@ -292,9 +305,10 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
             const BoundedPoint& b = window[next];
             if (bestNs && b.boundNs > *bestNs)
                 break;
-            if (!b.uneven)
-                want(b.point);
-            else if (const auto variant = unevenVariant(b.point))
+            if (!b.uneven) {
+                if (mayFit(b.point))
+                    want(b.point);
+            } else if (const auto variant = unevenVariant(b.point))
                 want(*variant);
         }
         simulateFrom(from);
