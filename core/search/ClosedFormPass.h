@@ -136,7 +136,7 @@ struct LastOnTop {
 // A window of the bound order: the first `capacity` configurations that fit on the closed form
 // and come after `after` (all of them when `after` is empty).
 struct BoundWindow {
-    std::size_t capacity = 4096;
+    std::size_t capacity = std::size_t { 1 } << 20;
     std::optional<BoundedPoint> after;
 };
 

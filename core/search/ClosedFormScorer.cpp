@@ -305,7 +305,9 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
 const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     const Layout& l, int ep, const LayoutComm& comm, const ScheduleChoice& s)
 {
-    m_key.assign({ l.tp, l.cp, l.pp, l.dp, ep, static_cast<long long>(s.kind), s.vpp });
+    const bool uneven = l.pp > 1 && (m_firstStageLayers > 0 || m_lastStageLayers > 0);
+    m_key.assign({ l.tp, l.cp, l.pp, l.dp, ep, static_cast<long long>(s.kind), s.vpp, uneven ? m_firstStageLayers : 0,
+        uneven ? m_lastStageLayers : 0 });
     auto it = m_tables.find(m_key);
     if (it != m_tables.end())
         return *it->second;
@@ -313,7 +315,15 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     auto table = std::make_unique<RankTable>();
     const ScheduleShape shape { l.pp == 1 ? ScheduleKind::OneFOneB : s.kind, l.pp, 1, l.pp == 1 ? 1 : s.vpp };
     table->chunks = chunksPerRank(shape);
-    const StageLayout layout(model.layers, modelStageCount(shape));
+    ParallelConfig unevenSplit = m_base.parallel;
+    unevenSplit.pp = l.pp;
+    unevenSplit.vpp = shape.virtualStages;
+    unevenSplit.schedule = shape.kind;
+    unevenSplit.firstStageLayers = uneven ? m_firstStageLayers : 0;
+    unevenSplit.lastStageLayers = uneven ? m_lastStageLayers : 0;
+    unevenSplit.accountForEmbedding = false; // as applyPoint sets them
+    unevenSplit.accountForLoss = false;
+    const StageLayout layout = StageLayout::of(model.layers, shape, unevenSplit);
     const int last = layout.stages() - 1;
     const int firstMoe = model.isMoe() ? model.moe->firstDenseLayers : model.layers;
     const double dpGroup = static_cast<double>(l.dp) * l.cp;
@@ -396,28 +406,50 @@ double ClosedFormScorer::stateBoundBytes(
     return bound + t.fixedOtherBytes;
 }
 
-const std::vector<int>& ClosedFormScorer::forwardsBeforeBackward(ScheduleKind kind, int p, int m, int v)
+const ClosedFormScorer::ProgramCounts& ClosedFormScorer::programCounts(ScheduleKind kind, int p, int m, int v)
 {
     const auto key = std::tuple(static_cast<int>(kind), p, m, v);
-    auto it = m_forwardsBeforeBackward.find(key);
-    if (it != m_forwardsBeforeBackward.end())
+    auto it = m_programCounts.find(key);
+    if (it != m_programCounts.end())
         return it->second;
-    std::vector<int> before;
+    ProgramCounts counts;
     const ScheduleShape shape { kind, p, m, v };
     if (checkShape(shape).empty()) {
         const int chunks = chunksPerRank(shape);
-        before.assign(static_cast<std::size_t>(p) * chunks, 0);
+        counts.forwardsBeforeBackward.assign(static_cast<std::size_t>(p) * chunks, 0);
+        counts.ops.assign(static_cast<std::size_t>(p) * chunks, {});
         const std::vector<RankProgram> programs = generateSchedule(shape);
         for (int r = 0; r < p && r < static_cast<int>(programs.size()); ++r) {
-            // Each forward adds its chunk's activations when it ends; nothing leaves before a backward.
+            bool backwardSeen = false;
             for (const PipelineOp& op : programs[r]) {
-                if (op.kind != OpKind::Forward || op.chunk < 0 || op.chunk >= chunks)
+                if (op.chunk < 0 || op.chunk >= chunks)
+                    continue;
+                const std::size_t at = static_cast<std::size_t>(r) * chunks + op.chunk;
+                // Each forward adds its chunk's activations when it ends; nothing leaves before a backward.
+                backwardSeen = backwardSeen || op.kind != OpKind::Forward;
+                if (!backwardSeen)
+                    ++counts.forwardsBeforeBackward[at];
+                switch (op.kind) {
+                case OpKind::Forward:
+                    ++counts.ops[at][0];
                     break;
-                ++before[static_cast<std::size_t>(r) * chunks + op.chunk];
+                case OpKind::Backward:
+                    ++counts.ops[at][1];
+                    break;
+                case OpKind::BackwardInput:
+                    ++counts.ops[at][2];
+                    break;
+                case OpKind::BackwardWeight:
+                    ++counts.ops[at][3];
+                    break;
+                case OpKind::ForwardBackward:
+                    ++counts.ops[at][4];
+                    break;
+                }
             }
         }
     }
-    return m_forwardsBeforeBackward.emplace(key, std::move(before)).first->second;
+    return m_programCounts.emplace(key, std::move(counts)).first->second;
 }
 
 void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, int microBatch, const ScheduleChoice& s,
@@ -460,7 +492,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         }
         m_leastActivations[r] = std::max(0.0, lightest);
         if (m_inflightFromPrograms) {
-            const std::vector<int>& before = forwardsBeforeBackward(kind, p, m, v);
+            const std::vector<int>& before = programCounts(kind, p, m, v).forwardsBeforeBackward;
             if (!before.empty()) {
                 double held = 0;
                 for (int ch = 0; ch < t.chunks; ++ch) {
@@ -563,25 +595,36 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         }
     }
     if (pairsOps) {
-        // DualPipe and DualPipeV (core/schedule/DualPipeSchedule.cpp): each of a rank's two chunks runs
-        // its stream's micro-batches (m/2 each in DualPipe, m in DualPipeV), F once and B once each. An
-        // op lasts at least its compute (F: forward compute, B or B+W: backward compute); an
-        // overlapped F&B pair lasts its forward chunk's compute of F and B plus the all-to-all it
-        // cannot hide (core/engine/PipelineInputStage.cpp), so at least the F's compute plus the
-        // smallest backward compute of the rank's chunks.
-        const double perStream = kind == ScheduleKind::DualPipe ? m / 2.0 : static_cast<double>(m);
-        for (int r = 0; r < p; ++r) {
-            double forwardCompute = 0, leastBackward = -1;
+        // DualPipe and DualPipeV (core/schedule/DualPipeSchedule.cpp): the rank's busy time from its
+        // program's ops, each with the simulator's duration (core/schedule/SimulationPlan.cpp): F its
+        // chunk's forward, B its backward, BI and W their parts, an F&B pair its forward chunk's compute
+        // of F and B plus the communication it cannot hide (core/engine/PipelineInputStage.cpp). Before
+        // its first op (a forward) the forwards of the stages below run one after another, each at
+        // least its compute (a paired op lasts longer).
+        const ProgramCounts& programs = programCounts(kind, p, m, v);
+        const std::size_t stages = t.stageDense.size();
+        m_chainF.assign(stages + 1, 0.0);
+        for (std::size_t st = 0; st < stages; ++st)
+            m_chainF[st + 1] = m_chainF[st] + t.stageDense[st] * c.dense.computeForward
+                + t.stageMoe[st] * c.moe.computeForward + t.stageHead[st] * c.head.computeForward;
+        for (int r = 0; r < p && !programs.ops.empty(); ++r) {
+            double busy = 0, fill = -1;
             for (int ch = 0; ch < t.chunks; ++ch) {
                 const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
-                forwardCompute += t.stageDense[st] * c.dense.computeForward + t.stageMoe[st] * c.moe.computeForward
-                    + t.stageHead[st] * c.head.computeForward;
-                const double backward = t.stageDense[st] * c.dense.computeBackward
-                    + t.stageMoe[st] * c.moe.computeBackward + t.stageHead[st] * c.head.computeBackward;
-                leastBackward = leastBackward < 0 ? backward : std::min(leastBackward, backward);
+                const double nd = t.stageDense[st], nm = t.stageMoe[st], nh = t.stageHead[st];
+                const double fw = nd * c.dense.forward + nm * c.moe.forward + nh * c.head.forward;
+                const double bi = nd * c.dense.backwardInput + nm * c.moe.backwardInput + nh * c.head.backwardInput;
+                const double wg = nd * c.dense.backwardWeight + nm * c.moe.backwardWeight + nh * c.head.backwardWeight;
+                const double cf = nd * c.dense.computeForward + nm * c.moe.computeForward + nh * c.head.computeForward;
+                const double cb
+                    = nd * c.dense.computeBackward + nm * c.moe.computeBackward + nh * c.head.computeBackward;
+                const double comm = nd * c.dense.comm + nm * c.moe.comm;
+                const double pair = cf + cb + exposedAfterOverlap(comm, (cf + cb) * m_defaults.dualPipeCommHidden);
+                const std::array<int, 5>& n = programs.ops[static_cast<std::size_t>(r) * t.chunks + ch];
+                busy += n[0] * fw + n[1] * (bi + wg) + n[2] * bi + n[3] * wg + n[4] * pair;
+                fill = fill < 0 ? m_chainF[st] : std::min(fill, m_chainF[st]);
             }
-            makespanBound
-                = std::max(makespanBound, perStream * (forwardCompute + t.chunks * std::max(0.0, leastBackward)));
+            makespanBound = std::max(makespanBound, std::max(0.0, fill) + busy);
         }
     }
     const double anySplitBound = pairsOps ? 0.0 : m * (averagePerMb + sendsPerMb);

@@ -8,6 +8,7 @@
 #include "core/model/ModelMath.h"
 #include "core/search/SearchSpace.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -70,6 +71,13 @@ public:
     // holds at once (core/schedule/PipelineSimulator.h counts them in program order). Worth it where
     // a configuration is about to be simulated; the closed-form pass keeps the cheaper bound.
     void setInflightFromPrograms(bool on) { m_inflightFromPrograms = on; }
+    // Scores a pipeline with `first` and `last` layers on its end ranks (Megatron's uneven split,
+    // core/parallel/PipelineSplit.h) instead of the even split; 0, 0: the even split.
+    void setStageSplit(int first, int last)
+    {
+        m_firstStageLayers = first;
+        m_lastStageLayers = last;
+    }
 
     // Weights + gradients + optimizer of the most loaded pipeline rank plus the fixed per-process
     // memory: a lower bound of the peak of every micro-batch size, recompute mode and schedule
@@ -105,10 +113,15 @@ private:
     std::vector<double> m_perMb, m_forward, m_backward, m_activations, m_leastActivations, m_transient;
     std::vector<double> m_perMbNoSend, m_chainF, m_chainB; // step-time lower bound (score())
     bool m_inflightFromPrograms = false;
-    // Per schedule shape (kind, p, m, v): [rank * chunks + chunk] forwards of that chunk before the
-    // rank's first backward.
-    std::map<std::tuple<int, int, int, int>, std::vector<int>> m_forwardsBeforeBackward;
-    const std::vector<int>& forwardsBeforeBackward(ScheduleKind kind, int p, int m, int v);
+    int m_firstStageLayers = 0, m_lastStageLayers = 0;
+    // What a schedule's programs hold, per schedule shape (kind, p, m, v) and [rank * chunks + chunk].
+    struct ProgramCounts {
+        std::vector<int> forwardsBeforeBackward; // forwards of the chunk before the rank's first backward
+        // Ops of the chunk: F, B (whole backward), BI, W, and F&B pairs whose forward half it is.
+        std::vector<std::array<int, 5>> ops;
+    };
+    std::map<std::tuple<int, int, int, int>, ProgramCounts> m_programCounts;
+    const ProgramCounts& programCounts(ScheduleKind kind, int p, int m, int v);
 };
 
 } // namespace parallax::core

@@ -11,8 +11,11 @@
 #include "core/search/Family.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <queue>
@@ -274,11 +277,16 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     screen.setOptimizerOffload(options.optimizerOffload);
     screen.setInflightFromPrograms(true);
     std::vector<ClosedFormScore> screened;
-    auto mayFit = [&](const SearchPoint& p) {
+    // An uneven split's window bound holds for every split; here its own split is scored, with the
+    // fill and drain chains, the DP sync and the optimizer step (the same bound as an even split's).
+    auto mayFit = [&](const SearchPoint& p, const std::optional<long long>& bestNs) {
         const Layout l { p.tp, p.cp, p.pp, p.dp };
+        screen.setStageSplit(p.firstStageLayers, p.lastStageLayers);
         screen.score(l, p.ep, screen.layoutComm(l, p.ep), p.microBatch, { p.schedule, p.vpp }, p.recompute, { p.zero },
             screened);
-        return screened.front().peakLowerBoundBytes <= screen.hbmBytes();
+        const ClosedFormScore& sc = screened.front();
+        return sc.peakLowerBoundBytes <= screen.hbmBytes()
+            && (!bestNs || nanoseconds(sc.stepLowerBoundSeconds) <= *bestNs);
     };
     // Nanoseconds of the best `exactRanks` simulated steps that fit, ascending; bestNs the last of
     // them once there are that many.
@@ -286,11 +294,15 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     std::vector<long long> bestSteps;
     std::optional<long long> bestNs;
     std::size_t next = 0;
+    std::size_t windowCapacity = firstWindow.capacity;
     while (!cancelled()) {
         if (next == window.size()) {
             if (!moreBeyondWindow || window.empty())
                 break;
-            const BoundWindow later { firstWindow.capacity, window.back() };
+            // Each later window rescores the whole space: eight times the last one keeps the passes few
+            // where the screens below rule most of a window out without simulating it.
+            windowCapacity *= 8;
+            const BoundWindow later { windowCapacity, window.back() };
             runPass(later, true, 0.6, 0.7);
             window = takeWindow(later, moreBeyondWindow);
             next = 0;
@@ -306,9 +318,9 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
             if (bestNs && b.boundNs > *bestNs)
                 break;
             if (!b.uneven) {
-                if (mayFit(b.point))
+                if (mayFit(b.point, bestNs))
                     want(b.point);
-            } else if (const auto variant = unevenVariant(b.point))
+            } else if (const auto variant = unevenVariant(b.point); variant && mayFit(*variant, bestNs))
                 want(*variant);
         }
         simulateFrom(from);
