@@ -71,13 +71,9 @@ void BM_ClosedFormScore(benchmark::State& state)
 }
 BENCHMARK(BM_ClosedFormScore)->Unit(benchmark::kMillisecond);
 
-// The whole recommendation: enumerate, prune, score on the closed form with both cores, simulate
-// the best 256 and every family's representative, explain. Goal: under 1 s on two cores.
-void BM_FullSearchMoe1T1024(benchmark::State& state)
+// Runs the whole search per iteration and reports its counts.
+void runSearch(benchmark::State& state, const Scenario& base, const SearchOptions& options)
 {
-    const Scenario base = moe1tOn1024();
-    SearchOptions options;
-    options.threads = static_cast<int>(state.range(0));
     SearchStats stats;
     for (auto _ : state) {
         const SearchResult r = searchConfigurations(base, options);
@@ -86,11 +82,45 @@ void BM_FullSearchMoe1T1024(benchmark::State& state)
     }
     state.counters["enumerated"] = static_cast<double>(stats.enumerated);
     state.counters["scored"] = static_cast<double>(stats.scored);
+    state.counters["fitting"] = static_cast<double>(stats.fitting);
     state.counters["pruned"] = static_cast<double>(stats.prunedByMemoryBound);
+    state.counters["bounded_sims"] = static_cast<double>(stats.boundedSimulations);
     state.counters["simulated"] = static_cast<double>(stats.simulated);
     state.counters["closed_form_s"] = stats.closedFormSeconds;
     state.counters["simulation_s"] = stats.simulationSeconds;
 }
+
+// The whole recommendation: enumerate, prune, score on the closed form with both cores, simulate
+// by branch and bound and every family's representative, explain. Goal: under 1 s on two cores.
+void BM_FullSearchMoe1T1024(benchmark::State& state)
+{
+    SearchOptions options;
+    options.threads = static_cast<int>(state.range(0));
+    runSearch(state, moe1tOn1024(), options);
+}
 BENCHMARK(BM_FullSearchMoe1T1024)->Arg(2)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Issue 17's side-by-side problem: GPT-3 175B on 1024 A100 (128 DGX nodes, 8 x 200 Gb/s HDR per
+// node as in arXiv:2104.04473), 1536 sequences of 2048 tokens per step; the whole search with its
+// explanations on one core. Goal: <= 30 ms.
+void BM_SearchGpt3On1024A100(benchmark::State& state)
+{
+    Scenario base;
+    base.name = "gpt3-175b on 1024 A100";
+    base.model = *PresetLibrary::instance().model("gpt3-175b");
+    const GpuSpec gpu = *PresetLibrary::instance().gpu("a100-sxm-80gb");
+    base.topology = Topology::regular(gpu, 128, 8, 200);
+    base.nodes = 128;
+    base.gpusPerNode = 8;
+    base.parallel.tp = 8;
+    base.parallel.pp = 8;
+    base.parallel.dp = 16;
+    base.training.globalBatch = 1536;
+    base.training.seqLen = 2048;
+    SearchOptions options;
+    options.threads = 1;
+    runSearch(state, base, options);
+}
+BENCHMARK(BM_SearchGpt3On1024A100)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 } // namespace

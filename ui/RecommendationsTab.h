@@ -46,7 +46,7 @@ public:
     const core::SearchResult* result() const { return m_result.get(); }
     CandidateModel* candidateModel() const { return m_candidates; }
     RejectedFamilyModel* rejectedModel() const { return m_rejected; }
-    // Tests narrow the search (limits, rerank); the progress callback and cancel flag are set here.
+    // Tests narrow the search (limits); the progress callback and cancel flag are set here.
     void setSearchOptions(const core::SearchOptions& options) { m_options = options; }
     double progress() const; // 0..1 of the running search
 

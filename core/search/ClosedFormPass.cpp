@@ -13,9 +13,22 @@ bool ClosedFormPass::cancelled() const
     return m_options.cancel && m_options.cancel->load();
 }
 
-void ClosedFormPass::run(
-    WorkerResult& out, std::atomic<int>& nextLayout, std::atomic<int>& layoutsDone, std::atomic<long long>& scored)
+void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::atomic<int>& layoutsDone,
+    std::atomic<long long>& scored, const BoundWindow& window, bool windowOnly)
 {
+    auto keep = [&](const BoundedPoint& b) {
+        if (window.after && !boundedBefore(*window.after, b))
+            return;
+        if (out.open.size() < window.capacity) {
+            out.open.push(b);
+        } else {
+            out.windowFull = true;
+            if (boundedBefore(b, out.open.top())) {
+                out.open.pop();
+                out.open.push(b);
+            }
+        }
+    };
     ClosedFormScorer scorer(m_base, m_options.calibration);
     scorer.setOptimizerOffload(m_options.optimizerOffload);
     const double hbm = scorer.hbmBytes();
@@ -75,6 +88,16 @@ void ClosedFormPass::run(
                         for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
                             const ClosedFormScore& sc = scores[zi];
                             p.zero = zeros[zi];
+                            // A branch-and-bound candidate unless even one micro-batch in flight overflows HBM:
+                            // the closed-form peak is not a lower bound of the simulated one (the simulation can
+                            // hold fewer micro-batches in flight, SearchBoundTest), so it decides nothing here.
+                            if (sc.peakLowerBoundBytes <= hbm) {
+                                keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
+                                if (l.pp > 1)
+                                    keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
+                            }
+                            if (windowOnly)
+                                continue;
                             const Ranked r { sc.stepSeconds, sc.peakBytes, p };
                             ++out.scored;
                             for (FamilySlot* f : fixed)
@@ -85,12 +108,6 @@ void ClosedFormPass::run(
                             if (!sc.fits)
                                 continue;
                             ++out.fitting;
-                            if (static_cast<int>(out.best.size()) < kShortlistRounds * std::max(1, m_options.rerank))
-                                out.best.push(r);
-                            else if (better(r, out.best.top())) {
-                                out.best.pop();
-                                out.best.push(r);
-                            }
                         }
                     }
                 }

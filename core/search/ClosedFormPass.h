@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -17,12 +18,6 @@ struct SearchOptions;
 
 // Internal to core/search: the search's first phase.
 namespace searchdetail {
-
-// The closed forms ignore the weight-gradient state that split-backward schedules hold between
-// B and W (core/schedule/PipelineClosedForm.cpp; the simulator counts it), so some closed-form fits do
-// not fit once simulated: up to this many rounds of `rerank` configurations are simulated until
-// at least half of a round fits.
-inline constexpr int kShortlistRounds = 4;
 
 // A scored configuration; ordered by step time, then peak memory, then the point's key.
 struct Ranked {
@@ -117,9 +112,38 @@ struct FamilySlot {
     const SearchPoint& leanest() const { return hasScored ? lean.point : pruned.point; }
 };
 
+// One configuration to simulate, with a lower bound of its simulated step time (ClosedFormScore):
+// the point with its even split, or (`uneven`) with the split that balances the LM head
+// (balancedPipelineSplit), whose bound holds for every split.
+struct BoundedPoint {
+    long long boundNs = 0; // nanoseconds(bound): the ranking's own resolution (better())
+    bool uneven = false;
+    SearchPoint point; // its even split
+};
+// Bound order, then a total order: which configurations are simulated does not depend on threads.
+inline bool boundedBefore(const BoundedPoint& a, const BoundedPoint& b)
+{
+    if (a.boundNs != b.boundNs)
+        return a.boundNs < b.boundNs;
+    if (a.uneven != b.uneven)
+        return a.uneven < b.uneven;
+    return a.point.key() < b.point.key();
+}
+struct LastOnTop {
+    bool operator()(const BoundedPoint& a, const BoundedPoint& b) const { return boundedBefore(a, b); }
+};
+
+// A window of the bound order: the first `capacity` configurations that fit on the closed form
+// and come after `after` (all of them when `after` is empty).
+struct BoundWindow {
+    std::size_t capacity = std::size_t { 1 } << 20;
+    std::optional<BoundedPoint> after;
+};
+
 // What one thread finds in its share of the layouts.
 struct WorkerResult {
-    std::priority_queue<Ranked, std::vector<Ranked>, WorstOnTop> best; // worst of the kept on top
+    std::priority_queue<BoundedPoint, std::vector<BoundedPoint>, LastOnTop> open; // the window; last on top
+    bool windowFull = false; // some configuration in the window's range was left out of `open`
     std::map<FamilyKey, FamilySlot> families;
     FamilySlot overall; // every configuration: its leanest
     long long scored = 0, fitting = 0, pruned = 0;
@@ -136,9 +160,11 @@ public:
     {
     }
 
-    // Scores layouts taken from `nextLayout` until none is left (or the search is cancelled).
-    void run(
-        WorkerResult& out, std::atomic<int>& nextLayout, std::atomic<int>& layoutsDone, std::atomic<long long>& scored);
+    // Scores layouts taken from `nextLayout` until none is left (or the search is cancelled),
+    // keeping the configurations of `window`. With `windowOnly` it collects only those (a later
+    // window of the same pass: families, the leanest and the counts are already known).
+    void run(WorkerResult& out, std::atomic<int>& nextLayout, std::atomic<int>& layoutsDone,
+        std::atomic<long long>& scored, const BoundWindow& window, bool windowOnly);
 
 private:
     bool cancelled() const;

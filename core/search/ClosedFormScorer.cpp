@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace parallax::core {
 
@@ -139,6 +140,10 @@ struct ClosedFormScorer::RankTable {
     int chunks = 1;
     double sumDense0 = 0, sumMoe0 = 0, sumHead0 = 0; // chunk 0 over all ranks
     double dense00 = 0, moe00 = 0, head00 = 0; // rank 0, chunk 0
+    // Per model stage: its layer counts and head (0/1); per rank: the lowest model stage it holds.
+    std::vector<double> stageDense, stageMoe, stageHead;
+    std::vector<int> lowestStage;
+    std::vector<int> rankStages; // [rank * chunks + chunk]: its model stage
     double fixedOtherBytes = 0; // CUDA context + NCCL buffers
 };
 
@@ -164,10 +169,8 @@ ClosedFormScorer::ClosedFormScorer(const Scenario& base, const Calibration* cali
     const int denseLayer = 0;
     const int moeLayer = model.isMoe() ? model.moe->firstDenseLayers : 0;
     m_denseShape = layerShape(model, denseLayer);
-    m_denseParams = layerParameters(model, denseLayer);
     if (model.isMoe()) {
         m_moeShape = layerShape(model, moeLayer);
-        m_moeParams = layerParameters(model, moeLayer);
     }
     for (const auto& tok : orderTokens(base.parallel.order)) {
         if (tok == "tp") {
@@ -302,7 +305,9 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
 const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     const Layout& l, int ep, const LayoutComm& comm, const ScheduleChoice& s)
 {
-    m_key.assign({ l.tp, l.cp, l.pp, l.dp, ep, static_cast<long long>(s.kind), s.vpp });
+    const bool uneven = l.pp > 1 && (m_firstStageLayers > 0 || m_lastStageLayers > 0);
+    m_key.assign({ l.tp, l.cp, l.pp, l.dp, ep, static_cast<long long>(s.kind), s.vpp, uneven ? m_firstStageLayers : 0,
+        uneven ? m_lastStageLayers : 0 });
     auto it = m_tables.find(m_key);
     if (it != m_tables.end())
         return *it->second;
@@ -310,20 +315,19 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     auto table = std::make_unique<RankTable>();
     const ScheduleShape shape { l.pp == 1 ? ScheduleKind::OneFOneB : s.kind, l.pp, 1, l.pp == 1 ? 1 : s.vpp };
     table->chunks = chunksPerRank(shape);
-    const StageLayout layout(model.layers, modelStageCount(shape));
+    ParallelConfig unevenSplit = m_base.parallel;
+    unevenSplit.pp = l.pp;
+    unevenSplit.vpp = shape.virtualStages;
+    unevenSplit.schedule = shape.kind;
+    unevenSplit.firstStageLayers = uneven ? m_firstStageLayers : 0;
+    unevenSplit.lastStageLayers = uneven ? m_lastStageLayers : 0;
+    unevenSplit.accountForEmbedding = false; // as applyPoint sets them
+    unevenSplit.accountForLoss = false;
+    const StageLayout layout = StageLayout::of(model.layers, shape, unevenSplit);
     const int last = layout.stages() - 1;
     const int firstMoe = model.isMoe() ? model.moe->firstDenseLayers : model.layers;
-    const double tp = l.tp;
-    const double expertShards = ep;
-    // stageParameters() (core/parallel/ParameterShard.cpp) per layer kind, times the layer counts.
-    const double densePerLayer = (m_denseParams.attention + m_denseParams.denseMlp + m_denseParams.sharedExperts) / tp
-        + m_denseParams.norms + m_denseParams.router;
-    const double moeDensePerLayer = (m_moeParams.attention + m_moeParams.denseMlp + m_moeParams.sharedExperts) / tp
-        + m_moeParams.norms + m_moeParams.router;
-    const double moeExpertPerLayer = m_moeParams.routedExperts / expertShards;
-    const double vocabTable = static_cast<double>(model.vocab) * static_cast<double>(model.hidden) / tp;
     const double dpGroup = static_cast<double>(l.dp) * l.cp;
-    const double edpGroup = std::max(1.0, static_cast<double>(l.tp) * l.cp * l.dp / expertShards);
+    const double edpGroup = std::max(1.0, static_cast<double>(l.tp) * l.cp * l.dp / ep);
     const OtherMemoryDefaults other;
     int communicators = 0;
     for (int degree : { l.tp, l.cp, l.pp, l.dp * l.cp, ep })
@@ -333,7 +337,14 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     ParallelConfig split = m_base.parallel; // the degrees that divide a module's weights
     split.tp = l.tp;
     split.etp = 1;
+    split.ep = ep;
+    split.pp = l.pp;
     table->rows.resize(l.pp);
+    table->stageDense.assign(layout.stages(), 0);
+    table->stageMoe.assign(layout.stages(), 0);
+    table->stageHead.assign(layout.stages(), 0);
+    table->lowestStage.assign(l.pp, layout.stages());
+    table->rankStages.assign(static_cast<std::size_t>(l.pp) * table->chunks, 0);
     for (int r = 0; r < l.pp; ++r) {
         RankTable::Row& row = table->rows[r];
         double denseParams = 0, expertParams = 0, largest = 0;
@@ -344,6 +355,11 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
             const int nDense = std::max(0, std::min(end, firstMoe) - first);
             const int nMoe = (end - first) - nDense;
             const double head = stage == last ? 1.0 : 0.0;
+            table->stageDense[stage] = nDense;
+            table->stageMoe[stage] = nMoe;
+            table->stageHead[stage] = head;
+            table->lowestStage[r] = std::min(table->lowestStage[r], stage);
+            table->rankStages[static_cast<std::size_t>(r) * table->chunks + c] = stage;
             row.dense += nDense;
             row.moe += nMoe;
             row.head = std::max(row.head, head);
@@ -359,16 +375,10 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
                     table->head00 = head;
                 }
             }
-            denseParams += nDense * densePerLayer + nMoe * moeDensePerLayer;
-            expertParams += nMoe * moeExpertPerLayer;
-            if (stage == 0)
-                denseParams
-                    += embeddingParameters(model) - static_cast<double>(model.vocab) * model.hidden + vocabTable;
-            if (stage == last) {
-                denseParams += finalNormParameters(model);
-                if (!model.tiedEmbeddings || (l.pp > 1 && stage != 0))
-                    denseParams += vocabTable;
-            }
+            // The engine's own parameter count (core/parallel/ParameterShard.cpp), once per table.
+            const ParameterShard chunkParams = stageParameters(model, split, first, end, stage == 0, stage == last);
+            denseParams += chunkParams.dense;
+            expertParams += chunkParams.expert;
         }
         // Megatron-Core's buffers and ZeRO sharding as core/memory/MemoryModel.cpp applies them.
         const ParameterShard params { denseParams, expertParams };
@@ -396,6 +406,52 @@ double ClosedFormScorer::stateBoundBytes(
     return bound + t.fixedOtherBytes;
 }
 
+const ClosedFormScorer::ProgramCounts& ClosedFormScorer::programCounts(ScheduleKind kind, int p, int m, int v)
+{
+    const auto key = std::tuple(static_cast<int>(kind), p, m, v);
+    auto it = m_programCounts.find(key);
+    if (it != m_programCounts.end())
+        return it->second;
+    ProgramCounts counts;
+    const ScheduleShape shape { kind, p, m, v };
+    if (checkShape(shape).empty()) {
+        const int chunks = chunksPerRank(shape);
+        counts.forwardsBeforeBackward.assign(static_cast<std::size_t>(p) * chunks, 0);
+        counts.ops.assign(static_cast<std::size_t>(p) * chunks, {});
+        const std::vector<RankProgram> programs = generateSchedule(shape);
+        for (int r = 0; r < p && r < static_cast<int>(programs.size()); ++r) {
+            bool backwardSeen = false;
+            for (const PipelineOp& op : programs[r]) {
+                if (op.chunk < 0 || op.chunk >= chunks)
+                    continue;
+                const std::size_t at = static_cast<std::size_t>(r) * chunks + op.chunk;
+                // Each forward adds its chunk's activations when it ends; nothing leaves before a backward.
+                backwardSeen = backwardSeen || op.kind != OpKind::Forward;
+                if (!backwardSeen)
+                    ++counts.forwardsBeforeBackward[at];
+                switch (op.kind) {
+                case OpKind::Forward:
+                    ++counts.ops[at][0];
+                    break;
+                case OpKind::Backward:
+                    ++counts.ops[at][1];
+                    break;
+                case OpKind::BackwardInput:
+                    ++counts.ops[at][2];
+                    break;
+                case OpKind::BackwardWeight:
+                    ++counts.ops[at][3];
+                    break;
+                case OpKind::ForwardBackward:
+                    ++counts.ops[at][4];
+                    break;
+                }
+            }
+        }
+    }
+    return m_programCounts.emplace(key, std::move(counts)).first->second;
+}
+
 void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, int microBatch, const ScheduleChoice& s,
     Recompute recompute, const std::vector<int>& zeros, std::vector<ClosedFormScore>& out)
 {
@@ -411,6 +467,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
     m_forward.resize(p);
     m_backward.resize(p);
     m_activations.resize(p);
+    m_leastActivations.resize(p);
     m_transient.resize(p);
     double slowest = 0;
     for (int r = 0; r < p; ++r) {
@@ -426,6 +483,26 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         slowest = std::max(slowest, m_perMb[r]);
         const double weight = row.dense * c.dense.activation + row.moe * c.moe.activation;
         m_activations[r] = weight / chunks * inflightChunks(kind, p, m, v, r);
+        // The least a simulation can hold at its peak: one micro-batch of the rank's lightest chunk.
+        double lightest = -1;
+        for (int ch = 0; ch < t.chunks; ++ch) {
+            const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
+            const double w1 = t.stageDense[st] * c.dense.activation + t.stageMoe[st] * c.moe.activation;
+            lightest = lightest < 0 ? w1 : std::min(lightest, w1);
+        }
+        m_leastActivations[r] = std::max(0.0, lightest);
+        if (m_inflightFromPrograms) {
+            const std::vector<int>& before = programCounts(kind, p, m, v).forwardsBeforeBackward;
+            if (!before.empty()) {
+                double held = 0;
+                for (int ch = 0; ch < t.chunks; ++ch) {
+                    const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
+                    held += before[static_cast<std::size_t>(r) * t.chunks + ch]
+                        * (t.stageDense[st] * c.dense.activation + t.stageMoe[st] * c.moe.activation);
+                }
+                m_leastActivations[r] = std::max(m_leastActivations[r], held);
+            }
+        }
         double transient = 0;
         transient = std::max(row.hasDense ? c.dense.activationFull : 0.0, row.hasMoe ? c.moe.activationFull : 0.0);
         if (row.head > 0)
@@ -449,7 +526,16 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             = 2.0 * m_base.seqLen() / l.cp * microBatch * static_cast<double>(model.hidden) / (l.tp > 1 ? l.tp : 1);
         p2p = pipelineSendSeconds(bytes, comm.p2pLatencySeconds, comm.p2pBytesPerSecond, m_defaults);
     }
+    // Busy time per micro-batch of each rank and of the average rank, without blocking sends.
+    m_perMbNoSend.assign(m_perMb.begin(), m_perMb.end());
+    double averagePerMb = 0;
+    for (int r = 0; r < p; ++r)
+        averagePerMb += m_perMb[r] / p;
+    double sendsPerMb = 0; // blocking sends' part of every rank's busy time, a lower bound of it
     if (!m_base.parallel.p2pOverlap) {
+        // On a regular topology ranks 0 and 1 have the fastest pipeline link: the same NVLink domain
+        // when any two neighbours share one (rank 0 starts domain 0), else all cross alike.
+        sendsPerMb = m_uniformTopology ? 2 * chunks * p2p : 0.0;
         // Blocking sends (as core/Engine.cpp): every forward and backward op carries its send.
         for (int r = 0; r < p; ++r) {
             m_forward[r] += chunks * p2p;
@@ -473,6 +559,77 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
     }
     const double bubble = closedFormBubbleSeconds(kind, p, v, times);
     const double makespan = m * slowest + bubble;
+    // The simulator runs a rank's ops one after another (core/schedule/PipelineSimulator.h), so its
+    // makespan is at least any rank's busy time. Every schedule but the DualPipe family runs each
+    // (micro-batch, chunk)'s F and B (or B and W) exactly once on its rank, with the per-op durations
+    // summed here: busy = m x per-micro-batch time, exact. Before a rank's first op (a forward of one
+    // of its stages s) that micro-batch's forwards of stages 0..s-1 run one after another, and after
+    // its last op, when the backward is not split (GPipe, 1F1B, interleaved: every F is followed by
+    // its B on the same rank, so the last op is a B), the backwards of stages s-1..0 do: both chains
+    // cover the stages below the rank's lowest one. A split of the same layers moves work between
+    // ranks but keeps its sum, so the average rank's busy time bounds every split. DualPipe pairs an
+    // F with a B into one shorter op, bounded below.
+    const bool pairsOps = kind == ScheduleKind::DualPipe || kind == ScheduleKind::DualPipeV;
+    const bool tailChain
+        = kind == ScheduleKind::GPipe || kind == ScheduleKind::OneFOneB || kind == ScheduleKind::Interleaved1F1B;
+    double makespanBound = 0;
+    if (!pairsOps) {
+        // The lowest-stage chains: prefix sums of per-stage forward and backward durations.
+        const std::size_t stages = t.stageDense.size();
+        m_chainF.assign(stages + 1, 0.0);
+        m_chainB.assign(stages + 1, 0.0);
+        const double sendLow = sendsPerMb / (2 * chunks); // one op's blocking send, a lower bound of it
+        for (std::size_t st = 0; st < stages; ++st) {
+            const double fs = t.stageDense[st] * c.dense.forward + t.stageMoe[st] * c.moe.forward
+                + t.stageHead[st] * c.head.forward;
+            const double bs = t.stageDense[st] * (c.dense.backwardInput + c.dense.backwardWeight)
+                + t.stageMoe[st] * (c.moe.backwardInput + c.moe.backwardWeight)
+                + t.stageHead[st] * (c.head.backwardInput + c.head.backwardWeight);
+            m_chainF[st + 1] = m_chainF[st] + fs + sendLow;
+            m_chainB[st + 1] = m_chainB[st] + bs + sendLow;
+        }
+        for (int r = 0; r < p; ++r) {
+            const int low = t.lowestStage[r];
+            const double busy = m * (m_perMbNoSend[r] + sendsPerMb);
+            makespanBound = std::max(makespanBound, m_chainF[low] + busy + (tailChain ? m_chainB[low] : 0.0));
+        }
+    }
+    if (pairsOps) {
+        // DualPipe and DualPipeV (core/schedule/DualPipeSchedule.cpp): the rank's busy time from its
+        // program's ops, each with the simulator's duration (core/schedule/SimulationPlan.cpp): F its
+        // chunk's forward, B its backward, BI and W their parts, an F&B pair its forward chunk's compute
+        // of F and B plus the communication it cannot hide (core/engine/PipelineInputStage.cpp). Before
+        // its first op (a forward) the forwards of the stages below run one after another, each at
+        // least its compute (a paired op lasts longer).
+        const ProgramCounts& programs = programCounts(kind, p, m, v);
+        const std::size_t stages = t.stageDense.size();
+        m_chainF.assign(stages + 1, 0.0);
+        for (std::size_t st = 0; st < stages; ++st)
+            m_chainF[st + 1] = m_chainF[st] + t.stageDense[st] * c.dense.computeForward
+                + t.stageMoe[st] * c.moe.computeForward + t.stageHead[st] * c.head.computeForward;
+        for (int r = 0; r < p && !programs.ops.empty(); ++r) {
+            double busy = 0, fill = -1;
+            for (int ch = 0; ch < t.chunks; ++ch) {
+                const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
+                const double nd = t.stageDense[st], nm = t.stageMoe[st], nh = t.stageHead[st];
+                const double fw = nd * c.dense.forward + nm * c.moe.forward + nh * c.head.forward;
+                const double bi = nd * c.dense.backwardInput + nm * c.moe.backwardInput + nh * c.head.backwardInput;
+                const double wg = nd * c.dense.backwardWeight + nm * c.moe.backwardWeight + nh * c.head.backwardWeight;
+                const double cf = nd * c.dense.computeForward + nm * c.moe.computeForward + nh * c.head.computeForward;
+                const double cb
+                    = nd * c.dense.computeBackward + nm * c.moe.computeBackward + nh * c.head.computeBackward;
+                const double comm = nd * c.dense.comm + nm * c.moe.comm;
+                const double pair = cf + cb + exposedAfterOverlap(comm, (cf + cb) * m_defaults.dualPipeCommHidden);
+                const std::array<int, 5>& n = programs.ops[static_cast<std::size_t>(r) * t.chunks + ch];
+                busy += n[0] * fw + n[1] * (bi + wg) + n[2] * bi + n[3] * wg + n[4] * pair;
+                fill = fill < 0 ? m_chainF[st] : std::min(fill, m_chainF[st]);
+            }
+            makespanBound = std::max(makespanBound, std::max(0.0, fill) + busy);
+        }
+    }
+    const double anySplitBound = pairsOps ? 0.0 : m * (averagePerMb + sendsPerMb);
+    // Floating-point sums in another order than the engine's: a relative margin far below a nanosecond.
+    makespanBound *= 1 - 1e-12;
 
     const ErrorBand band = memoryBand();
     out.resize(zeros.size());
@@ -483,7 +640,11 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         sc.peakStage = 0;
         sc.peakWithoutOptimizerBytes = 0;
         double dpExposed = 0, fixedSeconds = 0;
+        // A lower bound of the DP sync's exposed time on the simulated timeline (core/memory/MemoryModel.cpp
+        // dpSyncSeconds): it hides reductions in the cooldown, which the closed form cannot see.
+        double dpLower = 0, leastGrads = 0;
         sc.peakLowBytes = 0;
+        sc.peakLowerBoundBytes = 0;
         for (int r = 0; r < p; ++r) {
             const RankTable::Row& row = t.rows[r];
             // Optimizer step and fixed per-step work, as core/Engine.cpp (core/costs/StepOverheads).
@@ -495,11 +656,17 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             fixed.tp = comm.tp;
             fixed.dp = comm.dp;
             fixedSeconds = std::max(fixedSeconds, stepOverheads(fixed, *m_rates).total());
-            const double act = m_activations[r];
-            double transient = m_transient[r] + (z >= 3 ? row.zeroThreeTransient : 0.0);
-            transient += std::max(0.0, row.mainGradShard[z] - act - transient);
-            const double runtime = t.fixedOtherBytes + OtherMemoryDefaults().fragmentationFraction * (act + transient);
-            const double total = row.states[z] + act + runtime + transient;
+            // The peak as core/memory/MemoryModel.cpp composes it; it grows with the stored activations.
+            auto peakWith = [&](double act) {
+                double transient = m_transient[r] + (z >= 3 ? row.zeroThreeTransient : 0.0);
+                transient += std::max(0.0, row.mainGradShard[z] - act - transient);
+                const double runtime
+                    = t.fixedOtherBytes + OtherMemoryDefaults().fragmentationFraction * (act + transient);
+                return std::pair(row.states[z] + act + runtime + transient, runtime);
+            };
+            const auto [total, runtime] = peakWith(m_activations[r]);
+            const double least = peakWith(m_leastActivations[r]).first - (m_optimizerOffload ? row.optimizer[z] : 0.0);
+            sc.peakLowerBoundBytes = std::max(sc.peakLowerBoundBytes, least);
             if (total > sc.peakBytes) {
                 sc.peakBytes = total;
                 sc.peakStage = r;
@@ -511,13 +678,35 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             sc.peakWithoutOptimizerBytes = std::max(sc.peakWithoutOptimizerBytes, total - row.optimizer[z]);
             // The same overlap rules as the engine (core/costs/DataParallelSync.h).
             const bool overlap = m_base.parallel.dpOverlap;
-            const double exposed
-                = dataParallelSync(z, m, row.dp, overlap ? m_forward[r] : 0.0, overlap ? m_backward[r] : 0.0)
-                      .exposedSeconds;
-            dpExposed = std::max(dpExposed, exposed);
+            const DpSyncTimes sync
+                = dataParallelSync(z, m, row.dp, overlap ? m_forward[r] : 0.0, overlap ? m_backward[r] : 0.0);
+            dpExposed = std::max(dpExposed, sync.exposedSeconds);
+            if (z >= 3) {
+                dpLower = std::max(dpLower, sync.exposedSeconds); // the engine's own closed form
+            } else {
+                // On the timeline each chunk reduces once (ZeRO 0-1) or after each of its backwards
+                // (ZeRO-2): m per chunk, m/2 under DualPipe, whose two chunks carry one direction each.
+                // The per-chunk collectives sum to at least the rank's (each costs a + b x bytes).
+                const double reductions = z == 2 ? (kind == ScheduleKind::DualPipe ? m / 2 : m) : 1;
+                const double grads = reductions * (z == 0 ? row.dp.allReduce : row.dp.reduceScatter);
+                if (overlap) {
+                    // pipelinedDataParallelSync: exposed = E + tax x (total - E) >= tax x total for E >= 0.
+                    dpLower = std::max(dpLower, kOverlapComputeTax * (grads + (z == 0 ? 0.0 : row.dp.allGather)));
+                } else {
+                    // The gradients reduce after the rank's last op; on the rank that ends at the makespan
+                    // all of them are exposed.
+                    leastGrads = r == 0 ? grads : std::min(leastGrads, grads);
+                }
+            }
         }
+        dpLower = std::max(dpLower, leastGrads);
         sc.fits = (m_optimizerOffload ? sc.peakWithoutOptimizerBytes : sc.peakBytes) <= m_hbm;
         sc.stepSeconds = makespan + dpExposed + fixedSeconds;
+        // evaluate()'s step is makespan + exposed DP sync + fixed work (core/engine/StepTimeStage.cpp), the
+        // fixed work computed from the same states on both paths; an uneven split changes them, so its
+        // bound counts the pipeline only.
+        sc.stepLowerBoundSeconds = makespanBound + dpLower + fixedSeconds;
+        sc.anySplitLowerBoundSeconds = anySplitBound;
     }
 }
 

@@ -8,6 +8,7 @@
 #include "core/model/ModelMath.h"
 #include "core/search/SearchSpace.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -39,6 +40,14 @@ struct ClosedFormScore {
     bool fits = false;
     double peakLowBytes = 0; // the low end of the peak's range (core/memory/PredictionBands.h), as evaluate reports it
     double peakWithoutOptimizerBytes = 0; // the peak with the optimizer states off the GPU
+    // A lower bound of the simulated peak (optimizer states left out under offload): one micro-batch
+    // of the lightest chunk in flight, or with setInflightFromPrograms() every forward a rank runs
+    // before its first backward; above HBM no simulation of this configuration fits.
+    double peakLowerBoundBytes = 0;
+    // Lower bounds of evaluate()'s simulated step time (see score()): of this configuration with its
+    // even pipeline split, and of any split of its layers over the same pipeline (uneven splits).
+    double stepLowerBoundSeconds = 0;
+    double anySplitLowerBoundSeconds = 0;
 };
 
 // The engine's closed-form path specialised for many configurations of one scenario: per-layer
@@ -57,6 +66,18 @@ public:
     // state bound leave the optimizer bytes out.
     void setOptimizerOffload(bool offload) { m_optimizerOffload = offload; }
     LayoutComm layoutComm(const Layout& l, int ep) const;
+    // peakLowerBoundBytes from the schedule's own programs (generated once per shape): the
+    // activations of the forwards each rank runs before its first backward, which the simulator
+    // holds at once (core/schedule/PipelineSimulator.h counts them in program order). Worth it where
+    // a configuration is about to be simulated; the closed-form pass keeps the cheaper bound.
+    void setInflightFromPrograms(bool on) { m_inflightFromPrograms = on; }
+    // Scores a pipeline with `first` and `last` layers on its end ranks (Megatron's uneven split,
+    // core/parallel/PipelineSplit.h) instead of the even split; 0, 0: the even split.
+    void setStageSplit(int first, int last)
+    {
+        m_firstStageLayers = first;
+        m_lastStageLayers = last;
+    }
 
     // Weights + gradients + optimizer of the most loaded pipeline rank plus the fixed per-process
     // memory: a lower bound of the peak of every micro-batch size, recompute mode and schedule
@@ -80,7 +101,6 @@ private:
     GpuSpec m_gpu;
     LayerShape m_denseShape, m_moeShape;
     DomainLinks m_links;
-    LayerParameters m_denseParams, m_moeParams;
     double m_hbm = 0;
     std::unique_ptr<ComputeRates> m_rates;
     std::vector<int> m_denseOrder; // axis sizes in rank order: index into {tp, cp, dp, pp}
@@ -90,7 +110,18 @@ private:
     std::map<std::vector<long long>, std::unique_ptr<LayerCostSet>> m_costs;
     std::map<std::vector<long long>, std::unique_ptr<RankTable>> m_tables;
     std::vector<long long> m_key;
-    std::vector<double> m_perMb, m_forward, m_backward, m_activations, m_transient;
+    std::vector<double> m_perMb, m_forward, m_backward, m_activations, m_leastActivations, m_transient;
+    std::vector<double> m_perMbNoSend, m_chainF, m_chainB; // step-time lower bound (score())
+    bool m_inflightFromPrograms = false;
+    int m_firstStageLayers = 0, m_lastStageLayers = 0;
+    // What a schedule's programs hold, per schedule shape (kind, p, m, v) and [rank * chunks + chunk].
+    struct ProgramCounts {
+        std::vector<int> forwardsBeforeBackward; // forwards of the chunk before the rank's first backward
+        // Ops of the chunk: F, B (whole backward), BI, W, and F&B pairs whose forward half it is.
+        std::vector<std::array<int, 5>> ops;
+    };
+    std::map<std::tuple<int, int, int, int>, ProgramCounts> m_programCounts;
+    const ProgramCounts& programCounts(ScheduleKind kind, int p, int m, int v);
 };
 
 } // namespace parallax::core

@@ -12,11 +12,16 @@
 #include "core/search/Family.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <queue>
 #include <thread>
+#include <tuple>
 
 namespace parallax::core {
 
@@ -30,15 +35,17 @@ double secondsSince(Clock::time_point t)
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Runs `work(i, t)` for i in [0, n) on `threads` threads (t: the thread's index, below `threads`) while
-// the calling thread reports progress.
+// Runs `work(i, t)` for i in [0, n) on `threads` threads (t: the thread's index, below `threads`), the
+// calling thread one of them (the last index; it reports progress between its items); one thread runs
+// everything inline.
 template <typename Work, typename Progress> void parallelFor(int n, int threads, Work work, Progress report)
 {
     std::atomic<int> next { 0 };
     std::atomic<int> done { 0 };
     std::vector<std::thread> pool;
-    pool.reserve(std::max(0, std::min(threads, n)));
-    for (int t = 0; t < std::min(threads, n); ++t) {
+    const int helpers = std::max(0, std::min(threads, n) - 1);
+    pool.reserve(helpers);
+    for (int t = 0; t < helpers; ++t) {
         pool.emplace_back([&, t] {
             for (int i = next++; i < n; i = next++) {
                 work(i, t);
@@ -46,11 +53,9 @@ template <typename Work, typename Progress> void parallelFor(int n, int threads,
             }
         });
     }
-    while (done.load() < n && !pool.empty()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        report(done.load());
-        if (next.load() >= n)
-            break;
+    for (int i = next++; i < n; i = next++) {
+        work(i, helpers);
+        report(++done);
     }
     for (auto& t : pool)
         t.join();
@@ -105,44 +110,70 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     result.stats.threads = threads;
     result.stats.layouts = static_cast<long long>(space.layouts().size());
 
-    // Phase 1: every configuration on the closed-form path.
+    // Phase 1: every configuration on the closed-form path; the first window of the bound order kept.
+    const BoundWindow firstWindow;
     std::vector<WorkerResult> workers(std::min<std::size_t>(threads, std::max<std::size_t>(1, space.layouts().size())));
-    {
-        ClosedFormPass pass(base, space, options);
+    ClosedFormPass pass(base, space, options);
+    // Scores every layout on the pool's threads; progress spans [from, to).
+    auto runPass = [&](const BoundWindow& window, bool windowOnly, double from, double to) {
+        for (auto& w : workers)
+            w = WorkerResult {};
         std::atomic<int> nextLayout { 0 };
         std::atomic<int> layoutsDone { 0 };
         std::atomic<long long> scored { 0 };
+        if (workers.size() == 1) { // no thread to start, no progress to poll
+            pass.run(workers.front(), nextLayout, layoutsDone, scored, window, windowOnly);
+            if (!windowOnly)
+                result.stats.scored = scored.load();
+            progress(to, "closed form");
+            return;
+        }
         std::vector<std::thread> pool;
         pool.reserve(workers.size());
         for (auto& w : workers)
-            pool.emplace_back(
-                [&pass, &w, &nextLayout, &layoutsDone, &scored] { pass.run(w, nextLayout, layoutsDone, scored); });
+            pool.emplace_back([&, &w = w] { pass.run(w, nextLayout, layoutsDone, scored, window, windowOnly); });
         const int total = static_cast<int>(space.layouts().size());
         while (layoutsDone.load() < total && !cancelled()) {
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
-            result.stats.scored = scored.load();
-            progress(total > 0 ? 0.7 * layoutsDone.load() / total : 0.7, "closed form");
+            if (!windowOnly)
+                result.stats.scored = scored.load();
+            progress(total > 0 ? from + (to - from) * layoutsDone.load() / total : to, "closed form");
         }
         for (auto& t : pool)
             t.join();
-    }
-    // Merge in a fixed order: the result does not depend on which thread scored what.
-    std::vector<Ranked> shortlist;
+    };
+    // The window's configurations in bound order, merged in a fixed order (the result does not depend
+    // on which thread scored what); `more` when configurations beyond the window fit too.
+    auto takeWindow = [&](const BoundWindow& window, bool& more) {
+        std::vector<BoundedPoint> open;
+        more = false;
+        for (auto& w : workers) {
+            more = more || w.windowFull;
+            while (!w.open.empty()) {
+                open.push_back(w.open.top());
+                w.open.pop();
+            }
+        }
+        std::sort(open.begin(), open.end(), boundedBefore);
+        if (open.size() > window.capacity) {
+            open.resize(window.capacity);
+            more = true;
+        }
+        return open;
+    };
+    runPass(firstWindow, false, 0.0, 0.6);
     std::map<FamilyKey, FamilySlot> families;
     WorkerResult merged;
     for (auto& w : workers) {
         merged.scored += w.scored;
         merged.fitting += w.fitting;
         merged.pruned += w.pruned;
-        while (!w.best.empty()) {
-            shortlist.push_back(w.best.top());
-            w.best.pop();
-        }
         for (const auto& [key, slot] : w.families)
             families[key].merge(slot);
         merged.overall.merge(w.overall);
     }
-    std::sort(shortlist.begin(), shortlist.end(), better);
+    bool moreBeyondWindow = false;
+    std::vector<BoundedPoint> window = takeWindow(firstWindow, moreBeyondWindow);
     result.stats.scored = merged.scored;
     result.stats.fitting = merged.fitting;
     result.stats.prunedByMemoryBound = merged.pruned;
@@ -159,7 +190,11 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     if (cancelled())
         return stopCancelled();
 
-    // Phase 2: the shortlist, every family's contenders and the base configuration, simulated.
+    // Phase 2, branch and bound: configurations are simulated in the order of their lower bound
+    // (ClosedFormScore::stepLowerBoundSeconds: no simulation of them can be faster) until the best
+    // simulated one that fits is no slower than the next bound. Memory rules out only what the
+    // weights + grads + optimizer bound prunes: the closed-form peak can exceed the simulated one
+    // (interleaved schedules, SearchBoundTest), so a closed-form misfit is still a candidate.
     const auto simulationStart = Clock::now();
     std::vector<SearchPoint> todo;
     std::map<decltype(SearchPoint {}.key()), std::size_t> indexOf;
@@ -167,33 +202,6 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         if (indexOf.emplace(p.key(), todo.size()).second)
             todo.push_back(p);
     };
-    const std::size_t round = static_cast<std::size_t>(std::max(1, options.rerank));
-    std::size_t shortlisted = std::min(round, shortlist.size());
-    for (std::size_t i = 0; i < shortlisted; ++i)
-        want(shortlist[i].point);
-    for (const auto& [key, slot] : families) {
-        if (slot.any()) {
-            for (const SearchPoint& p : slot.contenders())
-                want(p);
-        }
-    }
-    // Each shortlisted pipeline also with the uneven split that balances the LM head on the last
-    // rank (Megatron --decoder-first/last-pipeline-num-layers); the closed form scores even splits.
-    const double headLayers = lmHeadLayerEquivalents(base.model, base.seqLen());
-    constexpr std::size_t kSplitVariants = 32; // the best few pipelines: each variant costs a simulation
-    for (std::size_t i = 0; i < std::min(shortlisted, kSplitVariants); ++i) {
-        SearchPoint p = shortlist[i].point;
-        const StageSplit split = balancedPipelineSplit(base.model.layers, p.pp, p.vpp, p.schedule, headLayers);
-        if (split.firstStageLayers > 0 || split.lastStageLayers > 0) {
-            p.firstStageLayers = split.firstStageLayers;
-            p.lastStageLayers = split.lastStageLayers;
-            want(p);
-        }
-    }
-    const SearchPoint basePoint = pointOf(base);
-    want(basePoint);
-    if (result.leanest)
-        want(*result.leanest);
     std::vector<std::optional<Report>> reports;
     // After each simulation phase: every index below todo.size() is valid (unsimulated ones stay
     // empty) and the stats are current; true when the search was cancelled meanwhile.
@@ -225,6 +233,9 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     auto fitsSimulated = [&](std::size_t i) {
         return reports[i] && reports[i]->valid && fitsInMemory(*reports[i], options.optimizerOffload);
     };
+    auto rankedOf = [&](std::size_t i) {
+        return Ranked { reports[i]->stepTimeSeconds, reports[i]->peakMemoryBytes, todo[i] };
+    };
     // A cancelled search still returns what it has simulated that fits, best first (no reasons).
     auto stopCancelledWithFound = [&] {
         std::vector<std::size_t> found;
@@ -232,18 +243,14 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
             if (fitsSimulated(i))
                 found.push_back(i);
         }
-        auto ranked = [&](std::size_t i) {
-            return Ranked { reports[i]->stepTimeSeconds, reports[i]->peakMemoryBytes, todo[i] };
-        };
         std::sort(
-            found.begin(), found.end(), [&](std::size_t a, std::size_t b) { return better(ranked(a), ranked(b)); });
+            found.begin(), found.end(), [&](std::size_t a, std::size_t b) { return better(rankedOf(a), rankedOf(b)); });
         for (std::size_t k = 0; k < found.size() && static_cast<int>(k) < options.topK; ++k)
             result.candidates.push_back({ todo[found[k]], *reports[found[k]], {} });
         return stopCancelled();
     };
-    std::size_t simulatedUpTo = 0;
-    for (int r = 0; r < kShortlistRounds; ++r) {
-        const std::size_t from = simulatedUpTo;
+    // Simulates todo[from ..] on the pool.
+    auto simulateFrom = [&](std::size_t from) {
         reports.resize(todo.size());
         parallelFor(
             static_cast<int>(todo.size() - from), threads,
@@ -251,21 +258,106 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
                 if (!cancelled())
                     reports[from + i] = evaluatePoint(todo[from + i], thread);
             },
-            [&](int done) {
-                progress(0.7 + 0.25 * (from + done) / std::max<std::size_t>(1, kShortlistRounds * round), "simulation");
-            });
-        simulatedUpTo = todo.size();
-        // Enough of the last round fits: the closed-form order is trustworthy here.
-        std::size_t fitsInRound = 0, inRound = 0;
-        for (std::size_t i = shortlisted >= round ? shortlisted - round : 0; i < shortlisted; ++i, ++inRound)
-            fitsInRound += fitsSimulated(indexOf[shortlist[i].point.key()]);
-        if (cancelled() || shortlisted >= shortlist.size() || 2 * fitsInRound >= inRound || r + 1 == kShortlistRounds)
-            break;
-        const std::size_t next = std::min(shortlist.size(), shortlisted + round);
-        for (std::size_t i = shortlisted; i < next; ++i)
-            want(shortlist[i].point);
-        shortlisted = next;
+            [&](int) {});
+    };
+    // The split that balances the LM head on the last rank (Megatron --decoder-first/last-pipeline-
+    // num-layers), per pipeline shape; the closed form scores even splits.
+    const double headLayers = lmHeadLayerEquivalents(base.model, base.seqLen());
+    std::map<std::tuple<int, int, int>, StageSplit> splits;
+    auto unevenVariant = [&](SearchPoint p) -> std::optional<SearchPoint> {
+        const auto key = std::tuple(p.pp, p.vpp, static_cast<int>(p.schedule));
+        auto it = splits.find(key);
+        if (it == splits.end())
+            it = splits.emplace(key, balancedPipelineSplit(base.model.layers, p.pp, p.vpp, p.schedule, headLayers))
+                     .first;
+        if (it->second.firstStageLayers <= 0 && it->second.lastStageLayers <= 0)
+            return std::nullopt;
+        p.firstStageLayers = it->second.firstStageLayers;
+        p.lastStageLayers = it->second.lastStageLayers;
+        return p;
+    };
+    // The tighter memory screen, on the calling thread just before a configuration would be
+    // simulated: the forwards its schedule runs before each rank's first backward are all held at
+    // once (ClosedFormScorer::setInflightFromPrograms), so above HBM no simulation of it fits.
+    ClosedFormScorer screen(base, options.calibration);
+    screen.setOptimizerOffload(options.optimizerOffload);
+    screen.setInflightFromPrograms(true);
+    std::vector<ClosedFormScore> screened;
+    // An uneven split's window bound holds for every split; here its own split is scored, with the
+    // fill and drain chains, the DP sync and the optimizer step (the same bound as an even split's).
+    auto mayFit = [&](const SearchPoint& p, const std::optional<long long>& bestNs) {
+        const Layout l { p.tp, p.cp, p.pp, p.dp };
+        screen.setStageSplit(p.firstStageLayers, p.lastStageLayers);
+        screen.score(l, p.ep, screen.layoutComm(l, p.ep), p.microBatch, { p.schedule, p.vpp }, p.recompute, { p.zero },
+            screened);
+        const ClosedFormScore& sc = screened.front();
+        return sc.peakLowerBoundBytes <= screen.hbmBytes()
+            && (!bestNs || nanoseconds(sc.stepLowerBoundSeconds) <= *bestNs);
+    };
+    // Nanoseconds of the best `exactRanks` simulated steps that fit, ascending; bestNs the last of
+    // them once there are that many.
+    const std::size_t exactRanks = static_cast<std::size_t>(std::max(1, options.exactRanks));
+    std::vector<long long> bestSteps;
+    std::optional<long long> bestNs;
+    std::size_t next = 0;
+    std::size_t windowCapacity = firstWindow.capacity;
+    while (!cancelled()) {
+        if (next == window.size()) {
+            if (!moreBeyondWindow || window.empty())
+                break;
+            // Each later window rescores the whole space: eight times the last one keeps the passes few
+            // where the screens below rule most of a window out without simulating it.
+            windowCapacity *= 8;
+            const BoundWindow later { windowCapacity, window.back() };
+            runPass(later, true, 0.6, 0.7);
+            window = takeWindow(later, moreBeyondWindow);
+            next = 0;
+            continue;
+        }
+        if (bestNs && window[next].boundNs > *bestNs)
+            break; // every configuration left is slower than the best simulated one
+        const std::size_t from = todo.size();
+        // A few items per thread and batch: threads start once per batch, the bound is checked between.
+        const std::size_t batch = threads == 1 ? 1 : 4 * static_cast<std::size_t>(threads);
+        for (; next < window.size() && todo.size() - from < batch; ++next) {
+            const BoundedPoint& b = window[next];
+            if (bestNs && b.boundNs > *bestNs)
+                break;
+            if (!b.uneven) {
+                if (mayFit(b.point, bestNs))
+                    want(b.point);
+            } else if (const auto variant = unevenVariant(b.point); variant && mayFit(*variant, bestNs))
+                want(*variant);
+        }
+        simulateFrom(from);
+        for (std::size_t i = from; i < todo.size(); ++i) {
+            if (!fitsSimulated(i))
+                continue;
+            const long long ns = nanoseconds(reports[i]->stepTimeSeconds);
+            bestSteps.insert(std::upper_bound(bestSteps.begin(), bestSteps.end(), ns), ns);
+            if (bestSteps.size() > exactRanks)
+                bestSteps.pop_back();
+            if (bestSteps.size() == exactRanks)
+                bestNs = bestSteps.back();
+        }
+        progress(0.7 + 0.25 * (1.0 - 1.0 / (1.0 + static_cast<double>(todo.size()) / 64.0)), "simulation");
     }
+    result.stats.boundedSimulations = static_cast<long long>(todo.size());
+    if (closeSimulationPass())
+        return stopCancelledWithFound();
+    // Every family's contenders, the base configuration and the leanest, for the explanations.
+    std::size_t from = todo.size();
+    for (const auto& [key, slot] : families) {
+        if (slot.any()) {
+            for (const SearchPoint& p : slot.contenders())
+                want(p);
+        }
+    }
+    const SearchPoint basePoint = pointOf(base);
+    want(basePoint);
+    if (result.leanest)
+        want(*result.leanest);
+    simulateFrom(from);
     if (closeSimulationPass())
         return stopCancelledWithFound();
     // Each family's representative: its best member that fits under the simulation, else its best
@@ -320,11 +412,10 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     };
     Explainer explainer(base, options.calibration, lookup, familyRep);
 
-    // Local refinement: the simulated winner's neighbours (one dimension moved, as the explanations
-    // compare them) are simulated too; a better one takes over, a few times at most.
-    auto rankedOf = [&](std::size_t i) {
-        return Ranked { reports[i]->stepTimeSeconds, reports[i]->peakMemoryBytes, todo[i] };
-    };
+    // The space's optimum is known; the explanations' neighbours of it (one dimension moved, dp
+    // rebalanced, the split kept) can lie outside the space (a split kept for another pipeline
+    // shape, a schedule the space leaves out): those that are valid are simulated too and a better
+    // one takes over, a few times at most.
     auto bestFitting = [&]() {
         std::optional<std::size_t> best;
         for (std::size_t i = 0; i < todo.size(); ++i) {
@@ -335,20 +426,18 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     };
     std::optional<std::size_t> best = bestFitting();
     for (int climb = 0; climb < 4 && best && !cancelled(); ++climb) {
-        const std::size_t from = todo.size();
+        const std::size_t climbFrom = todo.size();
         const SearchPoint current = todo[*best];
         for (const auto& entry : representatives) {
-            if (auto n = explainer.neighbour(current, entry.first))
+            const auto n = explainer.neighbour(current, entry.first);
+            if (!n)
+                continue;
+            // A ZeRO stage the space leaves out for this layout (nothing to shard) repeats ZeRO-0.
+            const std::vector<int> zeros = space.zeroStages({ n->tp, n->cp, n->pp, n->dp }, n->ep);
+            if (std::find(zeros.begin(), zeros.end(), n->zero) != zeros.end())
                 want(*n);
         }
-        reports.resize(todo.size());
-        parallelFor(
-            static_cast<int>(todo.size() - from), threads,
-            [&](int i, int thread) {
-                if (!cancelled())
-                    reports[from + i] = evaluatePoint(todo[from + i], thread);
-            },
-            [&](int) {});
+        simulateFrom(climbFrom);
         const auto next = bestFitting();
         if (next == best)
             break;

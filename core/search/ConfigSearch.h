@@ -24,7 +24,9 @@ struct SearchProgress {
 
 struct SearchOptions {
     int topK = 10; // candidates returned
-    int rerank = 256; // best closed-form configurations re-ranked with the schedule simulation
+    // Candidates whose rank is exact: the search simulates until this many fitting ones are no
+    // slower than every remaining lower bound. Those after them are ranked among what was simulated.
+    int exactRanks = 1;
     int threads = 0; // 0: one per hardware thread
     const Calibration* calibration = nullptr;
     SearchLimits limits;
@@ -46,7 +48,8 @@ struct SearchStats {
     long long prunedByMemoryBound = 0; // weights + grads + optimizer alone exceed HBM
     long long scored = 0; // scored on the closed-form path
     long long fitting = 0; // of those, fit in HBM (closed form)
-    long long simulated = 0; // re-ranked with the schedule simulation
+    long long simulated = 0; // evaluated with the schedule simulation, explanations' included
+    long long boundedSimulations = 0; // of those, simulated by the branch and bound
     double closedFormSeconds = 0;
     double simulationSeconds = 0;
     double totalSeconds = 0;
@@ -91,9 +94,11 @@ struct SearchResult {
 
 // Enumerates every valid configuration of the scenario's model, topology, global batch, sequence
 // length and dtype (SearchSpace), prunes by the weights+grads+optimizer bound, scores the rest on
-// the closed-form path (ClosedFormScorer), re-ranks the best `rerank` with the full schedule
-// simulation and ranks those that fit by simulated step time (ties: less memory). Never throws
-// for bad input; never returns a candidate that does not fit.
+// the closed-form path (ClosedFormScorer), then simulates configurations in the order of a proven
+// lower bound of their simulated step time until no remaining one can beat the best found (branch
+// and bound): the winner is the simulated optimum of the space (with each pipeline also tried with
+// the split that balances its LM head). Ranks what fits by simulated step time (ties: less memory).
+// Never throws for bad input; never returns a candidate that does not fit.
 SearchResult searchConfigurations(const Scenario& base, const SearchOptions& options = {});
 
 // Whether every stage fits in HBM, optionally with the optimizer states off the GPU.

@@ -17,7 +17,6 @@ SearchResult quickSearch(const Scenario& s, const Calibration* calibration)
     SearchOptions o;
     o.calibration = calibration;
     o.topK = 1;
-    o.rerank = 32;
     o.explain = false;
     return searchConfigurations(s, o);
 }
@@ -90,7 +89,6 @@ FitFix fixForNothingFits(const Scenario& base, const SearchResult& result, const
         SearchOptions o;
         o.calibration = calibration;
         o.topK = 1;
-        o.rerank = 32;
         o.explain = false;
         o.optimizerOffload = true;
         const SearchResult r = searchConfigurations(base, o);

@@ -309,7 +309,7 @@ std::optional<SearchPoint> Explainer::neighbour(const SearchPoint& w, const Fami
         const int m = perStep > 0 ? static_cast<int>(m_base.training.globalBatch / perStep) : 0;
         const ScheduleShape shape { p.schedule, p.pp, m, p.vpp };
         if (family.dim != FamilyDim::Schedule
-            && (!checkShape(shape).empty() || modelStageCount(shape) > m_base.model.layers)) {
+            && (!checkShape(shape).empty() || !stagesHoldLayers(m_base.model.layers, modelStageCount(shape)))) {
             p.schedule = ScheduleKind::OneFOneB;
             p.vpp = 1;
         }

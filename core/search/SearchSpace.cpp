@@ -11,6 +11,11 @@
 
 namespace parallax::core {
 
+bool stagesHoldLayers(int layers, int stages)
+{
+    return layers >= stages - 2 && (layers >= stages || stages > 2);
+}
+
 std::string describe(const SearchPoint& p)
 {
     std::string s = "TP=" + std::to_string(p.tp);
@@ -103,7 +108,7 @@ SearchSpace::SearchSpace(const Scenario& base, const SearchLimits& limits)
             if (tp > 1 && (m_seq / cp) % tp != 0)
                 continue;
             for (int pp : divisorsOf(m_gpus / tp / cp)) {
-                if (pp > m.layers)
+                if (!stagesHoldLayers(m.layers, pp))
                     continue;
                 const int dp = m_gpus / tp / cp / pp;
                 if (base.training.globalBatch % dp != 0)
@@ -153,7 +158,7 @@ std::vector<ScheduleChoice> SearchSpace::schedules(int pp, int m) const
     out.push_back({ ScheduleKind::OneFOneB, 1 });
     // Interleaving needs whole groups of pp micro-batches (arXiv:2104.04473 sec. 2.2.2).
     if (m % pp == 0) {
-        for (int v = 2; v <= m_limits.maxVirtualStages && pp * v <= layers; ++v) {
+        for (int v = 2; v <= m_limits.maxVirtualStages && stagesHoldLayers(layers, pp * v); ++v) {
             if (interleavingDividesStages(layers, pp, v))
                 out.push_back({ ScheduleKind::Interleaved1F1B, v });
         }
@@ -161,13 +166,13 @@ std::vector<ScheduleChoice> SearchSpace::schedules(int pp, int m) const
     if (m_limits.includeZeroBubble) {
         out.push_back({ ScheduleKind::ZbH1, 1 });
         out.push_back({ ScheduleKind::ZbH2, 1 });
-        if (2 * pp <= layers)
+        if (stagesHoldLayers(layers, 2 * pp))
             out.push_back({ ScheduleKind::ZbV, 1 });
     }
     if (m_limits.includeDualPipe && m_base.model.isMoe()) {
         for (ScheduleKind k : { ScheduleKind::DualPipe, ScheduleKind::DualPipeV }) {
             const ScheduleShape shape { k, pp, m, 1 };
-            if (checkShape(shape).empty() && modelStageCount(shape) <= layers)
+            if (checkShape(shape).empty() && stagesHoldLayers(layers, modelStageCount(shape)))
                 out.push_back({ k, 1 });
         }
     }

@@ -66,6 +66,11 @@ inline SearchPoint pointAt(const Layout& l, int ep, const ScheduleChoice& s, int
     return { l.tp, l.cp, l.pp, s.vpp, l.dp, ep, zero, microBatch, s.kind, recompute, 0, 0 };
 }
 
+// Whether `layers` fill `stages` model stages as validateScenario accepts them (core/Validation.cpp):
+// up to two more stages than layers, the first then holding only the embedding and the last only the
+// LM head and loss (Megatron-Core --account-for-embedding-in-pipeline-split / -loss-).
+bool stagesHoldLayers(int layers, int stages);
+
 // Bounds of the enumeration. Defaults cover every schedule the engine simulates.
 struct SearchLimits {
     int maxMicroBatch = 16;

@@ -91,7 +91,6 @@ private Q_SLOTS:
         RecommendationsTab* tab = w.window.recommendationsTab();
         core::SearchOptions o;
         o.topK = 3;
-        o.rerank = 8;
         o.threads = 2;
         o.limits.maxMicroBatch = 1;
         o.limits.maxVirtualStages = 1;

@@ -50,7 +50,6 @@ core::SearchOptions quickOptions()
 {
     core::SearchOptions o;
     o.topK = 5;
-    o.rerank = 16;
     o.threads = 2;
     o.limits.maxMicroBatch = 2;
     o.limits.maxVirtualStages = 2;

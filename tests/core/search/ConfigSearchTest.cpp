@@ -102,7 +102,6 @@ TEST(ConfigSearch, ShortlistHoldsTheSimulatedOptimum)
     }
     ASSERT_TRUE(best);
     SearchOptions o;
-    o.rerank = 16;
     o.explain = false;
     const SearchResult r = searchConfigurations(s, o);
     EXPECT_EQ(r.stats.enumerated, count);
