@@ -62,7 +62,27 @@ long long basesBelow(long long x, long long stride, long long size)
 }
 } // namespace
 
+RankMap::DomainCounts RankMap::DomainCounts::of(const Topology& topology)
+{
+    DomainCounts c;
+    const auto& domains = topology.domains;
+    const int first = domains.empty() ? 0 : std::max(0, domains.front().gpuCount);
+    bool uniform = first > 0;
+    for (const NvlinkDomain& d : domains) {
+        const int n = std::max(0, d.gpuCount);
+        uniform = uniform && n == first;
+        c.gpus += n;
+    }
+    c.uniformSize = uniform ? first : 0;
+    return c;
+}
+
 RankMap RankMap::build(const ParallelConfig& config, const Topology* topology)
+{
+    return build(config, topology, topology ? DomainCounts::of(*topology) : DomainCounts {});
+}
+
+RankMap RankMap::build(const ParallelConfig& config, const Topology* topology, const DomainCounts& counts)
 {
     RankMap map;
     const int world = std::max(1, config.worldSize());
@@ -110,19 +130,11 @@ RankMap RankMap::build(const ParallelConfig& config, const Topology* topology)
     }
 
     if (topology) {
-        // One pass over the domains: alike domains need no table.
+        // Alike domains need no table: a rank's domain is rank / size.
         const auto& domains = topology->domains;
-        const int first = domains.empty() ? 0 : std::max(0, domains.front().gpuCount);
-        long long gpus = 0;
-        bool uniform = first > 0;
-        for (const NvlinkDomain& d : domains) {
-            const int n = std::max(0, d.gpuCount);
-            uniform = uniform && n == first;
-            gpus += n;
-        }
-        map.m_hasTopology = gpus >= world;
-        if (map.m_hasTopology && uniform) {
-            map.m_uniformDomainSize = first;
+        map.m_hasTopology = counts.gpus >= world;
+        if (map.m_hasTopology && counts.uniformSize > 0) {
+            map.m_uniformDomainSize = counts.uniformSize;
         } else if (map.m_hasTopology) {
             auto starts = std::make_shared<std::vector<int>>(domains.size() + 1, 0);
             for (std::size_t d = 0; d < domains.size(); ++d)

@@ -40,8 +40,18 @@ struct ParallelGroup {
 // every group of a dimension, once, on first use (views and exports), shared by copies.
 class RankMap {
 public:
+    // What build() reads of the domains, from one pass over them. A caller that has it already (the
+    // engine's TopologySummary) hands it to build(), which then does not walk the domains again.
+    struct DomainCounts {
+        long long gpus = 0; // GPUs in every domain together
+        int uniformSize = 0; // the size every domain has; 0 when sizes differ or there is no domain
+        static DomainCounts of(const Topology& topology);
+    };
+
     // `topology` may be null: coordinates and groups only, no crossing detection.
     static RankMap build(const ParallelConfig& config, const Topology* topology);
+    // The same, with `counts` == DomainCounts::of(*topology) supplied by the caller.
+    static RankMap build(const ParallelConfig& config, const Topology* topology, const DomainCounts& counts);
 
     int worldSize() const { return m_world; }
     RankCoords coords(int rank) const;

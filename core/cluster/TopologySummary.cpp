@@ -19,6 +19,7 @@ TopologySummary TopologySummary::of(const Topology& topology)
     const int n = static_cast<int>(domains.size());
     if (n == 0) {
         s.gpus = topology.gpuCount();
+        s.domainCounts.gpus = s.gpus;
         return s;
     }
     // Topology::nvlinkBytesPerSecond(d), read in place.
@@ -28,12 +29,14 @@ TopologySummary TopologySummary::of(const Topology& topology)
     const int size = domains.front().gpuCount;
     const double nvlink = nvlinkOf(domains.front());
     bool alike = size > 0;
+    bool uniform = size > 0; // every domain has `size` GPUs (RankMap::DomainCounts)
     s.slowestDomain = 0;
     s.minHbmBytes = domains.front().gpu.hbmBytes;
     double slowestFlops = domains.front().gpu.bf16FlopsPerSecond;
     for (int d = 0; d < n; ++d) {
         const NvlinkDomain& dom = domains[d];
-        alike = alike && dom.gpuCount == size && nvlinkOf(dom) == nvlink;
+        uniform = uniform && dom.gpuCount == size;
+        alike = alike && uniform && nvlinkOf(dom) == nvlink;
         if (dom.gpu.bf16FlopsPerSecond < slowestFlops) {
             slowestFlops = dom.gpu.bf16FlopsPerSecond;
             s.slowestDomain = d;
@@ -43,6 +46,7 @@ TopologySummary TopologySummary::of(const Topology& topology)
     // Topology::gpuCount() also refreshes the domain table that locate() reads, so that the routes of
     // this evaluation see the topology as it is now.
     s.gpus = topology.gpuCount();
+    s.domainCounts = { s.gpus, uniform ? size : 0 };
     // A fabric that lists every domain in order connects them all; the regular form has only such fabrics.
     bool allInOrder = true;
     bool someFabricHoldsAll = false;

@@ -18,6 +18,7 @@ struct TopologySummary {
     int slowestDomain = -1; // first domain with the lowest bf16 peak; -1 without domains
     double minHbmBytes = 0; // smallest HBM of any domain's GPU
     bool connected = true; // Topology::connected()
+    RankMap::DomainCounts domainCounts; // RankMap::DomainCounts::of()
     static TopologySummary of(const Topology& topology);
 
     // Whether this summary was computed from `topology` (the same object, with the same domain and

@@ -16,24 +16,40 @@ constexpr int kBatchTensors = 4;
 constexpr double kBatchBytesPerToken = 8.0;
 } // namespace
 
-StepOverheadTimes stepOverheads(const StepOverheadInputs& in, const ComputeRates& rates)
+StepOverheadCollectives stepOverheadCollectives(const StepOverheadInputs& in)
 {
-    StepOverheadTimes t;
-    t.optimizerSeconds = rates.memorySeconds(kAdamBytesPerParam * in.optimizerShardParams);
+    StepOverheadCollectives c;
     // The norm is reduced as one fp32 scalar over the model- and data-parallel ranks: latency-bound.
-    t.gradNormSeconds = rates.memorySeconds(kNormBytesPerParam * in.optimizerShardParams)
-        + in.dp.seconds(CollectiveKind::AllReduce, 4.0) + in.tp.seconds(CollectiveKind::AllReduce, 4.0);
-    t.clipSeconds = rates.memorySeconds(kClipBytesPerParam * in.optimizerShardParams);
-    // Megatron-Core DistributedDataParallel.zero_grad_buffer() memsets the whole buffer each step.
-    t.zeroGradSeconds = rates.memorySeconds(in.gradBufferBytes);
+    c.gradNormDpSeconds = in.dp.seconds(CollectiveKind::AllReduce, 4.0);
+    c.gradNormTpSeconds = in.tp.seconds(CollectiveKind::AllReduce, 4.0);
     if (in.tp.size > 1) {
         // A pipelined ring broadcast costs what an all-gather of the same output does.
         const double perTensor = in.tp.seconds(CollectiveKind::AllGather, kBatchBytesPerToken * in.tokensPerMicrobatch);
-        t.dataSeconds = in.microbatches * kBatchTensors * perTensor;
+        c.dataSeconds = in.microbatches * kBatchTensors * perTensor;
     }
     // average_losses_across_data_parallel_group: one small all-reduce per step.
-    t.loggingSeconds = in.dp.seconds(CollectiveKind::AllReduce, 8.0);
+    c.loggingSeconds = in.dp.seconds(CollectiveKind::AllReduce, 8.0);
+    return c;
+}
+
+StepOverheadTimes stepOverheads(
+    const StepOverheadInputs& in, const ComputeRates& rates, const StepOverheadCollectives& collectives)
+{
+    StepOverheadTimes t;
+    t.optimizerSeconds = rates.memorySeconds(kAdamBytesPerParam * in.optimizerShardParams);
+    t.gradNormSeconds = rates.memorySeconds(kNormBytesPerParam * in.optimizerShardParams)
+        + collectives.gradNormDpSeconds + collectives.gradNormTpSeconds;
+    t.clipSeconds = rates.memorySeconds(kClipBytesPerParam * in.optimizerShardParams);
+    // Megatron-Core DistributedDataParallel.zero_grad_buffer() memsets the whole buffer each step.
+    t.zeroGradSeconds = rates.memorySeconds(in.gradBufferBytes);
+    t.dataSeconds = collectives.dataSeconds;
+    t.loggingSeconds = collectives.loggingSeconds;
     return t;
+}
+
+StepOverheadTimes stepOverheads(const StepOverheadInputs& in, const ComputeRates& rates)
+{
+    return stepOverheads(in, rates, stepOverheadCollectives(in));
 }
 
 } // namespace parallax::core

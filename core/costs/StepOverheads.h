@@ -32,4 +32,18 @@ struct StepOverheadInputs {
 
 StepOverheadTimes stepOverheads(const StepOverheadInputs& in, const ComputeRates& rates);
 
+// The collectives of stepOverheads(): they depend on the communicators and the batch, not on the
+// rank's shard, so a caller that prices many shards on one layout (the search's scorer: every
+// pipeline rank and ZeRO stage) computes them once and hands them to the overload below.
+struct StepOverheadCollectives {
+    double gradNormDpSeconds = 0; // the norm's fp32 all-reduce over data parallelism
+    double gradNormTpSeconds = 0; // ... and over tensor parallelism
+    double dataSeconds = 0; // StepOverheadTimes::dataSeconds
+    double loggingSeconds = 0; // StepOverheadTimes::loggingSeconds
+};
+StepOverheadCollectives stepOverheadCollectives(const StepOverheadInputs& in);
+// stepOverheads(in, rates), bit for bit, with `collectives` == stepOverheadCollectives(in).
+StepOverheadTimes stepOverheads(
+    const StepOverheadInputs& in, const ComputeRates& rates, const StepOverheadCollectives& collectives);
+
 } // namespace parallax::core

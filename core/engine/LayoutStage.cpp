@@ -9,7 +9,7 @@ LayoutStageResult layoutStage(
     const Topology& topo = scenario.topology;
     LayoutStageResult out;
     out.domains = topology.shape;
-    report.rankMap = RankMap::build(scenario.parallel, &topo);
+    report.rankMap = RankMap::build(scenario.parallel, &topo, topology.domainCounts);
     const RankMap& map = report.rankMap;
     for (int d = 0; d < kDimCount; ++d) {
         const Dim dim = static_cast<Dim>(d);

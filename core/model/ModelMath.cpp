@@ -97,20 +97,17 @@ double finalNormParameters(const ModelSpec& m)
 
 double totalParameters(const ModelSpec& m)
 {
-    double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
-    for (int l = 0; l < m.layers; ++l)
-        p += layerParameters(m, l).total();
-    return p;
+    const double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
+    return sumOverLayers(m, 0, m.layers, p, [&](int l) { return layerParameters(m, l).total(); });
 }
 
 double activeParameters(const ModelSpec& m)
 {
-    double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
-    for (int l = 0; l < m.layers; ++l) {
+    const double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
+    return sumOverLayers(m, 0, m.layers, p, [&](int l) {
         const LayerParameters lp = layerParameters(m, l);
-        p += lp.total() - lp.routedExperts + (m.isMoeLayer(l) ? lp.oneExpert * m.moe->topK : 0.0);
-    }
-    return p;
+        return lp.total() - lp.routedExperts + (m.isMoeLayer(l) ? lp.oneExpert * m.moe->topK : 0.0);
+    });
 }
 
 double layerForwardFlopsPerToken(const ModelSpec& m, int layer, int seqLen)
@@ -131,10 +128,8 @@ double lmHeadForwardFlopsPerToken(const ModelSpec& m)
 
 double forwardFlopsPerToken(const ModelSpec& m, int seqLen)
 {
-    double f = lmHeadForwardFlopsPerToken(m);
-    for (int l = 0; l < m.layers; ++l)
-        f += layerForwardFlopsPerToken(m, l, seqLen);
-    return f;
+    return sumOverLayers(
+        m, 0, m.layers, lmHeadForwardFlopsPerToken(m), [&](int l) { return layerForwardFlopsPerToken(m, l, seqLen); });
 }
 
 } // namespace parallax::core

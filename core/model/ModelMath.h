@@ -3,6 +3,8 @@
 
 #include "core/model/ModelSpec.h"
 
+#include <optional>
+
 namespace parallax::core {
 
 // Parameter counts of one transformer layer's parts (elements). Router and norms are replicated
@@ -19,6 +21,21 @@ struct LayerParameters {
 };
 
 LayerParameters layerParameters(const ModelSpec& m, int layer);
+
+// Sums perLayer(l) over the layers [first, end) in layer order, calling perLayer once per layer kind
+// (dense, MoE): every layer of a kind has one shape, so the sum equals the sum of one call per
+// layer bit for bit, at the cost of two calls. perLayer must depend on the layer only through its kind.
+template <class T, class PerLayer> T sumOverLayers(const ModelSpec& m, int first, int end, T sum, PerLayer&& perLayer)
+{
+    std::optional<T> dense, moe;
+    for (int l = first; l < end; ++l) {
+        std::optional<T>& kind = m.isMoeLayer(l) ? moe : dense;
+        if (!kind)
+            kind = perLayer(l);
+        sum += *kind;
+    }
+    return sum;
+}
 double embeddingParameters(const ModelSpec& m); // token (+ learned position) embedding
 double lmHeadParameters(const ModelSpec& m); // 0 when tied to the embedding
 double finalNormParameters(const ModelSpec& m);

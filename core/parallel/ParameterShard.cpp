@@ -8,15 +8,14 @@ namespace parallax::core {
 ParameterShard stageParameters(
     const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer, bool holdsEmbedding, bool holdsHead)
 {
-    ParameterShard s;
     const double tp = p.tp;
     const double expertShards = static_cast<double>(p.ep) * p.etp;
-    for (int l = firstLayer; l < endLayer; ++l) {
+    ParameterShard s = sumOverLayers(m, firstLayer, endLayer, ParameterShard {}, [&](int l) {
         const LayerParameters lp = layerParameters(m, l);
         // Projections and MLPs split over tp; norms and the router are replicated (Megatron-Core).
-        s.dense += (lp.attention + lp.denseMlp + lp.sharedExperts) / tp + lp.norms + lp.router;
-        s.expert += lp.routedExperts / expertShards;
-    }
+        return ParameterShard { (lp.attention + lp.denseMlp + lp.sharedExperts) / tp + lp.norms + lp.router,
+            lp.routedExperts / expertShards };
+    });
     // Vocabulary-parallel embedding and output layer (arXiv:1909.08053 sec. 3).
     const double vocabTable = static_cast<double>(m.vocab) * static_cast<double>(m.hidden) / tp;
     if (holdsEmbedding)

@@ -170,9 +170,8 @@ StageSplit balancedPipelineSplit(int layers, int pp, int vpp, ScheduleKind kind,
 
 double lmHeadLayerEquivalents(const ModelSpec& m, int seqLen)
 {
-    double layersFlops = 0;
-    for (int l = 0; l < m.layers; ++l)
-        layersFlops += layerForwardFlopsPerToken(m, l, seqLen);
+    const double layersFlops
+        = sumOverLayers(m, 0, m.layers, 0.0, [&](int l) { return layerForwardFlopsPerToken(m, l, seqLen); });
     if (layersFlops <= 0 || m.layers <= 0)
         return 0;
     // Logits GEMM 2 h V per token (arXiv:2104.04473 eq. 3) against the mean layer's forward FLOPs.

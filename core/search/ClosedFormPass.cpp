@@ -19,15 +19,8 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
     auto keep = [&](const BoundedPoint& b) {
         if (window.after && !boundedBefore(*window.after, b))
             return;
-        if (out.open.size() < window.capacity) {
-            out.open.push(b);
-        } else {
+        if (!out.open.offer(b, window.capacity))
             out.windowFull = true;
-            if (boundedBefore(b, out.open.top())) {
-                out.open.pop();
-                out.open.push(b);
-            }
-        }
     };
     ClosedFormScorer scorer(m_base, m_options.calibration);
     scorer.setOptimizerOffload(m_options.optimizerOffload);

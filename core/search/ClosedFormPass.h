@@ -5,11 +5,12 @@
 #include "core/search/Family.h"
 #include "core/search/SearchSpace.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <map>
 #include <optional>
-#include <queue>
+#include <utility>
 #include <vector>
 
 namespace parallax::core {
@@ -29,7 +30,19 @@ struct Ranked {
 // different order differ only by rounding); ties go to less memory, then to the point's key.
 inline long long nanoseconds(double seconds)
 {
-    return std::llround(seconds * 1e9);
+    // std::llround (half away from zero) without its library call: the search ranks millions of
+    // configurations. x - trunc(x) is exact in binary floating point, so the comparison with 0.5
+    // decides as llround does; NaN and values beyond long long take the library path.
+    const double x = seconds * 1e9;
+    if (!(x > -9.0e18 && x < 9.0e18))
+        return std::llround(x);
+    auto n = static_cast<long long>(x);
+    const double frac = x - static_cast<double>(n);
+    if (frac >= 0.5)
+        ++n;
+    else if (frac <= -0.5)
+        --n;
+    return n;
 }
 inline bool better(const Ranked& a, const Ranked& b)
 {
@@ -132,6 +145,79 @@ inline bool boundedBefore(const BoundedPoint& a, const BoundedPoint& b)
 struct LastOnTop {
     bool operator()(const BoundedPoint& a, const BoundedPoint& b) const { return boundedBefore(a, b); }
 };
+struct FirstOnTop {
+    bool operator()(const BoundedPoint& a, const BoundedPoint& b) const { return boundedBefore(b, a); }
+};
+
+// One worker's part of a window: the first `capacity` configurations of the bound order among those
+// it offered. Appended unordered while below capacity (the usual case: no heap work per
+// configuration); a heap with the last one on top from then on, which a configuration before it replaces.
+class WindowBuffer {
+public:
+    // false when the buffer was full (a configuration was left out: `b` or the one it replaced).
+    bool offer(const BoundedPoint& b, std::size_t capacity)
+    {
+        if (m_points.size() < capacity) {
+            m_points.push_back(b);
+            return true;
+        }
+        if (!m_heap) {
+            std::make_heap(m_points.begin(), m_points.end(), LastOnTop {});
+            m_heap = true;
+        }
+        if (!m_points.empty() && boundedBefore(b, m_points.front())) {
+            std::pop_heap(m_points.begin(), m_points.end(), LastOnTop {});
+            m_points.back() = b;
+            std::push_heap(m_points.begin(), m_points.end(), LastOnTop {});
+        }
+        return false;
+    }
+    // Its configurations in no particular order; the buffer is empty afterwards.
+    std::vector<BoundedPoint> take()
+    {
+        m_heap = false;
+        return std::exchange(m_points, {});
+    }
+
+private:
+    std::vector<BoundedPoint> m_points;
+    bool m_heap = false;
+};
+
+// A window handed out in bound order. It is a heap with the first on top: the branch and bound
+// usually stops after a few hundred of a window's configurations, so the rest is never sorted.
+class BoundOrder {
+public:
+    BoundOrder() = default;
+    // The first `capacity` of `points` in bound order; `more` is set when some were left out.
+    BoundOrder(std::vector<BoundedPoint> points, std::size_t capacity, bool& more)
+        : m_points(std::move(points))
+    {
+        if (m_points.size() > capacity) {
+            std::nth_element(m_points.begin(), m_points.begin() + static_cast<std::ptrdiff_t>(capacity), m_points.end(),
+                boundedBefore);
+            m_points.resize(capacity);
+            more = true;
+        }
+        if (!m_points.empty())
+            m_last = *std::max_element(m_points.begin(), m_points.end(), boundedBefore);
+        std::make_heap(m_points.begin(), m_points.end(), FirstOnTop {});
+    }
+    bool empty() const { return m_points.empty(); } // every configuration handed out
+    const BoundedPoint& front() const { return m_points.front(); } // the first one left
+    void pop()
+    {
+        std::pop_heap(m_points.begin(), m_points.end(), FirstOnTop {});
+        m_points.pop_back();
+    }
+    // The window's last configuration in bound order (where the next window starts); empty when the
+    // window held none.
+    const std::optional<BoundedPoint>& last() const { return m_last; }
+
+private:
+    std::vector<BoundedPoint> m_points;
+    std::optional<BoundedPoint> m_last;
+};
 
 // A window of the bound order: the first `capacity` configurations that fit on the closed form
 // and come after `after` (all of them when `after` is empty).
@@ -142,7 +228,7 @@ struct BoundWindow {
 
 // What one thread finds in its share of the layouts.
 struct WorkerResult {
-    std::priority_queue<BoundedPoint, std::vector<BoundedPoint>, LastOnTop> open; // the window; last on top
+    WindowBuffer open; // its part of the window
     bool windowFull = false; // some configuration in the window's range was left out of `open`
     std::map<FamilyKey, FamilySlot> families;
     FamilySlot overall; // every configuration: its leanest

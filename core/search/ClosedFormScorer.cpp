@@ -632,6 +632,14 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
     makespanBound *= 1 - 1e-12;
 
     const ErrorBand band = memoryBand();
+    // Optimizer step and fixed per-step work, as core/Engine.cpp (core/costs/StepOverheads); its
+    // collectives are the same for every rank and ZeRO stage of this layout.
+    StepOverheadInputs fixed;
+    fixed.microbatches = m;
+    fixed.tokensPerMicrobatch = m_base.seqLen() / static_cast<double>(l.cp) * microBatch;
+    fixed.tp = comm.tp;
+    fixed.dp = comm.dp;
+    const StepOverheadCollectives fixedCollectives = stepOverheadCollectives(fixed);
     out.resize(zeros.size());
     for (std::size_t i = 0; i < zeros.size(); ++i) {
         const int z = zeros[i];
@@ -647,15 +655,9 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         sc.peakLowerBoundBytes = 0;
         for (int r = 0; r < p; ++r) {
             const RankTable::Row& row = t.rows[r];
-            // Optimizer step and fixed per-step work, as core/Engine.cpp (core/costs/StepOverheads).
-            StepOverheadInputs fixed;
             fixed.optimizerShardParams = row.optimizer[z] / kOptimizerBytesPerParam;
             fixed.gradBufferBytes = row.grads[z];
-            fixed.microbatches = m;
-            fixed.tokensPerMicrobatch = m_base.seqLen() / static_cast<double>(l.cp) * microBatch;
-            fixed.tp = comm.tp;
-            fixed.dp = comm.dp;
-            fixedSeconds = std::max(fixedSeconds, stepOverheads(fixed, *m_rates).total());
+            fixedSeconds = std::max(fixedSeconds, stepOverheads(fixed, *m_rates, fixedCollectives).total());
             // The peak as core/memory/MemoryModel.cpp composes it; it grows with the stored activations.
             auto peakWith = [&](double act) {
                 double transient = m_transient[r] + (z >= 3 ? row.zeroThreeTransient : 0.0);

@@ -149,17 +149,10 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         more = false;
         for (auto& w : workers) {
             more = more || w.windowFull;
-            while (!w.open.empty()) {
-                open.push_back(w.open.top());
-                w.open.pop();
-            }
+            std::vector<BoundedPoint> part = w.open.take();
+            open.insert(open.end(), part.begin(), part.end());
         }
-        std::sort(open.begin(), open.end(), boundedBefore);
-        if (open.size() > window.capacity) {
-            open.resize(window.capacity);
-            more = true;
-        }
-        return open;
+        return BoundOrder(std::move(open), window.capacity, more);
     };
     runPass(firstWindow, false, 0.0, 0.6);
     std::map<FamilyKey, FamilySlot> families;
@@ -173,7 +166,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         merged.overall.merge(w.overall);
     }
     bool moreBeyondWindow = false;
-    std::vector<BoundedPoint> window = takeWindow(firstWindow, moreBeyondWindow);
+    BoundOrder window = takeWindow(firstWindow, moreBeyondWindow);
     result.stats.scored = merged.scored;
     result.stats.fitting = merged.fitting;
     result.stats.prunedByMemoryBound = merged.pruned;
@@ -299,28 +292,26 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     const std::size_t exactRanks = static_cast<std::size_t>(std::max(1, options.exactRanks));
     std::vector<long long> bestSteps;
     std::optional<long long> bestNs;
-    std::size_t next = 0;
     std::size_t windowCapacity = firstWindow.capacity;
     while (!cancelled()) {
-        if (next == window.size()) {
-            if (!moreBeyondWindow || window.empty())
+        if (window.empty()) {
+            if (!moreBeyondWindow || !window.last())
                 break;
             // Each later window rescores the whole space: eight times the last one keeps the passes few
             // where the screens below rule most of a window out without simulating it.
             windowCapacity *= 8;
-            const BoundWindow later { windowCapacity, window.back() };
+            const BoundWindow later { windowCapacity, window.last() };
             runPass(later, true, 0.6, 0.7);
             window = takeWindow(later, moreBeyondWindow);
-            next = 0;
             continue;
         }
-        if (bestNs && window[next].boundNs > *bestNs)
+        if (bestNs && window.front().boundNs > *bestNs)
             break; // every configuration left is slower than the best simulated one
         const std::size_t from = todo.size();
         // A few items per thread and batch: threads start once per batch, the bound is checked between.
         const std::size_t batch = threads == 1 ? 1 : 4 * static_cast<std::size_t>(threads);
-        for (; next < window.size() && todo.size() - from < batch; ++next) {
-            const BoundedPoint& b = window[next];
+        for (; !window.empty() && todo.size() - from < batch; window.pop()) {
+            const BoundedPoint& b = window.front();
             if (bestNs && b.boundNs > *bestNs)
                 break;
             if (!b.uneven) {

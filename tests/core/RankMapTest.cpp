@@ -113,3 +113,49 @@ TEST(RankMap, MixedTopologyRankToDomain)
     EXPECT_EQ(topo.locate(11).indexInDomain, 7);
     EXPECT_EQ(topo.locate(12).domain, -1);
 }
+
+// What build() reads of the domains: the GPU count and a common domain size, only when every domain
+// has it (an NVLink override does not matter to the rank map; an empty domain does).
+TEST(RankMap, DomainCountsReadTheSizesOnly)
+{
+    Topology t = Topology::regular(h100(), 4, 8, 400);
+    RankMap::DomainCounts c = RankMap::DomainCounts::of(t);
+    EXPECT_EQ(c.gpus, 32);
+    EXPECT_EQ(c.uniformSize, 8);
+    t.domains[1].nvlinkBytesPerSecond = 1e11;
+    EXPECT_EQ(RankMap::DomainCounts::of(t).uniformSize, 8);
+    t.domains[2].gpuCount = 4;
+    c = RankMap::DomainCounts::of(t);
+    EXPECT_EQ(c.gpus, 28);
+    EXPECT_EQ(c.uniformSize, 0);
+    t.domains[2].gpuCount = -3; // counted as empty, as Topology::gpuCount() does
+    c = RankMap::DomainCounts::of(t);
+    EXPECT_EQ(c.gpus, 24);
+    EXPECT_EQ(c.uniformSize, 0);
+    EXPECT_EQ(RankMap::DomainCounts::of(Topology {}).uniformSize, 0);
+}
+
+// Handing build() the counts changes nothing: every rank's domain is the same as when build() reads
+// them itself, on alike and on mixed domains.
+TEST(RankMap, BuildWithCountsMatchesBuild)
+{
+    Topology mixed;
+    mixed.domains.push_back({ "small", h100(), 4, 0 });
+    mixed.domains.push_back({ "big", h100(), 8, 0 });
+    mixed.domains.push_back({ "big2", h100(), 8, 0 });
+    mixed.domains.push_back({ "small2", h100(), 4, 0 });
+    for (const Topology& t : { Topology::regular(h100(), 3, 8, 400), mixed }) {
+        const ParallelConfig p = config(4, 1, 3, 2);
+        const RankMap a = RankMap::build(p, &t);
+        const RankMap b = RankMap::build(p, &t, RankMap::DomainCounts::of(t));
+        ASSERT_TRUE(a.hasTopology());
+        ASSERT_TRUE(b.hasTopology());
+        for (int r = 0; r < p.worldSize(); ++r)
+            EXPECT_EQ(a.domainOfRank(r), b.domainOfRank(r)) << "rank " << r;
+        for (int d = 0; d < kDimCount; ++d)
+            EXPECT_EQ(a.groupsCrossingDomains(static_cast<Dim>(d)), b.groupsCrossingDomains(static_cast<Dim>(d)));
+    }
+    // Too few GPUs for the world: no topology, whichever way the counts come.
+    const Topology small = Topology::regular(h100(), 1, 8, 400);
+    EXPECT_FALSE(RankMap::build(config(4, 1, 4, 1), &small, RankMap::DomainCounts::of(small)).hasTopology());
+}

@@ -33,6 +33,9 @@ void expectMatchesMembers(const Topology& t, const TopologySummary& s)
     const DomainShape shape = DomainShape::of(t);
     EXPECT_EQ(s.shape.alike, shape.alike);
     EXPECT_EQ(s.shape.domainSize, shape.domainSize);
+    const RankMap::DomainCounts counts = RankMap::DomainCounts::of(t);
+    EXPECT_EQ(s.domainCounts.gpus, counts.gpus);
+    EXPECT_EQ(s.domainCounts.uniformSize, counts.uniformSize);
     if (t.domains.empty()) {
         EXPECT_EQ(s.slowestDomain, -1);
         return;

@@ -34,3 +34,41 @@ TEST(StepOverheads, EachPartFromItsBytes)
     in.tp = CommGroup {};
     EXPECT_DOUBLE_EQ(stepOverheads(in, rates).dataSeconds, 0.0);
 }
+
+// The search prices every rank and ZeRO stage of a layout with the collectives computed once: the
+// result is the per-shard call's, bit for bit, and the collectives do not depend on the shard.
+TEST(StepOverheads, CollectivesComputedOnceGiveTheSameTimes)
+{
+    const ComputeRates rates(*PresetLibrary::instance().gpu("h100-sxm"), DType::Bf16, nullptr, EfficiencyDefaults {});
+    StepOverheadInputs in;
+    in.microbatches = 12;
+    in.tokensPerMicrobatch = 4096;
+    in.tp.size = in.tp.inner = 4;
+    in.tp.intra = { 450e9, 2e-6 };
+    in.dp.size = 16;
+    in.dp.inner = 2;
+    in.dp.outer = 8;
+    in.dp.intra = { 450e9, 2e-6 };
+    in.dp.inter = { 50e9, 5e-6 };
+    const StepOverheadCollectives once = stepOverheadCollectives(in);
+    EXPECT_GT(once.gradNormDpSeconds, 0.0);
+    EXPECT_GT(once.gradNormTpSeconds, 0.0);
+    EXPECT_GT(once.dataSeconds, 0.0);
+    EXPECT_GT(once.loggingSeconds, once.gradNormDpSeconds * 0.5);
+    for (double shard : { 0.0, 3.3e7, 1.7e9 }) {
+        in.optimizerShardParams = shard;
+        in.gradBufferBytes = 4.0 * shard + 123.0;
+        const StepOverheadTimes a = stepOverheads(in, rates);
+        const StepOverheadTimes b = stepOverheads(in, rates, once);
+        EXPECT_EQ(a.optimizerSeconds, b.optimizerSeconds);
+        EXPECT_EQ(a.gradNormSeconds, b.gradNormSeconds);
+        EXPECT_EQ(a.clipSeconds, b.clipSeconds);
+        EXPECT_EQ(a.zeroGradSeconds, b.zeroGradSeconds);
+        EXPECT_EQ(a.dataSeconds, b.dataSeconds);
+        EXPECT_EQ(a.loggingSeconds, b.loggingSeconds);
+        EXPECT_EQ(a.total(), b.total());
+        const StepOverheadCollectives again = stepOverheadCollectives(in);
+        EXPECT_EQ(again.gradNormDpSeconds, once.gradNormDpSeconds);
+        EXPECT_EQ(again.dataSeconds, once.dataSeconds);
+    }
+}

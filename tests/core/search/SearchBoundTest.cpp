@@ -113,9 +113,10 @@ int checkRandomPoints(const Scenario& base, int samples, unsigned seed)
                 p.firstStageLayers = split.firstStageLayers;
                 p.lastStageLayers = split.lastStageLayers;
                 const Report u = evaluate(applyPoint(base, p), simulate);
-                if (u.valid)
+                if (u.valid) {
                     EXPECT_LE(nanoseconds(sc.anySplitLowerBoundSeconds), nanoseconds(u.stepTimeSeconds))
                         << base.name << ": " << describe(p);
+                }
             }
         }
     }
