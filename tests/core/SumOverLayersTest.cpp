@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // sumOverLayers (core/model/ModelMath.h) replaces one call per layer with one per layer kind; the
 // parameter counts, FLOPs and stage shards built on it must not move by a single bit.
-#include "core/model/ModelMath.h"
 #include "core/io/PresetLibrary.h"
+#include "core/model/ModelMath.h"
 #include "core/parallel/ParameterShard.h"
 
 #include <gtest/gtest.h>
@@ -55,10 +55,11 @@ TEST(SumOverLayers, CallsOncePerKindInLayerOrder)
     EXPECT_EQ(sum, 1000.0 * m.moe->firstDenseLayers + (m.layers - m.moe->firstDenseLayers));
     // A range inside the MoE layers calls once; an empty range not at all.
     called.clear();
-    EXPECT_EQ(sumOverLayers(m, 10, 14, 0.5, [&](int l) {
-        called.push_back(l);
-        return 2.0;
-    }),
+    EXPECT_EQ(sumOverLayers(m, 10, 14, 0.5,
+                  [&](int l) {
+                      called.push_back(l);
+                      return 2.0;
+                  }),
         8.5);
     EXPECT_EQ(called, std::vector<int> { 10 });
     called.clear();

@@ -33,8 +33,9 @@ std::vector<BoundedPoint> randomPoints(int n, unsigned seed)
     }
     // A total order needs distinct points: drop repeats.
     std::sort(out.begin(), out.end(), boundedBefore);
-    out.erase(std::unique(out.begin(), out.end(),
-                  [](const BoundedPoint& a, const BoundedPoint& b) { return !boundedBefore(a, b) && !boundedBefore(b, a); }),
+    out.erase(
+        std::unique(out.begin(), out.end(),
+            [](const BoundedPoint& a, const BoundedPoint& b) { return !boundedBefore(a, b) && !boundedBefore(b, a); }),
         out.end());
     std::shuffle(out.begin(), out.end(), rng);
     return out;

@@ -36,6 +36,6 @@ TEST(Nanoseconds, RoundsAsLlroundOnStepTimes)
         ASSERT_EQ(nanoseconds(-s), std::llround(-s * 1e9)) << s;
     }
     EXPECT_EQ(nanoseconds(1e12), std::llround(1e12 * 1e9)); // beyond long long's fast range: the library
-    EXPECT_EQ(nanoseconds(std::numeric_limits<double>::infinity()),
-        std::llround(std::numeric_limits<double>::infinity()));
+    EXPECT_EQ(
+        nanoseconds(std::numeric_limits<double>::infinity()), std::llround(std::numeric_limits<double>::infinity()));
 }
