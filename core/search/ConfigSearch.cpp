@@ -19,7 +19,6 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
-#include <queue>
 #include <thread>
 #include <tuple>
 
