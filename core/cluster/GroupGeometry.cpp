@@ -4,6 +4,8 @@
 #include "core/cluster/CommGroups.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstddef>
 #include <numeric>
 
 namespace parallax::core {
@@ -44,6 +46,51 @@ void sampledMembers(int base, int stride, int size, int domainSize, std::vector<
         out.push_back(base + k * stride);
 }
 
+// Results of strided groups on alike domains, per thread, direct-mapped: an entry holds the route
+// cache id of the shape it was computed on and the group's pattern (its base's position inside a
+// domain, stride, size, chain), so an entry of another topology or pattern is a miss and is
+// overwritten. No allocation, no clearing, no lock.
+template <typename Value> class StridedCache {
+public:
+    struct Key {
+        std::uint64_t id = 0;
+        int baseInDomain = 0;
+        int stride = 0;
+        int size = 0;
+        bool chain = false;
+        bool operator==(const Key&) const = default;
+    };
+    // The cached value of `key`, else compute() stored under it.
+    template <typename Compute> Value get(const Key& key, Compute compute)
+    {
+        std::uint64_t h = key.id * 0x9E3779B97F4A7C15ull;
+        h ^= static_cast<std::uint64_t>(static_cast<unsigned>(key.baseInDomain)) * 0xC2B2AE3D27D4EB4Full;
+        h ^= static_cast<std::uint64_t>(static_cast<unsigned>(key.stride)) * 0x165667B19E3779F9ull;
+        h ^= (static_cast<std::uint64_t>(static_cast<unsigned>(key.size)) << 1 | (key.chain ? 1u : 0u))
+            * 0x27D4EB2F165667C5ull;
+        Entry& e = m_entries[(h >> 32) % kEntries];
+        if (!(e.key == key)) {
+            e.value = compute();
+            e.key = key;
+        }
+        return e.value;
+    }
+
+private:
+    static constexpr std::size_t kEntries = 1024;
+    struct Entry {
+        Key key; // id 0: empty (ids start at 1)
+        Value value {};
+    };
+    Entry m_entries[kEntries];
+};
+
+template <typename Value> StridedCache<Value>& stridedCache()
+{
+    thread_local StridedCache<Value> cache;
+    return cache;
+}
+
 bool fabricHoldsAllInOrder(const Fabric& f, int domains)
 {
     if (static_cast<int>(f.domains.size()) != domains)
@@ -78,18 +125,20 @@ DomainShape DomainShape::of(const Topology& topology)
     }
     s.alike = true;
     s.domainSize = size;
+    s.routeCacheId = freshRouteCacheId();
     return s;
 }
 
-CommGroup stridedCommGroup(const Topology& topology, const DomainShape& shape, int base, int stride, int size)
+std::uint64_t DomainShape::freshRouteCacheId()
+{
+    static std::atomic<std::uint64_t> next { 1 };
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+namespace {
+CommGroup alikeStridedCommGroup(const Topology& topology, const DomainShape& shape, int base, int stride, int size)
 {
     thread_local std::vector<int> ranks;
-    if (!shape.alike) {
-        ranks.resize(size);
-        for (int i = 0; i < size; ++i)
-            ranks[i] = base + i * stride;
-        return commGroupFor(ranks, topology);
-    }
     CommGroup g;
     g.size = size;
     if (size <= 0)
@@ -118,7 +167,7 @@ CommGroup stridedCommGroup(const Topology& topology, const DomainShape& shape, i
     return g;
 }
 
-GroupRoute stridedGroupRoute(
+GroupRoute uncachedStridedGroupRoute(
     const Topology& topology, const DomainShape& shape, int base, int stride, int size, bool chain)
 {
     thread_local std::vector<int> ranks;
@@ -159,6 +208,33 @@ GroupRoute stridedGroupRoute(
             ranks[i] = base + i * stride;
     }
     return chain ? chainRoute(topology, ranks) : groupRoute(topology, ranks);
+}
+} // namespace
+
+CommGroup stridedCommGroup(const Topology& topology, const DomainShape& shape, int base, int stride, int size)
+{
+    if (!shape.alike) {
+        thread_local std::vector<int> ranks;
+        ranks.resize(size);
+        for (int i = 0; i < size; ++i)
+            ranks[i] = base + i * stride;
+        return commGroupFor(ranks, topology);
+    }
+    if (shape.routeCacheId == 0 || size <= 0 || base < 0)
+        return alikeStridedCommGroup(topology, shape, base, stride, size);
+    const StridedCache<CommGroup>::Key key { shape.routeCacheId, base % shape.domainSize, stride, size, false };
+    return stridedCache<CommGroup>().get(
+        key, [&] { return alikeStridedCommGroup(topology, shape, key.baseInDomain, stride, size); });
+}
+
+GroupRoute stridedGroupRoute(
+    const Topology& topology, const DomainShape& shape, int base, int stride, int size, bool chain)
+{
+    if (!shape.alike || shape.routeCacheId == 0 || size <= 0 || base < 0)
+        return uncachedStridedGroupRoute(topology, shape, base, stride, size, chain);
+    const StridedCache<GroupRoute>::Key key { shape.routeCacheId, base % shape.domainSize, stride, size, chain };
+    return stridedCache<GroupRoute>().get(
+        key, [&] { return uncachedStridedGroupRoute(topology, shape, key.baseInDomain, stride, size, chain); });
 }
 
 GroupCrossings groupCrossings(const Topology& topology, const DomainShape& shape, const RankMap& map, Dim d)

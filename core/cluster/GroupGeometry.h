@@ -6,6 +6,8 @@
 #include "core/cluster/Topology.h"
 #include "core/costs/CostModel.h"
 
+#include <cstdint>
+
 namespace parallax::core {
 
 // Whether every NVLink domain looks the same to a communicator: the same GPU count and NVLink
@@ -15,7 +17,14 @@ namespace parallax::core {
 struct DomainShape {
     bool alike = false;
     int domainSize = 0; // GPUs per domain when alike
+    // Nonzero when alike: an id of this topology, fresh from every of() (and TopologySummary::of()),
+    // under which the strided routes below cache their results per thread. Shifting a group by whole
+    // alike domains leaves its route unchanged, so a result keyed by (base % domainSize, stride,
+    // size) serves every group of that pattern, in this evaluation and in the next ones a search
+    // makes on the same summary. Zero: nothing cached (a shape built by hand).
+    std::uint64_t routeCacheId = 0;
     static DomainShape of(const Topology& topology);
+    static std::uint64_t freshRouteCacheId();
 };
 
 // commGroupFor() (core/cluster/CommGroups.h) of the ranks base, base + stride, ...,

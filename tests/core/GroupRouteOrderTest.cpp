@@ -2,6 +2,7 @@
 // groupRoute() walks members listed in rank order from one domain to the next instead of searching
 // every domain for each, and skips the sort they do not need: the route of a group must not depend on
 // the order its members are listed in, on domains of uneven and zero size and on several fabrics.
+#include "RouteExpectations.h"
 #include "core/cluster/FabricPath.h"
 #include "core/cluster/Topology.h"
 #include "core/io/PresetLibrary.h"
@@ -13,6 +14,7 @@
 #include <vector>
 
 using namespace parallax::core;
+using parallax::core::testing_support::expectSameRoute;
 
 namespace {
 
@@ -37,15 +39,6 @@ Topology unevenTopology()
     }
     t.fabrics = { leafA, leafB, spine };
     return t;
-}
-
-void expectSameRoute(const GroupRoute& a, const GroupRoute& b)
-{
-    EXPECT_EQ(a.spansDomains, b.spansDomains);
-    EXPECT_EQ(a.crossesFabric, b.crossesFabric);
-    EXPECT_EQ(a.crossesRail, b.crossesRail);
-    EXPECT_EQ(a.link.bytesPerSecond, b.link.bytesPerSecond);
-    EXPECT_EQ(a.link.latencySeconds, b.link.latencySeconds);
 }
 
 } // namespace
