@@ -47,62 +47,25 @@ struct AxisStride {
     int stride = 1;
 };
 
-// Ranks of the first and of the last group of an axis (RankMap creates groups in order of
-// their smallest rank; the last one holds rank world-1).
-void groupRanks(const AxisStride& a, int world, bool last, std::vector<int>& out)
+// The group of an axis whose first member is `base`, with the domains of its first and last
+// members (its members ascend, so these are its lowest and highest domains): the engine's
+// stridedCommGroup() (core/cluster/GroupGeometry.h), rank r on GPU r.
+CommGroup axisGroup(
+    const AxisStride& a, int base, const Topology& topo, const DomainShape& shape, int& firstDomain, int& lastDomain)
 {
-    out.clear();
-    int base = 0;
-    if (last) {
-        const int r = world - 1;
-        base = r - ((r / a.stride) % a.size) * a.stride;
-    }
-    for (int i = 0; i < a.size; ++i)
-        out.push_back(base + i * a.stride);
+    firstDomain = topo.domainOf(base);
+    lastDomain = topo.domainOf(base + (a.size - 1) * a.stride);
+    return stridedCommGroup(topo, shape, base, a.stride, a.size);
 }
 
-// commGroupFor() (core/cluster/CommGroups.cpp) over the topology directly: rank r runs on GPU r.
-CommGroup geometry(
-    const std::vector<int>& ranks, const Topology& topo, const DomainLinks& links, int& firstDomain, int& lastDomain)
+// buildCommGroups() picks the more spread of the first and the last group of a dimension (RankMap
+// creates groups in order of their smallest rank; the last one holds rank world-1).
+CommGroup mostSpreadGroup(const AxisStride& a, int world, const Topology& topo, const DomainShape& shape, bool& crosses)
 {
-    CommGroup g;
-    g.size = static_cast<int>(ranks.size());
-    firstDomain = lastDomain = 0;
-    if (ranks.empty())
-        return g;
-    // Members per domain in one pass: a count per domain, reset through the list of touched ones.
-    thread_local std::vector<int> counts;
-    counts.assign(topo.domains.size(), 0);
-    std::vector<std::pair<int, int>> perDomain; // (domain, members)
-    for (int r : ranks) {
-        const int d = topo.domainOf(r);
-        if (counts[d]++ == 0)
-            perDomain.emplace_back(d, 0);
-    }
-    for (auto& [d, n] : perDomain)
-        n = counts[d];
-    firstDomain = lastDomain = perDomain.front().first;
-    for (const auto& [domain, count] : perDomain) {
-        firstDomain = std::min(firstDomain, domain);
-        lastDomain = std::max(lastDomain, domain);
-    }
-    CommGroup out = commGroupFromDomains(g.size, perDomain, links);
-    if (perDomain.size() > 1) {
-        if (const GroupRoute route = groupRoute(topo, ranks); route.link.bytesPerSecond > 0)
-            out.inter = route.link;
-    }
-    return out;
-}
-
-// buildCommGroups() picks the more spread of the first and the last group of a dimension.
-CommGroup mostSpreadGroup(const AxisStride& a, int world, const Topology& topo, const DomainLinks& links, bool& crosses)
-{
-    std::vector<int> ranks;
     int f0 = 0, l0 = 0, f1 = 0, l1 = 0;
-    groupRanks(a, world, false, ranks);
-    const CommGroup front = geometry(ranks, topo, links, f0, l0);
-    groupRanks(a, world, true, ranks);
-    const CommGroup back = geometry(ranks, topo, links, f1, l1);
+    const CommGroup front = axisGroup(a, 0, topo, shape, f0, l0);
+    const int r = world - 1;
+    const CommGroup back = axisGroup(a, r - ((r / a.stride) % a.size) * a.stride, topo, shape, f1, l1);
     crosses = front.outer > 1 || back.outer > 1;
     return l1 - f1 > l0 - f0 ? back : front;
 }
@@ -163,7 +126,7 @@ ClosedFormScorer::ClosedFormScorer(const Scenario& base, const Calibration* cali
             && d.nvlinkBytesPerSecond == f.nvlinkBytesPerSecond;
     }
     m_uniformTopology = m_uniformTopology && topo.fabrics.size() <= 1;
-    m_links = DomainLinks::of(topo);
+    m_shape = DomainShape::of(topo);
     m_rates = std::make_unique<ComputeRates>(m_gpu, base.training.dtype, calibration, m_defaults);
     const ModelSpec& model = base.model;
     const int denseLayer = 0;
@@ -212,18 +175,29 @@ LayoutComm ClosedFormScorer::layoutComm(const Layout& l, int ep) const
         stride *= expertSize[a];
     }
     bool unused = false;
-    c.tp = mostSpreadGroup(dense[kTp], world, topo, m_links, c.tpCrossesDomain);
-    c.cp = mostSpreadGroup(dense[kCp], world, topo, m_links, unused);
-    c.ep = mostSpreadGroup(expert[kEp], world, topo, m_links, c.epCrossesDomain);
-    c.edp = mostSpreadGroup(expert[kEdp], world, topo, m_links, unused);
-    // The dense gradient group is dp x cp at tp = pp = 0 (core/cluster/CommGroups.cpp).
-    std::vector<int> dpcp;
-    for (int i = 0; i < l.cp; ++i) {
-        for (int d = 0; d < l.dp; ++d)
-            dpcp.push_back(i * dense[kCp].stride + d * dense[kDp].stride);
+    c.tp = mostSpreadGroup(dense[kTp], world, topo, m_shape, c.tpCrossesDomain);
+    c.cp = mostSpreadGroup(dense[kCp], world, topo, m_shape, unused);
+    c.ep = mostSpreadGroup(expert[kEp], world, topo, m_shape, c.epCrossesDomain);
+    c.edp = mostSpreadGroup(expert[kEdp], world, topo, m_shape, unused);
+    // The dense gradient group is dp x cp at tp = pp = 0 (core/cluster/CommGroups.cpp): one strided
+    // group when the two axes are adjacent in the order, else listed member by member.
+    const AxisStride& cpAxis = dense[kCp];
+    const AxisStride& dpAxis = dense[kDp];
+    if (cpAxis.size == 1 || dpAxis.size == 1 || cpAxis.stride * cpAxis.size == dpAxis.stride
+        || dpAxis.stride * dpAxis.size == cpAxis.stride) {
+        const int stride = cpAxis.size == 1 ? dpAxis.stride
+            : dpAxis.size == 1              ? cpAxis.stride
+                                            : std::min(cpAxis.stride, dpAxis.stride);
+        c.dp = stridedCommGroup(topo, m_shape, 0, stride, l.cp * l.dp);
+    } else {
+        std::vector<int> dpcp;
+        for (int i = 0; i < l.cp; ++i) {
+            for (int d = 0; d < l.dp; ++d)
+                dpcp.push_back(i * cpAxis.stride + d * dpAxis.stride);
+        }
+        std::sort(dpcp.begin(), dpcp.end());
+        c.dp = commGroupFor(dpcp, topo);
     }
-    int f = 0, last = 0;
-    c.dp = geometry(dpcp, topo, m_links, f, last);
     // Any TP group crossing: with a regular topology the first and last groups are representative
     // of their strides; check every group start when domains differ in size.
     if (!m_uniformTopology && l.tp > 1) {

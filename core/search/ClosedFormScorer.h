@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/cluster/CommGroups.h"
+#include "core/cluster/GroupGeometry.h"
 
 #include "core/Scenario.h"
 #include "core/costs/CostModel.h"
@@ -100,7 +101,7 @@ private:
     EfficiencyDefaults m_defaults;
     GpuSpec m_gpu;
     LayerShape m_denseShape, m_moeShape;
-    DomainLinks m_links;
+    DomainShape m_shape; // of m_base.topology: strided communicators from rank arithmetic
     double m_hbm = 0;
     std::unique_ptr<ComputeRates> m_rates;
     std::vector<int> m_denseOrder; // axis sizes in rank order: index into {tp, cp, dp, pp}
