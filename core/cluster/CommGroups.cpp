@@ -3,6 +3,7 @@
 
 #include "core/calibration/Calibration.h"
 #include "core/cluster/FabricPath.h"
+#include "core/cluster/GradientGroupStride.h"
 #include "core/cluster/GroupGeometry.h"
 
 #include <algorithm>
@@ -133,17 +134,8 @@ EngineCommGroups buildCommGroups(const ParallelConfig& p, const Topology& topolo
     out.cp = fromDim(Dim::Cp);
     out.ep = fromDim(Dim::Ep);
     out.edp = fromDim(Dim::Edp);
-    // Gradients of dense parameters are reduced over dp x cp (Megatron-Core's data-parallel group
-    // with context parallelism folded in): ranks (0, c, d, 0), evenly spaced when cp and dp are
-    // adjacent in the rank order.
-    const int cpStride = map.groupStride(Dim::Cp), dpStride = map.groupStride(Dim::Dp);
-    int stride = 0;
-    if (p.dp == 1)
-        stride = cpStride;
-    else if (p.cp == 1 || dpStride == cpStride * p.cp)
-        stride = p.cp == 1 ? dpStride : cpStride;
-    else if (cpStride == dpStride * p.dp)
-        stride = dpStride;
+    // Gradients of dense parameters are reduced over dp x cp: ranks (0, c, d, 0).
+    const int stride = gradientGroupStride(p.cp, map.groupStride(Dim::Cp), p.dp, map.groupStride(Dim::Dp));
     if (stride > 0 && map.hasTopology() && p.cp > 0 && p.dp > 0) {
         out.dp = stridedCommGroup(topology, shape, 0, stride, p.cp * p.dp);
     } else {

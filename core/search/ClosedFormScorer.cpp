@@ -5,6 +5,7 @@
 
 #include "core/calibration/Calibration.h"
 #include "core/cluster/FabricPath.h"
+#include "core/cluster/GradientGroupStride.h"
 #include "core/costs/StepOverheads.h"
 #include "core/memory/ActivationMemory.h"
 #include "core/memory/MemoryModel.h"
@@ -179,15 +180,10 @@ LayoutComm ClosedFormScorer::layoutComm(const Layout& l, int ep) const
     c.cp = mostSpreadGroup(dense[kCp], world, topo, m_shape, unused);
     c.ep = mostSpreadGroup(expert[kEp], world, topo, m_shape, c.epCrossesDomain);
     c.edp = mostSpreadGroup(expert[kEdp], world, topo, m_shape, unused);
-    // The dense gradient group is dp x cp at tp = pp = 0 (core/cluster/CommGroups.cpp): one strided
-    // group when the two axes are adjacent in the order, else listed member by member.
+    // The dense gradient group is dp x cp at tp = pp = 0, as buildCommGroups() prices it.
     const AxisStride& cpAxis = dense[kCp];
     const AxisStride& dpAxis = dense[kDp];
-    if (cpAxis.size == 1 || dpAxis.size == 1 || cpAxis.stride * cpAxis.size == dpAxis.stride
-        || dpAxis.stride * dpAxis.size == cpAxis.stride) {
-        const int stride = cpAxis.size == 1 ? dpAxis.stride
-            : dpAxis.size == 1              ? cpAxis.stride
-                                            : std::min(cpAxis.stride, dpAxis.stride);
+    if (const int stride = gradientGroupStride(l.cp, cpAxis.stride, l.dp, dpAxis.stride); stride > 0) {
         c.dp = stridedCommGroup(topo, m_shape, 0, stride, l.cp * l.dp);
     } else {
         std::vector<int> dpcp;
