@@ -4,6 +4,7 @@
 #include "core/cluster/CommGroups.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <numeric>
@@ -125,14 +126,76 @@ DomainShape DomainShape::of(const Topology& topology)
     }
     s.alike = true;
     s.domainSize = size;
-    s.routeCacheId = freshRouteCacheId();
+    s.routeCacheId = routeCacheIdOf(topology, size, nvlink);
     return s;
 }
 
-std::uint64_t DomainShape::freshRouteCacheId()
+namespace {
+// What a strided route on alike domains reads of its topology (alikeStridedCommGroup, groupRoute and
+// chainRoute in core/cluster/FabricPath.cpp, Topology's link lookups): the domain count and size, the
+// NVLink bandwidth, and each fabric's links, every fabric holding every domain in order. Topologies
+// equal in these have equal routes, bit for bit.
+struct RouteContent {
+    struct FabricLinks {
+        double nicGbps = 0;
+        int nicsPerDomain = 0;
+        double latencySeconds = 0;
+        double oversubscription = 0;
+        bool railOptimized = false;
+        bool pxn = false;
+        bool operator==(const FabricLinks&) const = default;
+    };
+    int domains = 0;
+    int domainSize = 0;
+    double nvlink = 0;
+    std::vector<FabricLinks> fabrics;
+
+    static FabricLinks linksOf(const Fabric& f)
+    {
+        return { f.nicGbps, f.nicsPerDomain, f.latencySeconds, f.oversubscription, f.railOptimized, f.pxn };
+    }
+    bool describes(const Topology& t, int size, double bandwidth) const
+    {
+        if (domains != static_cast<int>(t.domains.size()) || domainSize != size || nvlink != bandwidth
+            || fabrics.size() != t.fabrics.size())
+            return false;
+        for (std::size_t f = 0; f < fabrics.size(); ++f) {
+            if (!(fabrics[f] == linksOf(t.fabrics[f])))
+                return false;
+        }
+        return true;
+    }
+};
+} // namespace
+
+std::uint64_t DomainShape::routeCacheIdOf(const Topology& topology, int domainSize, double nvlink)
 {
-    static std::atomic<std::uint64_t> next { 1 };
-    return next.fetch_add(1, std::memory_order_relaxed);
+    // The last few contents seen on this thread and their ids; an evicted content that comes back gets
+    // a new id (its old entries in the route caches are then misses, never wrong).
+    struct Seen {
+        RouteContent content;
+        std::uint64_t id = 0;
+    };
+    constexpr std::size_t kSeen = 8;
+    thread_local std::array<Seen, kSeen> seen;
+    thread_local std::size_t next = 0;
+    for (const Seen& e : seen) {
+        if (e.id != 0 && e.content.describes(topology, domainSize, nvlink))
+            return e.id;
+    }
+    Seen& e = seen[next];
+    next = (next + 1) % kSeen;
+    e.content.domains = static_cast<int>(topology.domains.size());
+    e.content.domainSize = domainSize;
+    e.content.nvlink = nvlink;
+    e.content.fabrics.clear();
+    for (const Fabric& f : topology.fabrics)
+        e.content.fabrics.push_back(RouteContent::linksOf(f));
+    // Ids are unique over all threads, so a shape computed on one thread and read on another names
+    // its own topology's routes in that thread's caches too.
+    static std::atomic<std::uint64_t> counter { 1 };
+    e.id = counter.fetch_add(1, std::memory_order_relaxed);
+    return e.id;
 }
 
 namespace {

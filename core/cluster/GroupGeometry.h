@@ -17,14 +17,18 @@ namespace parallax::core {
 struct DomainShape {
     bool alike = false;
     int domainSize = 0; // GPUs per domain when alike
-    // Nonzero when alike: an id of this topology, fresh from every of() (and TopologySummary::of()),
-    // under which the strided routes below cache their results per thread. Shifting a group by whole
-    // alike domains leaves its route unchanged, so a result keyed by (base % domainSize, stride,
-    // size) serves every group of that pattern, in this evaluation and in the next ones a search
-    // makes on the same summary. Zero: nothing cached (a shape built by hand).
+    // Nonzero when alike: the id under which the strided routes below cache their results per thread,
+    // the same for every topology equal in what those routes read (domain count and size, NVLink
+    // bandwidth, each fabric's links: routeCacheIdOf()), different for any other. Shifting a group by
+    // whole alike domains leaves its route unchanged, so a result keyed by (base % domainSize, stride,
+    // size) serves every group of that pattern, in this evaluation and in every later one on an equal
+    // cluster (a search's scratch scenarios, the GUI's evaluations between topology edits). Zero:
+    // nothing cached (a shape built by hand).
     std::uint64_t routeCacheId = 0;
     static DomainShape of(const Topology& topology);
-    static std::uint64_t freshRouteCacheId();
+    // The id of an alike topology of `domainSize` GPUs and `nvlink` bytes/s per domain (as of() finds
+    // them): a per-thread lookup among the last few topologies seen, O(fabrics).
+    static std::uint64_t routeCacheIdOf(const Topology& topology, int domainSize, double nvlink);
 };
 
 // commGroupFor() (core/cluster/CommGroups.h) of the ranks base, base + stride, ...,

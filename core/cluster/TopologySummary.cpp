@@ -60,7 +60,7 @@ TopologySummary TopologySummary::of(const Topology& topology)
     if (alike && allInOrder) {
         s.shape.alike = true;
         s.shape.domainSize = size;
-        s.shape.routeCacheId = DomainShape::freshRouteCacheId();
+        s.shape.routeCacheId = DomainShape::routeCacheIdOf(topology, size, nvlink);
     }
     s.connected = n <= 1 || someFabricHoldsAll || fabricsConnectAllDomains(topology);
     return s;

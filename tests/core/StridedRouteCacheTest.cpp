@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 using namespace parallax::core;
@@ -37,23 +39,74 @@ DomainShape uncached(DomainShape shape)
 
 } // namespace
 
-TEST(StridedRouteCache, AlikeShapesGetAFreshIdAndOthersNone)
+TEST(StridedRouteCache, EqualTopologiesShareAnIdAndMixedOnesGetNone)
 {
     const Topology t = alike(4, 400);
+    const Topology copy = t; // another object, equal content
     const DomainShape a = DomainShape::of(t);
-    const DomainShape b = DomainShape::of(t);
     ASSERT_TRUE(a.alike);
     EXPECT_NE(a.routeCacheId, 0u);
-    EXPECT_NE(a.routeCacheId, b.routeCacheId);
-    const TopologySummary s = TopologySummary::of(t);
+    EXPECT_EQ(DomainShape::of(t).routeCacheId, a.routeCacheId);
+    EXPECT_EQ(DomainShape::of(copy).routeCacheId, a.routeCacheId);
+    const TopologySummary s = TopologySummary::of(copy);
     ASSERT_TRUE(s.shape.alike);
-    EXPECT_NE(s.shape.routeCacheId, 0u);
-    EXPECT_NE(s.shape.routeCacheId, b.routeCacheId);
+    EXPECT_EQ(s.shape.routeCacheId, a.routeCacheId);
 
     Topology mixed = t;
     mixed.domains.back().gpuCount = 4;
     EXPECT_EQ(DomainShape::of(mixed).routeCacheId, 0u);
     EXPECT_EQ(TopologySummary::of(mixed).shape.routeCacheId, 0u);
+}
+
+// Every property a route reads gives its own id when it differs: the domain count, the NVLink
+// bandwidth, and each of a fabric's link fields. (Removing any of them from the id's content makes
+// its case here fail.)
+TEST(StridedRouteCache, TopologiesDifferingInAnyLinkGetTheirOwnIds)
+{
+    const Topology t = alike(4, 400);
+    const std::uint64_t id = DomainShape::of(t).routeCacheId;
+    std::vector<std::pair<const char*, Topology>> variants;
+    variants.emplace_back("domains", alike(5, 400));
+    auto variant = [&](const char* name, auto edit) {
+        Topology v = t;
+        edit(v);
+        variants.emplace_back(name, v);
+    };
+    variant("nvlink", [](Topology& v) {
+        for (NvlinkDomain& d : v.domains)
+            d.nvlinkBytesPerSecond = 0.5 * d.gpu.nvlinkBytesPerSecond;
+    });
+    variant("nicGbps", [](Topology& v) { v.fabrics[0].nicGbps = 200; });
+    variant("nicsPerDomain", [](Topology& v) { v.fabrics[0].nicsPerDomain = 8; });
+    variant("latencySeconds", [](Topology& v) { v.fabrics[0].latencySeconds *= 2; });
+    variant("oversubscription", [](Topology& v) { v.fabrics[0].oversubscription = 4; });
+    variant("railOptimized", [](Topology& v) { v.fabrics[0].railOptimized = false; });
+    variant("pxn", [](Topology& v) { v.fabrics[0].pxn = true; });
+    variant("a second fabric", [](Topology& v) { v.fabrics.push_back(v.fabrics[0]); });
+    for (const auto& [name, v] : variants) {
+        SCOPED_TRACE(name);
+        const DomainShape shape = DomainShape::of(v);
+        ASSERT_TRUE(shape.alike);
+        EXPECT_NE(shape.routeCacheId, 0u);
+        EXPECT_NE(shape.routeCacheId, id);
+    }
+}
+
+// More distinct clusters than the id table holds, asked in turn twice: every answer equals the
+// uncached one, whether the cluster's id survived or it got a new one.
+TEST(StridedRouteCache, ManyClustersInTurnStayCorrect)
+{
+    std::vector<Topology> clusters;
+    for (int k = 0; k < 12; ++k)
+        clusters.push_back(alike(8, 100.0 + 25.0 * k));
+    for (int round = 0; round < 2; ++round) {
+        for (const Topology& t : clusters) {
+            const DomainShape shape = DomainShape::of(t);
+            expectSameGroup(stridedCommGroup(t, shape, 3, 8, 8), stridedCommGroup(t, uncached(shape), 3, 8, 8));
+            expectSameRoute(
+                stridedGroupRoute(t, shape, 1, 3, 16, false), stridedGroupRoute(t, uncached(shape), 1, 3, 16, false));
+        }
+    }
 }
 
 // Every base, stride and size that fits in 16 domains of 8, asked twice (the second time from the
