@@ -3,6 +3,7 @@
 #include "core/schedule/SimulationPlan.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -365,6 +366,52 @@ SimulationResult simulate(const SimulationInput& input, const std::vector<RankPr
     return Simulator(input, programs).run();
 }
 
+namespace {
+// The programs of the last few schedule shapes simulated on this thread. Successive evaluations mostly
+// share their shape (the GUI's edits of anything but pp, micro-batches or the schedule; a search's
+// candidates of one pipeline shape), and generating the programs is a seventh of a 1,536-op
+// simulation (callgrind of BM_Evaluate/simulate:1). Shapes of more ops than kMaxCachedOps are
+// generated each time, so the cache stays below a few MB per thread.
+class ProgramCache {
+public:
+    const std::vector<RankProgram>& get(const ScheduleShape& shape)
+    {
+        for (const Entry& e : m_entries) {
+            if (e.used && same(e.shape, shape))
+                return e.programs;
+        }
+        Entry& e = m_entries[m_next];
+        m_next = (m_next + 1) % kEntries;
+        e.used = false; // until the programs are in place (generateSchedule may throw bad_alloc)
+        e.programs = generateSchedule(shape);
+        e.shape = shape;
+        e.used = true;
+        return e.programs;
+    }
+    static bool cacheable(const ScheduleShape& shape)
+    {
+        // An upper bound of every generator's op count: at most 3 ops (F, B, W) per micro-batch and chunk.
+        return 3LL * shape.microbatches * chunksPerRank(shape) * shape.ranks <= kMaxCachedOps;
+    }
+
+private:
+    static constexpr long long kMaxCachedOps = 65'536;
+    static constexpr std::size_t kEntries = 4;
+    struct Entry {
+        ScheduleShape shape;
+        std::vector<RankProgram> programs;
+        bool used = false;
+    };
+    static bool same(const ScheduleShape& a, const ScheduleShape& b)
+    {
+        return a.kind == b.kind && a.ranks == b.ranks && a.microbatches == b.microbatches
+            && a.virtualStages == b.virtualStages;
+    }
+    std::array<Entry, kEntries> m_entries;
+    std::size_t m_next = 0;
+};
+} // namespace
+
 SimulationResult simulate(const SimulationInput& input)
 {
     if (!checkShape(input.shape).empty()) {
@@ -372,7 +419,10 @@ SimulationResult simulate(const SimulationInput& input)
         result.deadlock = true;
         return result;
     }
-    return simulate(input, generateSchedule(input.shape));
+    if (!ProgramCache::cacheable(input.shape))
+        return simulate(input, generateSchedule(input.shape));
+    thread_local ProgramCache cache;
+    return simulate(input, cache.get(input.shape));
 }
 
 } // namespace parallax::core

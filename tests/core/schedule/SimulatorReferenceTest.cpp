@@ -420,6 +420,41 @@ TEST(SimulatorReference, MatchesTheReferenceOnBrokenPrograms)
     EXPECT_GT(deadlocks, 200);
 }
 
+// simulate(input) keeps the programs of the last few shapes per thread: shapes that differ in one
+// field each, more of them than it keeps, asked in turn twice with fresh random times, each give what
+// the programs generated for that shape give.
+TEST(SimulatorReference, GeneratingOverloadMatchesAcrossShapesAskedInTurn)
+{
+    const std::vector<ScheduleShape> shapes {
+        { ScheduleKind::Interleaved1F1B, 4, 8, 2 },
+        { ScheduleKind::Interleaved1F1B, 4, 8, 4 }, // virtual stages
+        { ScheduleKind::Interleaved1F1B, 4, 12, 2 }, // micro-batches
+        { ScheduleKind::Interleaved1F1B, 2, 8, 2 }, // ranks
+        { ScheduleKind::OneFOneB, 4, 8, 1 }, // kind
+        { ScheduleKind::GPipe, 4, 8, 1 },
+        { ScheduleKind::ZbH1, 4, 8, 1 },
+    };
+    std::mt19937 rng(7);
+    const auto real = [&rng](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+    for (int round = 0; round < 2; ++round) {
+        for (const ScheduleShape& shape : shapes) {
+            SCOPED_TRACE(describe(shape) + " round " + std::to_string(round));
+            ASSERT_EQ(checkShape(shape), "");
+            SimulationInput input;
+            input.shape = shape;
+            input.durations.assign(shape.ranks, std::vector<ChunkDurations>(chunksPerRank(shape)));
+            for (auto& rank : input.durations)
+                for (ChunkDurations& d : rank)
+                    d = { real(0.9, 1.1), real(0.9, 1.1), real(0.4, 0.6), -1, 0, 0, 0 };
+            const std::vector<RankProgram> programs = generateSchedule(shape);
+            const SimulationResult got = simulate(input);
+            EXPECT_FALSE(got.deadlock);
+            expectSame(got, simulate(input, programs));
+            expectSame(got, ReferenceSimulator(input, programs).run());
+        }
+    }
+}
+
 // Larger than the random shapes, with heavier first and last stages as the engine gives them.
 TEST(SimulatorReference, MatchesTheReferenceOnLargeShapes)
 {
