@@ -120,9 +120,7 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
     // The simulator's ops are sorted by rank, then start.
     const auto byRank = [](const TimedOp& op, int r) { return op.rank < r; };
     const auto first = std::lower_bound(in.schedule.ops.begin(), in.schedule.ops.end(), rank, byRank);
-    auto end = first;
-    while (end != in.schedule.ops.end() && end->rank == rank)
-        ++end;
+    const auto end = std::lower_bound(first, in.schedule.ops.end(), rank + 1, byRank);
     if (p.zero >= 3 || first == end) {
         // ZeRO-3 gathers and reduces per micro-batch and layer (flat rings); without a timeline, the
         // windows the engine passed.

@@ -24,6 +24,8 @@ constexpr double kNobodyWaits = -1.0;
 
 // How far ahead of a woken rank's program counter to prefetch: one 64-byte line of CompiledOps.
 constexpr std::size_t kPrefetchOps = 8;
+// Largest result written into a pre-sized vector (Simulator::writeOps): well inside a core's L2.
+constexpr std::size_t kSizedOpsBytes = 256 * 1024;
 double parkedCode(int rank)
 {
     return -2.0 - rank;
@@ -273,12 +275,26 @@ private:
     }
 
     // The ops that ran (a prefix of each program), rank by rank in program order, which is start
-    // order on a rank.
+    // order on a rank. Up to a few hundred KB (the engine's simulations) the vector is sized, zeroed in
+    // cache, and written through a pointer with no capacity check per op; a larger one is only
+    // reserved, so that its lines are written once rather than zeroed in memory and written again.
     void writeOps(SimulationResult& result, std::size_t ran)
     {
-        const int ranks = plan_.ranks();
         std::vector<TimedOp>& ops = result.ops;
-        ops.reserve(ran);
+        if (ran * sizeof(TimedOp) <= kSizedOpsBytes) {
+            ops.resize(ran);
+            TimedOp* out = ops.data();
+            writeOpsWith([&]() -> TimedOp& { return *out++; });
+        } else {
+            ops.reserve(ran);
+            writeOpsWith([&]() -> TimedOp& { return ops.emplace_back(); });
+        }
+    }
+
+    // Writes each op that ran into next(), in order, and each rank's tally.
+    template <typename Next> void writeOpsWith(Next next)
+    {
+        const int ranks = plan_.ranks();
         tallies_.assign(ranks, RankTally {});
         for (int r = 0; r < ranks; ++r) {
             const PipelineOp* const program = programs_[r].data();
@@ -304,7 +320,7 @@ private:
                 const double start = state.starts[pc];
                 // Field by field into the vector's own storage: a TimedOp built on the stack and copied
                 // stalls on store-to-load forwarding (perf annotate), as wide as the rest of the loop.
-                TimedOp& t = ops.emplace_back();
+                TimedOp& t = next();
                 t.rank = r;
                 t.kind = op.kind;
                 t.microbatch = op.microbatch;
