@@ -48,31 +48,38 @@ void fillDurations(
     in.epSecondsPerMb.assign(pp, 0);
     in.backwardWorkingSet.assign(pp, 0);
     for (int r = 0; r < pp; ++r) {
+        // Sums in locals (the stores through the tables could alias them), added in the same order as
+        // one table entry per layer would be: the same bits.
+        double tp = 0, cp = 0, ep = 0, workingSet = 0;
         for (int c = 0; c < in.chunks; ++c) {
             const int stage = modelStageOf(in.shape, r, c);
             ChunkDurations& d = sim.durations[r][c];
-            d.forward = d.backwardInput = d.backwardWeight = 0;
-            double computeF = 0, computeB = 0, commF = 0, commB = 0;
+            double forward = 0, backwardInput = 0, backwardWeight = 0;
+            double computeF = 0, computeB = 0, commF = 0, commB = 0, activation = 0, wPending = 0;
             for (int l = in.layout.firstLayer(stage); l < in.layout.endLayer(stage); ++l) {
                 const LayerTimes& t = lc.times(model, l);
-                d.forward += t.forward();
-                d.backwardInput += t.backwardInput();
-                d.backwardWeight += t.backwardWeight();
+                forward += t.forward();
+                backwardInput += t.backwardInput();
+                backwardWeight += t.backwardWeight();
                 computeF += t.forwardCompute;
                 computeB += t.backwardInputCompute + t.recomputeCompute + t.backwardWeightCompute;
                 commF += t.tpForward + t.cpForward + t.epForward;
                 commB += t.tpBackward + t.cpBackward + t.epBackward;
-                in.tpSecondsPerMb[r] += t.tpForward + t.tpBackward;
-                in.cpSecondsPerMb[r] += t.cpForward + t.cpBackward;
-                in.epSecondsPerMb[r] += t.epForward + t.epBackward;
+                tp += t.tpForward + t.tpBackward;
+                cp += t.cpForward + t.cpBackward;
+                ep += t.epForward + t.epBackward;
                 const bool moe = model.isMoeLayer(l);
-                sim.activationWeight[r][c] += moe ? lc.moeActivation : lc.denseActivation;
-                sim.wPendingWeight[r][c] += in.splitBackward ? (moe ? lc.moeWPending : lc.denseWPending) : 0.0;
+                activation += moe ? lc.moeActivation : lc.denseActivation;
+                wPending += in.splitBackward ? (moe ? lc.moeWPending : lc.denseWPending) : 0.0;
                 // The layer being back-propagated materialises gradients as large as its activations
                 // (and, under full recompute, its rebuilt activations): one layer's worth at a time.
-                in.backwardWorkingSet[r]
-                    = std::max(in.backwardWorkingSet[r], moe ? lc.moeActivationFull : lc.denseActivationFull);
+                workingSet = std::max(workingSet, moe ? lc.moeActivationFull : lc.denseActivationFull);
             }
+            d.forward = forward;
+            d.backwardInput = backwardInput;
+            d.backwardWeight = backwardWeight;
+            sim.activationWeight[r][c] = activation;
+            sim.wPendingWeight[r][c] = wPending;
             if (stage == lastStage) {
                 d.forward += head.forward;
                 d.backwardInput += head.backwardInput;
@@ -88,6 +95,10 @@ void fillDurations(
             d.forwardComm = commF;
             d.backwardComm = commB;
         }
+        in.tpSecondsPerMb[r] = tp;
+        in.cpSecondsPerMb[r] = cp;
+        in.epSecondsPerMb[r] = ep;
+        in.backwardWorkingSet[r] = workingSet;
     }
 }
 
@@ -111,11 +122,15 @@ void fillP2p(const Scenario& s, const LayerCostStageResult& costs, const Efficie
         };
         std::vector<Seen> seen;
         const int domainSize = domains.alike ? domains.domainSize : 0;
+        thread_local std::vector<int> gpuOf; // the GPU of each pipeline rank of the first pipeline group
+        gpuOf.resize(par.pp);
+        for (int a = 0; a < par.pp; ++a)
+            gpuOf[a] = map.member(Dim::Pp, 0, a);
         for (int a = 0; a < par.pp; ++a) {
             for (int b = 0; b < par.pp; ++b) {
                 if (a == b)
                     continue;
-                const int ga = map.member(Dim::Pp, 0, a), gb = map.member(Dim::Pp, 0, b);
+                const int ga = gpuOf[a], gb = gpuOf[b];
                 const Seen key { domainSize ? ga % domainSize : -1, domainSize ? gb % domainSize : -1,
                     domainSize ? ga / domainSize == gb / domainSize : false, 0 };
                 const auto it = std::find_if(seen.begin(), seen.end(), [&](const Seen& k) {
