@@ -32,6 +32,46 @@ void Topology::rebuildCache() const
     m_cacheValid = true;
 }
 
+Topology::DomainScan Topology::scanDomains() const
+{
+    DomainScan scan;
+    const std::size_t n = domains.size();
+    m_domainStart.resize(n + 1);
+    m_domainStart[0] = 0;
+    if (n == 0) {
+        m_cacheValid = true;
+        return scan;
+    }
+    const NvlinkDomain& front = domains.front();
+    scan.firstSize = front.gpuCount;
+    scan.firstNvlink = nvlinkBytesPerSecond(0);
+    scan.slowestDomain = 0;
+    scan.minHbmBytes = front.gpu.hbmBytes;
+    double slowestFlops = front.gpu.bf16FlopsPerSecond;
+    // Bitwise & rather than &&: one pass without early exits, few branches (runs per evaluation, over
+    // up to 65,536 domains).
+    bool sameSize = front.gpuCount > 0, sameNvlink = true;
+    int gpus = 0;
+    for (std::size_t d = 0; d < n; ++d) {
+        const NvlinkDomain& dom = domains[d];
+        gpus += std::max(0, dom.gpuCount);
+        m_domainStart[d + 1] = gpus;
+        const double nvlink = dom.nvlinkBytesPerSecond > 0 ? dom.nvlinkBytesPerSecond : dom.gpu.nvlinkBytesPerSecond;
+        sameSize = sameSize & (dom.gpuCount == scan.firstSize);
+        sameNvlink = sameNvlink & (nvlink == scan.firstNvlink);
+        if (dom.gpu.bf16FlopsPerSecond < slowestFlops) {
+            slowestFlops = dom.gpu.bf16FlopsPerSecond;
+            scan.slowestDomain = static_cast<int>(d);
+        }
+        scan.minHbmBytes = std::min(scan.minHbmBytes, dom.gpu.hbmBytes);
+    }
+    m_cacheValid = true;
+    scan.gpus = gpus;
+    scan.uniformSize = sameSize;
+    scan.uniformNvlink = sameNvlink;
+    return scan;
+}
+
 int Topology::gpuCount() const
 {
     rebuildCache();

@@ -48,6 +48,18 @@ public:
     static Topology regular(const GpuSpec& gpu, int nodes, int gpusPerNode, double nicGbps, int nicsPerNode = 0);
 
     int gpuCount() const;
+    // What one pass over the domains finds (TopologySummary::of reads it); the pass also refreshes the
+    // table that locate() reads, as gpuCount() does.
+    struct DomainScan {
+        int gpus = 0; // gpuCount()
+        int firstSize = 0; // GPUs of the first domain
+        bool uniformSize = false; // every domain has firstSize > 0 GPUs
+        bool uniformNvlink = false; // every domain's nvlinkBytesPerSecond() equals the first one's
+        double firstNvlink = 0;
+        int slowestDomain = -1; // first domain with the lowest bf16 peak; -1 without domains
+        double minHbmBytes = 0; // smallest HBM of any domain's GPU
+    };
+    DomainScan scanDomains() const;
     GpuLocation locate(int gpu) const; // gpu in [0, gpuCount())
     int domainOf(int gpu) const { return locate(gpu).domain; }
     const GpuSpec& gpuSpec(int gpu) const;

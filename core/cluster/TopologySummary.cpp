@@ -15,37 +15,20 @@ TopologySummary TopologySummary::of(const Topology& topology)
     s.m_domainCount = topology.domains.size();
     s.m_fabrics = topology.fabrics.data();
     s.m_fabricCount = topology.fabrics.size();
-    const auto& domains = topology.domains;
-    const int n = static_cast<int>(domains.size());
-    if (n == 0) {
-        s.gpus = topology.gpuCount();
-        s.domainCounts.gpus = s.gpus;
-        return s;
-    }
-    // Topology::nvlinkBytesPerSecond(d), read in place.
-    auto nvlinkOf = [](const NvlinkDomain& d) {
-        return d.nvlinkBytesPerSecond > 0 ? d.nvlinkBytesPerSecond : d.gpu.nvlinkBytesPerSecond;
-    };
-    const int size = domains.front().gpuCount;
-    const double nvlink = nvlinkOf(domains.front());
-    bool alike = size > 0;
-    bool uniform = size > 0; // every domain has `size` GPUs (RankMap::DomainCounts)
-    s.slowestDomain = 0;
-    s.minHbmBytes = domains.front().gpu.hbmBytes;
-    double slowestFlops = domains.front().gpu.bf16FlopsPerSecond;
-    for (int d = 0; d < n; ++d) {
-        const NvlinkDomain& dom = domains[d];
-        uniform = uniform && dom.gpuCount == size;
-        alike = alike && uniform && nvlinkOf(dom) == nvlink;
-        if (dom.gpu.bf16FlopsPerSecond < slowestFlops) {
-            slowestFlops = dom.gpu.bf16FlopsPerSecond;
-            s.slowestDomain = d;
-        }
-        s.minHbmBytes = std::min(s.minHbmBytes, dom.gpu.hbmBytes);
-    }
-    // Topology::gpuCount() also refreshes the domain table that locate() reads, so that the routes of
+    const int n = static_cast<int>(topology.domains.size());
+    // One pass over the domains, which also refreshes the table locate() reads, so that the routes of
     // this evaluation see the topology as it is now.
-    s.gpus = topology.gpuCount();
+    const Topology::DomainScan scan = topology.scanDomains();
+    s.gpus = scan.gpus;
+    s.domainCounts.gpus = s.gpus;
+    if (n == 0)
+        return s;
+    const int size = scan.firstSize;
+    const double nvlink = scan.firstNvlink;
+    const bool uniform = scan.uniformSize; // every domain has `size` GPUs (RankMap::DomainCounts)
+    const bool alike = uniform && scan.uniformNvlink;
+    s.slowestDomain = scan.slowestDomain;
+    s.minHbmBytes = scan.minHbmBytes;
     s.domainCounts = { s.gpus, uniform ? size : 0 };
     // A fabric that lists every domain in order connects them all; the regular form has only such fabrics.
     bool allInOrder = true;
