@@ -6,6 +6,7 @@
 #include "core/search/SearchSpace.h"
 #include "ui/BackgroundJob.h"
 #include "ui/CandidateModel.h"
+#include "ui/ElidedLabel.h"
 #include "ui/Format.h"
 #include "ui/RejectedFamilyModel.h"
 #include "ui/ScenarioDocument.h"
@@ -65,9 +66,12 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
     m_progress->setRange(0, kProgressSteps);
     m_progress->setTextVisible(true);
     m_progress->setFormat(QStringLiteral("%p%"));
-    m_status = new QLabel(this);
+    // Three "100%" wide: the counts line beside it needs the room at 1366 px.
+    m_progress->setMaximumWidth(3 * m_progress->fontMetrics().horizontalAdvance(QStringLiteral("100%")));
+    // Elided with "…" where the bar is narrow (1366x768), the whole line as its tooltip: a clipped "99 s[imulated]"
+    // read as 99 seconds. Long counts never widen the window.
+    m_status = new ElidedLabel(this);
     m_status->setObjectName(QStringLiteral("searchStatus"));
-    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // long counts must not widen the window
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_searchButton);
     bar->addWidget(m_cancelButton);
@@ -218,7 +222,7 @@ void RecommendationsTab::scheduleRefresh()
         m_searching = false;
         updateButtons();
     }
-    m_status->setText(tr("Refreshing after the edit…"));
+    m_status->setFullText(tr("Refreshing after the edit…"));
     m_refreshTimer->start();
 }
 
@@ -227,7 +231,7 @@ void RecommendationsTab::refreshNow()
     const bool answered = m_result && !m_result->cancelled && m_refreshKey == refreshKey()
         && m_resultCalibration == m_document->calibration().get();
     if (answered && !m_searching) {
-        m_status->setText(tr("Up to date")); // an undo back to the scenario the shown result answers
+        m_status->setFullText(tr("Up to date")); // an undo back to the scenario the shown result answers
         return;
     }
     startSearch();
@@ -248,7 +252,7 @@ void RecommendationsTab::startSearch()
     m_searching = true;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_progress->setValue(0);
-    m_status->setText(tr("Searching…"));
+    m_status->setFullText(tr("Searching…"));
     updateButtons();
 
     const core::Scenario scenario = m_document->scenario();
@@ -267,7 +271,7 @@ void RecommendationsTab::startSearch()
                 if (generation != m_generation || !m_searching)
                     return;
                 m_progress->setValue(value);
-                m_status->setText(tr("%1: %2 configurations scored").arg(phase).arg(scored));
+                m_status->setFullText(tr("%1: %2 configurations scored").arg(phase).arg(scored));
             },
             Qt::QueuedConnection);
     };
@@ -298,7 +302,7 @@ void RecommendationsTab::cancelSearch()
     if (!m_searching || !m_cancel)
         return;
     m_cancel->store(true);
-    m_status->setText(tr("Cancelling…"));
+    m_status->setFullText(tr("Cancelling…"));
     m_cancelButton->setEnabled(false);
 }
 
@@ -313,13 +317,13 @@ void RecommendationsTab::searchFinished(
     m_progress->setValue(m_result->cancelled ? m_progress->value() : kProgressSteps);
     const auto& st = m_result->stats;
     if (m_result->cancelled)
-        m_status->setText(tr("Cancelled after %1 s: showing what was found so far").arg(seconds, 0, 'f', 1));
+        m_status->setFullText(tr("Cancelled after %1 s: showing what was found so far").arg(seconds, 0, 'f', 1));
     else
-        m_status->setText(tr("%1 valid configurations, %2 scored, %3 simulated in %4 s")
-                              .arg(st.enumerated)
-                              .arg(st.scored)
-                              .arg(st.simulated)
-                              .arg(seconds, 0, 'f', 1));
+        m_status->setFullText(tr("%1 valid · %2 scored · %3 simulated · %4 s")
+                                  .arg(st.enumerated)
+                                  .arg(st.scored)
+                                  .arg(st.simulated)
+                                  .arg(seconds, 0, 'f', 1));
     m_candidateTable->clearSelection();
     if (m_candidates->rowCount() > 0)
         m_candidateTable->selectRow(0);
@@ -448,7 +452,7 @@ bool RecommendationsTab::copyCandidateFlags(int row)
     if (flags.isEmpty())
         return false;
     QGuiApplication::clipboard()->setText(flags);
-    m_status->setText(tr("Copied the Megatron-LM flags of candidate %1").arg(row + 1));
+    m_status->setFullText(tr("Copied the Megatron-LM flags of candidate %1").arg(row + 1));
     return true;
 }
 

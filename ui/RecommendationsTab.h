@@ -17,6 +17,7 @@ class QTimer;
 namespace parallax::ui {
 
 class CandidateModel;
+class ElidedLabel;
 class RejectedFamilyModel;
 class ScenarioDocument;
 
@@ -79,7 +80,7 @@ private:
     QPushButton* m_applyButton;
     QPushButton* m_copyButton;
     QProgressBar* m_progress;
-    QLabel* m_status;
+    ElidedLabel* m_status;
     QLabel* m_staleBanner;
     QLabel* m_summary;
     QLabel* m_details; // the selected candidate's reasons in full

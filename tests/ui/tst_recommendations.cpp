@@ -6,6 +6,7 @@
 
 #include "core/search/SearchSpace.h"
 #include "ui/CandidateModel.h"
+#include "ui/ElidedLabel.h"
 #include "ui/RecommendationsTab.h"
 #include "ui/RejectedFamilyModel.h"
 
@@ -74,6 +75,16 @@ private Q_SLOTS:
         const QModelIndex why = tab->rejectedModel()->index(0, RejectedFamilyModel::Reason);
         QVERIFY(!tab->rejectedModel()->data(why).toString().isEmpty());
         QVERIFY(!tab->isStale());
+        // The counts line is elided with "…" where the bar is narrow, never clipped mid-word ("99 s[imulated]"
+        // read as 99 seconds), and the whole line is its tooltip.
+        const auto* status = tab->findChild<ElidedLabel*>(QStringLiteral("searchStatus"));
+        QVERIFY(status);
+        QVERIFY(status->fullText().contains(QStringLiteral(" simulated · ")));
+        QCOMPARE(status->toolTip(), status->fullText());
+        const QString shown = status->text();
+        QVERIFY2(shown == status->fullText()
+                || (shown.endsWith(QChar(0x2026)) && status->fullText().startsWith(shown.chopped(1))),
+            qPrintable(shown));
 
         // Apply: one undo step that sets the degrees; undo restores the scenario exactly.
         const QString before = test::serialized(w.doc()->scenario());
