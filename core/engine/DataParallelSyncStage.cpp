@@ -14,6 +14,14 @@ DataParallelSyncResult dataParallelSyncStage(const MemoryInputs& memory, const P
     const ParallelConfig& par = memory.parallel;
     const EngineCommGroups& comm = layout.comm;
     DataParallelSyncResult out;
+    // Optimizer step and the fixed per-step work around it (core/costs/StepOverheads): the same
+    // communicators and batch on every pipeline rank, so their collectives are priced once.
+    StepOverheadInputs fixed;
+    fixed.microbatches = report.microbatches;
+    fixed.tokensPerMicrobatch = costs.context.seqLen / costs.context.cp * costs.context.microBatch;
+    fixed.tp = comm.tp;
+    fixed.dp = comm.dp;
+    const StepOverheadCollectives collectives = stepOverheadCollectives(fixed);
     for (int r = 0; r < par.pp; ++r) {
         const StageMemory& st = report.stages[r];
         double fwd = 0, bwd = 0;
@@ -26,15 +34,9 @@ DataParallelSyncResult dataParallelSyncStage(const MemoryInputs& memory, const P
             = dpSyncSeconds(memory, r, comm.dp, comm.edp, par.dpOverlap ? fwd : 0.0, par.dpOverlap ? bwd : 0.0);
         out.exposedSeconds = std::max(out.exposedSeconds, dp.exposedSeconds);
         out.totalSeconds = std::max(out.totalSeconds, dp.totalSeconds);
-        // Optimizer step and the fixed per-step work around it (core/costs/StepOverheads).
-        StepOverheadInputs fixed;
         fixed.optimizerShardParams = st.optimizerBytes / kOptimizerBytesPerParam;
         fixed.gradBufferBytes = st.gradsBytes;
-        fixed.microbatches = report.microbatches;
-        fixed.tokensPerMicrobatch = costs.context.seqLen / costs.context.cp * costs.context.microBatch;
-        fixed.tp = comm.tp;
-        fixed.dp = comm.dp;
-        out.optimizerSeconds = std::max(out.optimizerSeconds, stepOverheads(fixed, costs.rates).total());
+        out.optimizerSeconds = std::max(out.optimizerSeconds, stepOverheads(fixed, costs.rates, collectives).total());
     }
     return out;
 }
