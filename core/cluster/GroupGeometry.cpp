@@ -344,7 +344,7 @@ GroupCrossings groupCrossings(const Topology& topology, const DomainShape& shape
         long long groups = 0;
         long long base = -1;
         for (long long j = 0; j < D; ++j) {
-            const long long c = ((k - j) % D + D) % D;
+            const long long c = k >= j ? k - j : k - j + D; // (k - j) mod D without a division (k, j < D)
             if (lowCount[j] == 0 || highCount[c] == 0)
                 continue;
             groups += lowCount[j] * highCount[c];
