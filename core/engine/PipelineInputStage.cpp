@@ -40,9 +40,15 @@ void fillDurations(
     const LayerCosts& lc = costs.layers;
     const HeadTimes& head = costs.head;
     SimulationInput& sim = in.simulation;
-    sim.durations.assign(pp, std::vector<ChunkDurations>(in.chunks));
-    sim.activationWeight.assign(pp, std::vector<double>(in.chunks, 0));
-    sim.wPendingWeight.assign(pp, std::vector<double>(in.chunks, 0));
+    // Row by row: no temporary row to copy from (an allocation each).
+    sim.durations.resize(pp);
+    sim.activationWeight.resize(pp);
+    sim.wPendingWeight.resize(pp);
+    for (int r = 0; r < pp; ++r) {
+        sim.durations[r].assign(in.chunks, ChunkDurations {});
+        sim.activationWeight[r].assign(in.chunks, 0.0);
+        sim.wPendingWeight[r].assign(in.chunks, 0.0);
+    }
     in.tpSecondsPerMb.assign(pp, 0);
     in.cpSecondsPerMb.assign(pp, 0);
     in.epSecondsPerMb.assign(pp, 0);
@@ -112,7 +118,9 @@ void fillP2p(const Scenario& s, const LayerCostStageResult& costs, const Efficie
     SimulationInput& sim = in.simulation;
     const double p2pBytes = 2.0 * ctx.seqLen / ctx.cp * ctx.microBatch * s.model.hidden / (ctx.sp ? ctx.tp : 1);
     if (par.pp > 1) {
-        sim.p2pSeconds.assign(par.pp, std::vector<double>(par.pp, 0));
+        sim.p2pSeconds.resize(par.pp);
+        for (std::vector<double>& row : sim.p2pSeconds)
+            row.assign(par.pp, 0.0);
         // Between alike domains a link depends only on the two GPUs' positions inside their domains
         // (and whether they share one): one route per distinct case.
         struct Seen {
@@ -158,7 +166,8 @@ void fillP2p(const Scenario& s, const LayerCostStageResult& costs, const Efficie
             }
         }
         report.comm.ppSeconds = report.microbatches * in.chunks * busiestRankSendSeconds(sim.p2pSeconds);
-        sim.p2pSeconds.assign(par.pp, std::vector<double>(par.pp, 0));
+        for (std::vector<double>& row : sim.p2pSeconds)
+            std::fill(row.begin(), row.end(), 0.0);
     }
 }
 } // namespace
