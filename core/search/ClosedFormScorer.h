@@ -29,9 +29,6 @@ struct LayoutComm {
     bool epCrossesDomain = false;
 };
 
-// Per NVLink domain: its NVLink and per-GPU scale-out bandwidth and the scale-out latency, looked
-// up once (the topology's own lookups scan the fabrics).
-
 // What the search needs of one configuration: the closed-form step time and memory of
 // evaluate(..., {simulateSchedule = false}) without building a Report.
 struct ClosedFormScore {
