@@ -48,8 +48,86 @@ struct OverlappedOp {
     std::uint32_t forwardPlan = 0;
     std::uint32_t gradientInput = 0;
     std::uint32_t backwardPlan = 0;
+    int rank = 0, chunk = 0, chunk2 = 0; // what its duration is computed from (SimulationPlan::overlappedDuration)
     double duration = 0;
 };
+
+// A shape's programs compiled against its plan's slot layout. The slots an op waits for and completes
+// and its plan index depend on the shape only (SimulationPlan: blocks per direction and stage), never on
+// the durations, so simulate(input) compiles a cached shape's programs once; only the overlapped pairs'
+// durations are filled in per run.
+struct CompiledPrograms {
+    bool usable = false;
+    std::vector<CompiledOp> code; // [rank][op]
+    std::vector<std::size_t> begin; // per rank: its first op in `code`
+    std::vector<std::size_t> runnable; // per rank: ops before the first one that names something outside the shape
+    std::vector<OverlappedOp> overlapped; // durations left at 0
+};
+
+// Compiles rank r's program into `code` (room for all its ops) and appends its overlapped pairs;
+// returns the number of runnable ops: compilation stops at the first op naming a micro-batch, chunk,
+// direction or kind outside the shape (the rank can never run it).
+std::size_t compileRank(const SimulationPlan& plan, const RankProgram& programOps, int r, CompiledOp* const code,
+    std::vector<OverlappedOp>& overlapped)
+{
+    // Locals, not members: the stores below could otherwise alias them and force reloads.
+    const PipelineOp* const program = programOps.data();
+    const std::size_t count = programOps.size();
+    const KindPlan* const kinds = plan.kinds();
+    const std::uint32_t rankKinds = plan.kindIndex(r, 0, 0, OpKind::Forward);
+    const unsigned microbatches = static_cast<unsigned>(plan.microbatches());
+    const unsigned chunks = static_cast<unsigned>(plan.chunks());
+    const unsigned directions = static_cast<unsigned>(plan.directions());
+    std::size_t pc = 0;
+    for (; pc < count; ++pc) {
+        const PipelineOp& op = program[pc];
+        const unsigned kind = static_cast<unsigned>(op.kind);
+        const unsigned chunk = static_cast<unsigned>(op.chunk);
+        const unsigned direction = static_cast<unsigned>(op.direction);
+        if (static_cast<unsigned>(op.microbatch) >= microbatches || chunk >= chunks || direction >= directions)
+            break;
+        if (kind < SimulationPlan::kKinds) [[likely]] {
+            const std::uint32_t index = rankKinds + (chunk * directions + direction) * SimulationPlan::kKinds + kind;
+            code[pc] = { static_cast<std::uint32_t>(kinds[index].input + op.microbatch), index };
+        } else if (op.kind == OpKind::ForwardBackward && plan.validOp(op.microbatch2, op.chunk2, op.direction2)) {
+            OverlappedOp pair;
+            pair.forwardPlan = plan.kindIndex(r, op.chunk, op.direction, OpKind::Forward);
+            pair.activationInput = static_cast<std::uint32_t>(kinds[pair.forwardPlan].input + op.microbatch);
+            pair.backwardPlan = plan.kindIndex(r, op.chunk2, op.direction2, OpKind::Backward);
+            pair.gradientInput = static_cast<std::uint32_t>(kinds[pair.backwardPlan].input + op.microbatch2);
+            pair.rank = r;
+            pair.chunk = op.chunk;
+            pair.chunk2 = op.chunk2;
+            overlapped.push_back(pair);
+            code[pc] = { 0, kOverlapped | static_cast<std::uint32_t>(overlapped.size() - 1) };
+        } else {
+            break;
+        }
+    }
+    return pc;
+}
+
+CompiledPrograms compilePrograms(const ScheduleShape& shape, const std::vector<RankProgram>& programs)
+{
+    CompiledPrograms out;
+    SimulationInput input;
+    input.shape = shape;
+    const SimulationPlan plan(input);
+    if (!plan.usable() || static_cast<int>(programs.size()) != plan.ranks())
+        return out;
+    std::size_t total = 0;
+    for (const RankProgram& program : programs)
+        total += program.size();
+    out.code.resize(total);
+    total = 0;
+    for (int r = 0; r < plan.ranks(); ++r) {
+        out.begin.push_back(total);
+        out.runnable.push_back(compileRank(plan, programs[r], r, out.code.data() + total, out.overlapped));
+        total += programs[r].size();
+    }
+    out.usable = true;
+    return out;
+}
 
 // Where a rank stands in its program: all the run loop reads and writes per rank, so that a
 // switch between ranks (every few ops once the pipeline is full) costs a few loads.
@@ -90,10 +168,12 @@ struct RankTally {
 //    busy time and in-flight peaks, which depend on program order only.
 class Simulator {
 public:
-    Simulator(const SimulationInput& input, const std::vector<RankProgram>& programs)
+    Simulator(const SimulationInput& input, const std::vector<RankProgram>& programs,
+        const CompiledPrograms* compiled = nullptr)
         : plan_(input)
         , shape_(input.shape)
         , programs_(programs)
+        , compiled_(compiled && compiled->usable ? compiled : nullptr)
     {
     }
 
@@ -108,16 +188,27 @@ public:
         std::size_t total = 0;
         for (const RankProgram& program : programs_)
             total += program.size();
-        code_.reset(new CompiledOp[total]);
         starts_.reset(new double[total]);
         rank_.assign(ranks, RankState {});
-        total = 0;
-        for (int r = 0; r < ranks; ++r) {
-            rank_[r].code = code_.get() + total;
-            rank_[r].starts = starts_.get() + total;
-            compile(r);
-            total += programs_[r].size();
+        if (compiled_) {
+            overlapped_ = compiled_->overlapped;
+            for (int r = 0; r < ranks; ++r) {
+                rank_[r].code = compiled_->code.data() + compiled_->begin[r];
+                rank_[r].starts = starts_.get() + compiled_->begin[r];
+                rank_[r].runnable = compiled_->runnable[r];
+            }
+        } else {
+            code_.reset(new CompiledOp[total]);
+            total = 0;
+            for (int r = 0; r < ranks; ++r) {
+                rank_[r].code = code_.get() + total;
+                rank_[r].starts = starts_.get() + total;
+                rank_[r].runnable = compileRank(plan_, programs_[r], r, code_.get() + total, overlapped_);
+                total += programs_[r].size();
+            }
         }
+        for (OverlappedOp& pair : overlapped_)
+            pair.duration = plan_.overlappedDuration(pair.rank, pair.chunk, pair.chunk2);
 
         slots_.assign(plan_.slotCount(), kNobodyWaits);
         for (int d = 0; d < plan_.directions(); ++d)
@@ -142,53 +233,6 @@ public:
     }
 
 private:
-    // Stops at the first op naming a micro-batch, chunk, direction or kind outside the shape: the
-    // rank can never run it.
-    void compile(int r)
-    {
-        // Locals, not members: the stores below could otherwise alias them and force reloads.
-        const PipelineOp* const program = programs_[r].data();
-        const std::size_t count = programs_[r].size();
-        CompiledOp* const code = code_.get() + (rank_[r].code - code_.get());
-        const KindPlan* const kinds = plan_.kinds();
-        const std::uint32_t rankKinds = plan_.kindIndex(r, 0, 0, OpKind::Forward);
-        const unsigned microbatches = static_cast<unsigned>(plan_.microbatches());
-        const unsigned chunks = static_cast<unsigned>(plan_.chunks());
-        const unsigned directions = static_cast<unsigned>(plan_.directions());
-        std::size_t pc = 0;
-        for (; pc < count; ++pc) {
-            const PipelineOp& op = program[pc];
-            const unsigned kind = static_cast<unsigned>(op.kind);
-            const unsigned chunk = static_cast<unsigned>(op.chunk);
-            const unsigned direction = static_cast<unsigned>(op.direction);
-            if (static_cast<unsigned>(op.microbatch) >= microbatches || chunk >= chunks || direction >= directions)
-                break;
-            if (kind < SimulationPlan::kKinds) [[likely]] {
-                const std::uint32_t index
-                    = rankKinds + (chunk * directions + direction) * SimulationPlan::kKinds + kind;
-                code[pc] = { static_cast<std::uint32_t>(kinds[index].input + op.microbatch), index };
-            } else if (op.kind == OpKind::ForwardBackward && plan_.validOp(op.microbatch2, op.chunk2, op.direction2)) {
-                code[pc] = compileOverlapped(r, op);
-            } else {
-                break;
-            }
-        }
-        rank_[r].runnable = pc;
-    }
-
-    CompiledOp compileOverlapped(int r, const PipelineOp& op)
-    {
-        const KindPlan* const kinds = plan_.kinds();
-        OverlappedOp pair;
-        pair.forwardPlan = plan_.kindIndex(r, op.chunk, op.direction, OpKind::Forward);
-        pair.activationInput = static_cast<std::uint32_t>(kinds[pair.forwardPlan].input + op.microbatch);
-        pair.backwardPlan = plan_.kindIndex(r, op.chunk2, op.direction2, OpKind::Backward);
-        pair.gradientInput = static_cast<std::uint32_t>(kinds[pair.backwardPlan].input + op.microbatch2);
-        pair.duration = plan_.overlappedDuration(r, op.chunk, op.chunk2);
-        overlapped_.push_back(pair);
-        return { 0, kOverlapped | static_cast<std::uint32_t>(overlapped_.size() - 1) };
-    }
-
     void park(int rank, double& slot)
     {
         rank_[rank].nextWaiter = slot == kNobodyWaits ? -1 : parkedRank(slot);
@@ -365,7 +409,8 @@ private:
     SimulationPlan plan_;
     const ScheduleShape& shape_;
     const std::vector<RankProgram>& programs_;
-    std::unique_ptr<CompiledOp[]> code_; // [rank][op]: each rank's program, compiled
+    const CompiledPrograms* compiled_; // the shape's programs compiled once (simulate(input)), or null
+    std::unique_ptr<CompiledOp[]> code_; // [rank][op]: each rank's program, compiled here when compiled_ is null
     std::unique_ptr<double[]> starts_; // [rank][op] start times, written as the ops run
     std::vector<OverlappedOp> overlapped_;
     std::vector<double> slots_;
@@ -383,26 +428,33 @@ SimulationResult simulate(const SimulationInput& input, const std::vector<RankPr
 }
 
 namespace {
-// The programs of the last few schedule shapes simulated on this thread. Successive evaluations mostly
-// share their shape (the GUI's edits of anything but pp, micro-batches or the schedule; a search's
-// candidates of one pipeline shape), and generating the programs is a seventh of a 1,536-op
-// simulation (callgrind of BM_Evaluate/simulate:1). Shapes of more ops than kMaxCachedOps are
-// generated each time, so the cache stays below a few MB per thread.
+// The programs of the last few schedule shapes simulated on this thread, generated and compiled once.
+// Successive evaluations mostly share their shape (the GUI's edits of anything but pp, micro-batches or
+// the schedule; a search's candidates of one pipeline shape), and generating the programs was a seventh
+// of a 1,536-op simulation, compiling them a tenth (callgrind of BM_Evaluate/simulate:1). Shapes of more
+// ops than kMaxCachedOps are generated each time, so the cache stays below a few MB per thread.
 class ProgramCache {
 public:
-    const std::vector<RankProgram>& get(const ScheduleShape& shape)
+    struct Entry {
+        ScheduleShape shape;
+        std::vector<RankProgram> programs;
+        CompiledPrograms compiled;
+        bool used = false;
+    };
+    const Entry& get(const ScheduleShape& shape)
     {
         for (const Entry& e : m_entries) {
             if (e.used && same(e.shape, shape))
-                return e.programs;
+                return e;
         }
         Entry& e = m_entries[m_next];
         m_next = (m_next + 1) % kEntries;
-        e.used = false; // until the programs are in place (generateSchedule may throw bad_alloc)
+        e.used = false; // until the programs are in place (generating them may throw bad_alloc)
         e.programs = generateSchedule(shape);
+        e.compiled = compilePrograms(shape, e.programs);
         e.shape = shape;
         e.used = true;
-        return e.programs;
+        return e;
     }
     static bool cacheable(const ScheduleShape& shape)
     {
@@ -413,11 +465,6 @@ public:
 private:
     static constexpr long long kMaxCachedOps = 65'536;
     static constexpr std::size_t kEntries = 4;
-    struct Entry {
-        ScheduleShape shape;
-        std::vector<RankProgram> programs;
-        bool used = false;
-    };
     static bool same(const ScheduleShape& a, const ScheduleShape& b)
     {
         return a.kind == b.kind && a.ranks == b.ranks && a.microbatches == b.microbatches
@@ -438,7 +485,8 @@ SimulationResult simulate(const SimulationInput& input)
     if (!ProgramCache::cacheable(input.shape))
         return simulate(input, generateSchedule(input.shape));
     thread_local ProgramCache cache;
-    return simulate(input, cache.get(input.shape));
+    const ProgramCache::Entry& e = cache.get(input.shape);
+    return Simulator(input, e.programs, &e.compiled).run();
 }
 
 } // namespace parallax::core

@@ -420,9 +420,9 @@ TEST(SimulatorReference, MatchesTheReferenceOnBrokenPrograms)
     EXPECT_GT(deadlocks, 200);
 }
 
-// simulate(input) keeps the programs of the last few shapes per thread: shapes that differ in one
-// field each, more of them than it keeps, asked in turn twice with fresh random times, each give what
-// the programs generated for that shape give.
+// simulate(input) keeps the programs of the last few shapes per thread, compiled: shapes that differ in
+// one field each, more of them than it keeps, asked in turn twice with fresh random times, each give
+// what the programs generated for that shape give.
 TEST(SimulatorReference, GeneratingOverloadMatchesAcrossShapesAskedInTurn)
 {
     const std::vector<ScheduleShape> shapes {
@@ -433,6 +433,8 @@ TEST(SimulatorReference, GeneratingOverloadMatchesAcrossShapesAskedInTurn)
         { ScheduleKind::OneFOneB, 4, 8, 1 }, // kind
         { ScheduleKind::GPipe, 4, 8, 1 },
         { ScheduleKind::ZbH1, 4, 8, 1 },
+        { ScheduleKind::DualPipe, 4, 8, 1 }, // overlapped F&B pairs: their durations come from each input
+        { ScheduleKind::DualPipeV, 4, 8, 1 },
     };
     std::mt19937 rng(7);
     const auto real = [&rng](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
