@@ -106,27 +106,22 @@ bool fabricHoldsAllInOrder(const Fabric& f, int domains)
 
 DomainShape DomainShape::of(const Topology& topology)
 {
+    return of(topology, topology.scanDomains());
+}
+
+DomainShape DomainShape::of(const Topology& topology, const Topology::DomainScan& scan)
+{
     DomainShape s;
     const int n = static_cast<int>(topology.domains.size());
-    if (n == 0 || topology.domains.front().gpuCount <= 0)
+    if (n == 0 || !scan.uniformSize || !scan.uniformNvlink)
         return s;
-    const int size = topology.domains.front().gpuCount;
-    // Topology::nvlinkBytesPerSecond(d), read in place: this pass runs once per evaluation.
-    auto nvlinkOf = [](const NvlinkDomain& d) {
-        return d.nvlinkBytesPerSecond > 0 ? d.nvlinkBytesPerSecond : d.gpu.nvlinkBytesPerSecond;
-    };
-    const double nvlink = nvlinkOf(topology.domains.front());
-    for (const NvlinkDomain& d : topology.domains) {
-        if (d.gpuCount != size || nvlinkOf(d) != nvlink)
-            return s;
-    }
     for (const Fabric& f : topology.fabrics) {
         if (!fabricHoldsAllInOrder(f, n))
             return s;
     }
     s.alike = true;
-    s.domainSize = size;
-    s.routeCacheId = routeCacheIdOf(topology, size, nvlink);
+    s.domainSize = scan.firstSize;
+    s.routeCacheId = routeCacheIdOf(topology, scan.firstSize, scan.firstNvlink);
     return s;
 }
 

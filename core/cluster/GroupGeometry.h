@@ -26,6 +26,8 @@ struct DomainShape {
     // nothing cached (a shape built by hand).
     std::uint64_t routeCacheId = 0;
     static DomainShape of(const Topology& topology);
+    // The same from a scan of that topology's domains (Topology::scanDomains()), which of() makes itself.
+    static DomainShape of(const Topology& topology, const Topology::DomainScan& scan);
     // The id of an alike topology of `domainSize` GPUs and `nvlink` bytes/s per domain (as of() finds
     // them): a per-thread lookup among the last few topologies seen, O(fabrics).
     static std::uint64_t routeCacheIdOf(const Topology& topology, int domainSize, double nvlink);

@@ -23,27 +23,18 @@ TopologySummary TopologySummary::of(const Topology& topology)
     s.domainCounts.gpus = s.gpus;
     if (n == 0)
         return s;
-    const int size = scan.firstSize;
-    const double nvlink = scan.firstNvlink;
-    const bool uniform = scan.uniformSize; // every domain has `size` GPUs (RankMap::DomainCounts)
-    const bool alike = uniform && scan.uniformNvlink;
     s.slowestDomain = scan.slowestDomain;
     s.minHbmBytes = scan.minHbmBytes;
-    s.domainCounts = { s.gpus, uniform ? size : 0 };
-    // A fabric that lists every domain in order connects them all; the regular form has only such fabrics.
-    bool allInOrder = true;
-    bool someFabricHoldsAll = false;
-    for (const Fabric& f : topology.fabrics) {
-        bool inOrder = static_cast<int>(f.domains.size()) == n;
+    s.domainCounts = { s.gpus, scan.uniformSize ? scan.firstSize : 0 };
+    s.shape = DomainShape::of(topology, scan);
+    // A fabric that lists every domain in order connects them all (every fabric of an alike shape does).
+    bool someFabricHoldsAll = s.shape.alike && !topology.fabrics.empty();
+    for (std::size_t f = 0; !someFabricHoldsAll && f < topology.fabrics.size(); ++f) {
+        const std::vector<int>& ds = topology.fabrics[f].domains;
+        bool inOrder = static_cast<int>(ds.size()) == n;
         for (int d = 0; inOrder && d < n; ++d)
-            inOrder = f.domains[d] == d;
-        allInOrder = allInOrder && inOrder;
-        someFabricHoldsAll = someFabricHoldsAll || inOrder;
-    }
-    if (alike && allInOrder) {
-        s.shape.alike = true;
-        s.shape.domainSize = size;
-        s.shape.routeCacheId = DomainShape::routeCacheIdOf(topology, size, nvlink);
+            inOrder = ds[d] == d;
+        someFabricHoldsAll = inOrder;
     }
     s.connected = n <= 1 || someFabricHoldsAll || fabricsConnectAllDomains(topology);
     return s;
