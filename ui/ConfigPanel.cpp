@@ -107,6 +107,7 @@ ConfigPanel::ConfigPanel(ScenarioDocument* document, QWidget* parent)
     layout->addWidget(buildParallelGroup());
     layout->addWidget(m_inferenceGroup = buildInferenceGroup());
     layout->addWidget(m_trainingGroup = buildTrainingGroup());
+    layout->addWidget(m_recomputeModulesGroup = buildRecomputeModulesGroup());
     layout->addWidget(m_kernelsGroup = buildKernelsGroup());
     layout->addWidget(m_architectureGroup);
     layout->addStretch(1);
@@ -634,6 +635,7 @@ void ConfigPanel::showFieldsOfMode(bool inference)
     m_inferenceGroup->setVisible(inference);
     m_trainingGroup->setVisible(!inference);
     m_kernelsGroup->setVisible(!inference);
+    m_recomputeModulesGroup->setVisible(!inference && s.training.recompute == core::Recompute::Selective);
     // Degrees serving does not use; cp stays in view while it is not 1, so that its error can be fixed.
     for (const char* path : { "parallel.sp", "parallel.vpp", "parallel.zero", "parallel.schedule", "parallel.order" }) {
         if (const auto it = m_byPath.constFind(QLatin1String(path)); it != m_byPath.constEnd())
@@ -668,7 +670,7 @@ QGroupBox* ConfigPanel::buildTrainingGroup()
         spin->setSpecialValueText(tr("model default"));
     choiceField(
         form, tr("Recompute:"), QStringLiteral("training.recompute"),
-        { { QStringLiteral("none"), tr("none") }, { QStringLiteral("selective"), tr("selective (attention)") },
+        { { QStringLiteral("none"), tr("none") }, { QStringLiteral("selective"), tr("selective (modules below)") },
             { QStringLiteral("full"), tr("full") } },
         [](const S& s) { return QString::fromLatin1(core::toString(s.training.recompute)); },
         [](S& s, const QString& v) { core::parseRecompute(v.toStdString(), s.training.recompute); });

@@ -56,6 +56,7 @@ private:
     QGroupBox* buildParallelGroup();
     QGroupBox* buildTrainingGroup();
     QGroupBox* buildKernelsGroup();
+    QGroupBox* buildRecomputeModulesGroup(); // ConfigPanelRecompute.cpp
     QWidget* buildModeSwitch();
     QGroupBox* buildInferenceGroup();
     // Training-only panels and fields hide in inference mode and the serving ones in training mode.
@@ -93,6 +94,7 @@ private:
     QGroupBox* m_architectureGroup = nullptr; // layers, widths, MoE: under the other panels
     QGroupBox* m_trainingGroup = nullptr;
     QGroupBox* m_kernelsGroup = nullptr;
+    QGroupBox* m_recomputeModulesGroup = nullptr;
     QGroupBox* m_inferenceGroup = nullptr;
     QAbstractButton* m_trainingMode = nullptr;
     QAbstractButton* m_inferenceMode = nullptr;

@@ -53,7 +53,7 @@ std::string configLine(const Scenario& s)
         line += "  EP=" + std::to_string(p.ep);
     line += "  ZeRO-" + std::to_string(p.zero) + "  " + toString(p.schedule);
     line += "  micro-batch " + std::to_string(s.training.microBatch) + ", global "
-        + std::to_string(s.training.globalBatch) + ", recompute " + toString(s.training.recompute) + ", "
+        + std::to_string(s.training.globalBatch) + ", recompute " + core::recomputeText(s.training) + ", "
         + toString(s.training.dtype);
     for (const std::string& knob : core::nonDefaultSwitches(p, s.training))
         line += ", " + knob;

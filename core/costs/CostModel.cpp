@@ -182,6 +182,7 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     // gradient dX = dY W^T (tokens x in, depth out) and weight gradient dW = X^T dY (in x out, depth
     // tokens); their tile and depth efficiencies differ.
     double gemmForward = 0, gemmBackwardInput = 0, gemmBackwardWeight = 0;
+    double partForward[6] = {}; // forward GEMM seconds by LinearPart, for selective recompute
     for (const LinearShape& l : shape.linears) {
         const double rows = tokens;
         const double shard = l.tensorParallel ? c.tp : 1.0;
@@ -189,7 +190,9 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         const double n = l.rowParallel ? l.outFeatures : l.outFeatures / shard;
         if (l.routedExpert)
             continue; // grouped expert GEMMs: moeLayerTimes
-        gemmForward += rates.gemmSeconds(rows, n, k);
+        const double forward = rates.gemmSeconds(rows, n, k);
+        gemmForward += forward;
+        partForward[static_cast<int>(l.part)] += forward;
         gemmBackwardInput += rates.gemmSeconds(rows, k, n);
         gemmBackwardWeight += rates.gemmSeconds(k, n, rows);
     }
@@ -212,10 +215,37 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     t.backwardInputCompute
         = gemmBackwardInput + attentionBackward + elementwise + defaults.backwardKernelsPerLayer * launches;
     t.backwardWeightCompute = gemmBackwardWeight;
-    if (c.recompute == Recompute::Selective && !c.flashAttention)
-        t.recomputeCompute = attention; // arXiv:2205.05198 sec. 5: recompute the attention core only
-    else if (c.recompute == Recompute::Full)
+    namespace rm = recompute_module;
+    const unsigned modules = recomputedModules(c);
+    if (c.recompute == Recompute::Full)
         t.recomputeCompute = t.forwardCompute; // one extra forward (arXiv:2205.05198 sec. 5)
+    if ((modules & rm::kCoreAttn) != 0) {
+        // arXiv:2205.05198 sec. 5: recompute the attention core only. A fused kernel re-runs its forward
+        // too (Megatron-Core checkpoints TEDotProductAttention the same way).
+        t.recomputeCompute += attention;
+    }
+    // The other modules of training.recompute_modules re-run their forward in the backward: GEMMs of
+    // their linears, and memory-bound passes reading and writing 16-bit tensors (2 + 2 bytes/element).
+    if ((modules & rm::kLayernorm) != 0) {
+        const double norms = (shape.mlaLatentWidth > 0 ? 1.0 : 0.0) + (shape.moe ? 1.0 : 0.0);
+        t.recomputeCompute += rates.layerKernelSeconds(4.0 * norms * tokens * h * rep);
+    }
+    if ((modules & rm::kMlaUpProj) != 0 && shape.mlaLatentWidth > 0) {
+        // q and kv up projections, the latents' norms, RoPE and the Q/K assembly.
+        const double qk = (shape.heads + shape.kvHeads) * shape.qkHeadDim / c.tp;
+        t.recomputeCompute += partForward[static_cast<int>(LinearPart::MlaUpProjection)]
+            + rates.layerKernelSeconds(4.0 * tokens * (shape.mlaLatentWidth + qk));
+    }
+    // An MLP's activation pass: SwiGLU reads gate and up and writes one tensor (GELU one and one).
+    const double actElements = m.activation == Activation::SwiGlu ? 3.0 : 2.0;
+    if ((modules & rm::kMlp) != 0 && !shape.moe && shape.mlpWidth > 0) {
+        t.recomputeCompute += partForward[static_cast<int>(LinearPart::DenseMlp)]
+            + rates.layerKernelSeconds(2.0 * actElements * tokens * shape.mlpWidth / c.tp);
+    }
+    if (shape.moe && (modules & rm::kSharedExperts) != 0 && (modules & rm::kMoe) == 0 && shape.mlpWidth > 0) {
+        t.recomputeCompute += partForward[static_cast<int>(LinearPart::SharedExpert)]
+            + rates.layerKernelSeconds(2.0 * actElements * tokens * shape.mlpWidth / c.tp);
+    }
 
     // TP with or without SP: per layer 2 all-reduces (or all-gather + reduce-scatter of the same
     // volume) in the forward and 2 in the backward of s b h 16-bit values (arXiv:2205.05198 sec. 4.2.2).
@@ -230,6 +260,10 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     t.tpBackward = t.tpForward;
     if (c.recompute == Recompute::Full)
         t.tpBackward += t.tpForward;
+    else if ((modules & rm::kMlp) != 0 && !shape.moe && shape.mlpWidth > 0)
+        t.tpBackward += 0.5 * t.tpForward; // the MLP's all-gather and reduce-scatter, re-run
+    else if ((modules & rm::kMoe) != 0 && shape.moe)
+        t.tpBackward += 0.5 * t.tpForward; // the MoE block's, re-run
 
     // Context parallelism: ring attention passes K and V around the cp ranks, overlapped with the
     // attention blocks (arXiv:2310.01889 sec. 3); only what exceeds that compute is exposed.
@@ -248,11 +282,18 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         t.forwardCompute += moe.forwardCompute();
         t.backwardInputCompute += moe.backwardInputCompute();
         t.backwardWeightCompute += moe.expertBackwardWeight;
-        if (c.recompute == Recompute::Full)
+        const bool wholeMoe = c.recompute == Recompute::Full || (modules & rm::kMoe) != 0;
+        if (wholeMoe)
             t.recomputeCompute += moe.forwardCompute();
+        if ((modules & rm::kMoe) != 0) // router and shared experts re-run with the layer
+            t.recomputeCompute += partForward[static_cast<int>(LinearPart::Router)]
+                + partForward[static_cast<int>(LinearPart::SharedExpert)];
+        else if ((modules & rm::kMoeAct) != 0) // the expert activation over the routed copies
+            t.recomputeCompute += rates.layerKernelSeconds(
+                2.0 * actElements * routedTokensPerGpu(shape, c) * shape.expertWidth / c.etp);
         t.epForward = moe.allToAllForward;
         t.epBackward = moe.allToAllBackward;
-        if (c.recompute == Recompute::Full)
+        if (wholeMoe)
             t.epBackward += moe.allToAllForward;
     }
     return t;

@@ -18,8 +18,22 @@ std::string memoryFixes(const Scenario& s)
     std::vector<std::string> fixes;
     if (s.training.recompute == Recompute::None)
         fixes.emplace_back("selective or full recompute");
-    else if (s.training.recompute == Recompute::Selective)
+    else if (s.training.recompute == Recompute::Selective) {
+        // Modules this model has that the list leaves out (Megatron-Core --recompute-modules).
+        namespace rm = recompute_module;
+        unsigned offered = rm::kCoreAttn | rm::kMlp;
+        if (s.model.mla)
+            offered |= rm::kLayernorm | rm::kMlaUpProj;
+        if (s.model.isMoe())
+            offered
+                |= rm::kLayernorm | rm::kMoeAct | rm::kMoe | (s.model.moe->sharedExperts > 0 ? rm::kSharedExperts : 0u);
+        std::string more;
+        for (const std::string& name : recomputeModuleNames(offered & ~s.training.recomputeModules))
+            more += (more.empty() ? "" : ", ") + name;
+        if (!more.empty())
+            fixes.push_back("recomputing more modules (training.recompute_modules: " + more + ")");
         fixes.emplace_back("full recompute");
+    }
     if (p.zero < 3 && p.dp * p.cp > 1)
         fixes.push_back("ZeRO stage " + std::to_string(p.zero + 1));
     fixes.emplace_back("more pp or tp");

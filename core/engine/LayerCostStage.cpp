@@ -21,6 +21,7 @@ ActivationContext activationContext(const Scenario& s, int seqLen, const Efficie
     ctx.cp = par.cp;
     ctx.etp = par.etp;
     ctx.recompute = train.recompute;
+    ctx.recomputeModules = train.recomputeModules;
     ctx.expertLoadImbalance = s.model.isMoe() ? defaults.expertLoadImbalance : 1.0;
     ctx.flashAttention = train.flashAttention;
     ctx.tpCommOverlap = par.tpCommOverlap && par.tp > 1;

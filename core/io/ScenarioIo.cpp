@@ -254,6 +254,32 @@ void readParallel(JsonReader& p, ParallelConfig& c)
     c.accountForLoss = p.boolean("account_for_loss", false);
 }
 
+// training.recompute_modules: Megatron-Core's --recompute-modules names, read under selective recompute.
+void readRecomputeModules(JsonReader& t, TrainingConfig& c)
+{
+    if (!t.has("recompute_modules"))
+        return;
+    const json& list = t.at("recompute_modules");
+    const std::string choices = recomputeModuleChoices();
+    if (!list.is_array())
+        t.fail("recompute_modules", "must be a list of module names (" + choices + "), got " + jsonTypeName(list));
+    if (c.recompute != Recompute::Selective)
+        t.fail("recompute_modules",
+            "applies to selective recompute only (Megatron-Core reads --recompute-modules under "
+            "--recompute-granularity selective): set training.recompute to \"selective\" or remove the list");
+    unsigned modules = 0;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        unsigned bit = 0;
+        const std::string field = "recompute_modules[" + std::to_string(i) + "]";
+        if (!list[i].is_string())
+            t.fail(field, "must be a module name (" + choices + "), got " + jsonTypeName(list[i]));
+        if (!parseRecomputeModule(list[i].get<std::string>(), bit))
+            t.fail(field, "is \"" + list[i].get<std::string>() + "\": expected one of " + choices);
+        modules |= bit;
+    }
+    c.recomputeModules = modules;
+}
+
 void readTraining(JsonReader& t, TrainingConfig& c)
 {
     c.microBatch = static_cast<int>(t.integer("micro_batch", 1, 1 << 20, 1));
@@ -262,6 +288,7 @@ void readTraining(JsonReader& t, TrainingConfig& c)
     const std::string rc = t.string("recompute", "none");
     if (!parseRecompute(rc, c.recompute))
         t.fail("recompute", "must be \"none\", \"selective\" or \"full\", got \"" + rc + "\"");
+    readRecomputeModules(t, c);
     const std::string dt = t.string("dtype", "bf16");
     if (!parseDType(dt, c.dtype))
         t.fail("dtype", "must be \"bf16\" or \"fp8\", got \"" + dt + "\"");
@@ -556,6 +583,8 @@ json scenarioToJson(const Scenario& s)
     const TrainingConfig& t = s.training;
     j["training"] = { { "micro_batch", t.microBatch }, { "global_batch", t.globalBatch },
         { "recompute", toString(t.recompute) }, { "dtype", toString(t.dtype) } };
+    if (t.recompute == Recompute::Selective && t.recomputeModules != recompute_module::kDefault)
+        j["training"]["recompute_modules"] = recomputeModuleNames(t.recomputeModules);
     if (t.seqLen > 0)
         j["training"]["seq_len"] = t.seqLen;
     if (!t.flashAttention)

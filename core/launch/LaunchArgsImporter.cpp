@@ -176,6 +176,10 @@ Flags collectFlags(const std::string& text)
                     key = key.substr(0, eq);
                 } else if (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0 && w[i + 1] != ")") {
                     value = w[++i];
+                    // --recompute-modules takes a list (nargs='*', megatron/training/arguments.py).
+                    while (key == "recompute-modules" && i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0
+                        && w[i + 1] != ")")
+                        value += " " + w[++i];
                 }
                 flags[dashed(key)] = value;
                 continue;
@@ -194,6 +198,15 @@ Flags collectFlags(const std::string& text)
             }
             const auto dot = key.rfind('.');
             const std::string last = dot == std::string::npos ? key : key.substr(dot + 1);
+            if (last == "recompute_modules") { // a Python list: the rest of the line
+                for (std::size_t j = i + 1; j < w.size(); ++j)
+                    value += " " + w[j];
+                std::string names;
+                for (char ch : value)
+                    names += (ch == '[' || ch == ']' || ch == ',') ? ' ' : ch;
+                flags["recompute-modules"] = names;
+                break;
+            }
             if (nemoSwitch(last, value, flags))
                 continue;
             const auto it = nemoKeys().find(last);
@@ -487,6 +500,14 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
             { "dtype", f.has("fp8-format") ? "fp8" : "bf16" } };
         if (f.text("attention-backend", "") == "unfused")
             training["flash_attention"] = false;
+        if (f.has("recompute-modules")) {
+            const std::string given = f.text("recompute-modules", "");
+            std::istringstream names(given == "1" ? std::string() : given); // "1": the flag with no names
+            json list = json::array();
+            for (std::string name; names >> name;)
+                list.push_back(name);
+            training["recompute_modules"] = list; // checked by the scenario reader, field by field
+        }
         f.has("fp8-recipe");
         doc["training"] = training;
 

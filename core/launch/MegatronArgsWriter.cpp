@@ -202,6 +202,12 @@ Block trainingArgs(const Scenario& s)
     }
     if (t.recompute == Recompute::Selective) {
         l.emplace_back("--recompute-granularity selective");
+        if (t.recomputeModules != recompute_module::kDefault) {
+            std::string modules = "--recompute-modules";
+            for (const std::string& name : recomputeModuleNames(t.recomputeModules))
+                modules += " " + name;
+            l.push_back(modules);
+        }
     } else if (t.recompute == Recompute::Full) {
         l.emplace_back("--recompute-granularity full");
         l.emplace_back("--recompute-method uniform");

@@ -157,9 +157,16 @@ std::string NemoRecipeWriter::write(const Scenario& s)
     o << "\n# Recompute and precision\n";
     if (t.recompute == Recompute::None)
         o << mc << "recompute_granularity = None\n";
-    else if (t.recompute == Recompute::Selective)
+    else if (t.recompute == Recompute::Selective) {
         o << mc << "recompute_granularity = \"selective\"\n";
-    else
+        if (t.recomputeModules != recompute_module::kDefault) {
+            o << mc << "recompute_modules = [";
+            const std::vector<std::string> names = recomputeModuleNames(t.recomputeModules);
+            for (std::size_t i = 0; i < names.size(); ++i)
+                o << (i == 0 ? "\"" : ", \"") << names[i] << "\"";
+            o << "]\n";
+        }
+    } else
         o << mc << "recompute_granularity = \"full\"\n"
           << mc << "recompute_method = \"uniform\"\n"
           << mc << "recompute_num_layers = 1\n";

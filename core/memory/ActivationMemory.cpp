@@ -38,6 +38,11 @@ double routedTokensPerGpu(const LayerShape& shape, const ActivationContext& c)
     return localTokens(c) * shape.topK * c.expertLoadImbalance * c.etp;
 }
 
+unsigned recomputedModules(const ActivationContext& c)
+{
+    return c.recompute == Recompute::Selective ? c.recomputeModules : 0u;
+}
+
 double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c)
 {
     const double tokens = c.seqLen / c.cp * c.microBatch; // s b on this CP rank
@@ -78,7 +83,7 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
     double total = perToken * tokens;
     if (c.flashAttention)
         total += 4.0 * shape.heads / t * tokens; // fp32 softmax statistics (arXiv:2205.14135 Algorithm 2)
-    else if (c.recompute != Recompute::Selective)
+    else if ((recomputedModules(c) & recompute_module::kCoreAttn) == 0)
         total += scores * tokens; // selective recompute rebuilds the attention core in the backward
     if (shape.moe) {
         const double local = localTokens(c);
@@ -90,6 +95,70 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
     return total;
 }
 
+double selectiveRecomputeFreedBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c)
+{
+    namespace rm = recompute_module;
+    const unsigned modules = recomputedModules(c);
+    if (modules == 0)
+        return 0.0;
+    const double tokens = c.seqLen / c.cp * c.microBatch;
+    const double t = c.tp;
+    const double h = static_cast<double>(m.hidden);
+    const double rep = replicatedShare(c);
+    const bool mla = shape.mlaLatentWidth > 0;
+    const bool swiglu = m.activation == Activation::SwiGlu;
+    // The MLP tensors past its first linear's input: the activation's input(s) and output (as counted
+    // in layerActivationBytesWithoutRecompute).
+    auto mlpInternalsPerToken = [&](double width, double split) {
+        return ((swiglu ? 2.0 : 1.0) * kBf16 + linearInputBytes(c)) * width / split;
+    };
+    double perToken = 0;
+    if ((modules & rm::kCoreAttn) != 0 && c.flashAttention) {
+        // The checkpoint keeps Q, K, V; the fused kernel's own saved output and fp32 softmax statistics
+        // go. The output projection still saves its input: the same 16-bit tensor, or under FP8 its fp8
+        // copy, so only the 16-bit copy is freed then (megatron/core/transformer/attention.py
+        // _checkpoint_attention_forward).
+        perToken += 4.0 * shape.heads / t + (c.fp8 ? kBf16 : 0.0) * shape.heads * shape.vHeadDim / t;
+    }
+    if ((modules & rm::kLayernorm) != 0) {
+        // input_layernorm and pre_mlp_layernorm, where they are modules of their own (Megatron-Core's
+        // TE spec fuses the others into TELayerNormColumnParallelLinear, an IdentityOp norm that is not
+        // recomputed): before MLA's down projections, and before the router on MoE layers.
+        if (mla)
+            perToken += linearInputBytes(c) * h * rep;
+        if (shape.moe)
+            perToken += kBf16 * h * rep; // the router's saved input
+    }
+    if ((modules & rm::kMlaUpProj) != 0 && mla) {
+        // The up projections and RoPE re-run from the latents: their normed copies and Q, K, V go.
+        perToken += kBf16 * shape.mlaLatentWidth;
+        perToken += kBf16 * (shape.heads * shape.qkHeadDim + shape.kvHeads * (shape.qkHeadDim + shape.vHeadDim)) / t;
+    }
+    if ((modules & rm::kMlp) != 0 && !shape.moe && shape.mlpWidth > 0) {
+        // The dense MLP checkpointed from its input (the residual its fused norm reads): the first
+        // linear's input and the MLP internals go.
+        perToken += linearInputBytes(c) * h * rep + mlpInternalsPerToken(shape.mlpWidth, t);
+    }
+    double routedBytes = 0;
+    if (shape.moe) {
+        const double routed = routedTokensPerGpu(shape, c) / tokens; // routed copies per local token
+        if ((modules & rm::kMoe) != 0) {
+            // The MoE layer checkpointed from the normed input: router logits, routed copies, expert and
+            // shared-expert internals go (the dispatch and combine all-to-alls re-run too).
+            perToken += 4.0 * shape.experts * localTokens(c) / tokens;
+            routedBytes = routed * (linearInputBytes(c) * h + mlpInternalsPerToken(shape.expertWidth, c.etp));
+            if (shape.mlpWidth > 0)
+                perToken += mlpInternalsPerToken(shape.mlpWidth, t);
+        } else {
+            if ((modules & rm::kMoeAct) != 0) // the expert activation's output: the down projection's input
+                routedBytes = routed * linearInputBytes(c) * shape.expertWidth / c.etp;
+            if ((modules & rm::kSharedExperts) != 0 && shape.mlpWidth > 0)
+                perToken += mlpInternalsPerToken(shape.mlpWidth, t);
+        }
+    }
+    return (perToken + routedBytes) * tokens;
+}
+
 double layerActivationBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c)
 {
     if (c.recompute == Recompute::Full) {
@@ -97,7 +166,9 @@ double layerActivationBytes(const ModelSpec& m, const LayerShape& shape, const A
         // (arXiv:2205.05198 sec. 5, Table 2 last row; DESIGN.md).
         return kBf16 * static_cast<double>(m.hidden) * c.seqLen / c.cp * c.microBatch * replicatedShare(c);
     }
-    return layerActivationBytesWithoutRecompute(m, shape, c);
+    const double freed = selectiveRecomputeFreedBytes(m, shape, c);
+    const double all = layerActivationBytesWithoutRecompute(m, shape, c);
+    return freed > 0 ? all - freed : all;
 }
 
 double layerWPendingBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c)
@@ -111,8 +182,12 @@ double layerWPendingBytes(const ModelSpec& m, const LayerShape& shape, const Act
         const double shard = l.routedExpert ? c.etp : split;
         const double inSplit = l.rowParallel ? shard : 1.0;
         const double outSplit = l.rowParallel ? 1.0 : shard;
-        // Input of the linear and the gradient of its output, both needed by dW = x^T dy.
-        bytes += kBf16 * rows * (l.inFeatures / inSplit + l.outFeatures / outSplit);
+        // Input of the linear and the gradient of its output, both needed by dW = x^T dy. Under FP8 the
+        // deferred weight-gradient GEMM keeps the fp8 operands it runs on: the saved fp8 input and the
+        // quantized output gradient (Transformer Engine Linear / GroupedLinear with delay_wgrad_compute,
+        // whose wgrad store holds the GEMM's operands); the router stays a 16-bit GEMM.
+        const double element = c.fp8 && l.part != LinearPart::Router ? kFp8 : kBf16;
+        bytes += element * rows * (l.inFeatures / inSplit + l.outFeatures / outSplit);
     }
     return bytes;
 }

@@ -15,6 +15,8 @@ struct ActivationContext {
     int cp = 1;
     int etp = 1;
     Recompute recompute = Recompute::None;
+    // The submodules selective recompute re-runs (recompute_module bits; read only under Selective).
+    unsigned recomputeModules = recompute_module::kDefault;
     double expertLoadImbalance = 1.0; // busiest GPU's routed tokens / mean
     bool flashAttention = true; // fused attention: the s x s scores are neither stored nor written to HBM
     bool tpCommOverlap = false; // TP collectives pipelined with the adjacent GEMMs
@@ -23,12 +25,21 @@ struct ActivationContext {
     bool fp8 = false;
 };
 
+// The modules this context's selective recompute re-runs; 0 unless recompute is Selective.
+unsigned recomputedModules(const ActivationContext& c);
+
 // Bytes of activations one layer stores for the backward, per micro-batch, counted tensor by tensor
 // (16-bit activations, 1-byte dropout masks, and only when the model has dropout; fp8 linear inputs
 // under Transformer Engine FP8). For the GPT block this reproduces arXiv:2205.05198
 // Table 2: sbh(34 + 5as/h), sbh(10 + 24/t + 5as/(ht)), (sbh/t)(34 + 5as/h), and with selective
-// recompute the same without the 5as/h term; full recompute keeps the layer input only.
+// recompute the same without the 5as/h term; full recompute keeps the layer input only. Selective
+// recompute of other modules (training.recompute_modules) subtracts selectiveRecomputeFreedBytes.
 double layerActivationBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c);
+// Bytes that selective recompute's modules free of layerActivationBytesWithoutRecompute, per
+// micro-batch: what each checkpoint does not keep (Megatron-Core transformer_layer.py, experts.py,
+// multi_latent_attention.py; under FP8 the consumer of a discarded output saves that output, not
+// an fp8 copy: extensions/transformer_engine.py set_save_original_input).
+double selectiveRecomputeFreedBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c);
 // The layer's full stored activations regardless of recompute (the transient peak while one layer
 // is recomputed under full recompute).
 double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c);

@@ -7,6 +7,9 @@
 
 namespace parallax::core {
 
+// The submodule a linear belongs to, as selective recompute names them (Megatron-Core recompute_modules).
+enum class LinearPart { Attention, MlaUpProjection, DenseMlp, SharedExpert, RoutedExpert, Router };
+
 // One linear layer of a transformer block: y = x W with W of size in x out.
 struct LinearShape {
     const char* name = "";
@@ -15,6 +18,7 @@ struct LinearShape {
     bool tensorParallel = true; // split over tp (column or row parallel); false: replicated
     bool routedExpert = false; // runs on the tokens routed to this GPU's experts (split over etp)
     bool rowParallel = false; // input split over tp (attention output, MLP down); else output split
+    LinearPart part = LinearPart::Attention;
 };
 
 // The per-layer structure the memory and time models share, so that both count the same tensors.

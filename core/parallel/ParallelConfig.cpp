@@ -22,6 +22,15 @@ constexpr std::array<std::pair<Recompute, const char*>, 3> kRecompute { {
     { Recompute::Selective, "selective" },
     { Recompute::Full, "full" },
 } };
+constexpr std::array<std::pair<unsigned, const char*>, 7> kRecomputeModules { {
+    { recompute_module::kCoreAttn, "core_attn" },
+    { recompute_module::kMoeAct, "moe_act" },
+    { recompute_module::kLayernorm, "layernorm" },
+    { recompute_module::kMlaUpProj, "mla_up_proj" },
+    { recompute_module::kMlp, "mlp" },
+    { recompute_module::kMoe, "moe" },
+    { recompute_module::kSharedExperts, "shared_experts" },
+} };
 constexpr std::array<std::pair<DType, const char*>, 2> kDTypes { {
     { DType::Bf16, "bf16" },
     { DType::Fp8, "fp8" },
@@ -91,6 +100,43 @@ bool parseSchedule(const std::string& s, ScheduleKind& out)
 bool parseRecompute(const std::string& s, Recompute& out)
 {
     return valueOf(kRecompute, s, out);
+}
+bool parseRecomputeModule(const std::string& s, unsigned& bit)
+{
+    return valueOf(kRecomputeModules, s, bit);
+}
+std::vector<std::string> recomputeModuleNames(unsigned modules)
+{
+    std::vector<std::string> names;
+    for (const auto& [bit, name] : kRecomputeModules) {
+        if ((modules & bit) != 0)
+            names.emplace_back(name);
+    }
+    return names;
+}
+std::string recomputeModuleChoices()
+{
+    std::string text;
+    for (const auto& [bit, name] : kRecomputeModules)
+        text += (text.empty() ? "" : ", ") + std::string(name);
+    return text;
+}
+unsigned selectiveModules(const TrainingConfig& t)
+{
+    return t.recompute == Recompute::Selective ? t.recomputeModules : 0u;
+}
+std::string recomputeText(const TrainingConfig& t)
+{
+    std::string text = toString(t.recompute);
+    if (t.recompute != Recompute::Selective || t.recomputeModules == recompute_module::kDefault)
+        return text;
+    const std::vector<std::string> names = recomputeModuleNames(t.recomputeModules);
+    if (names.empty())
+        return text + " (no modules)";
+    text += " (";
+    for (std::size_t i = 0; i < names.size(); ++i)
+        text += (i == 0 ? "" : ", ") + names[i];
+    return text + ")";
 }
 bool parseDType(const std::string& s, DType& out)
 {

@@ -10,6 +10,23 @@ enum class ScheduleKind { GPipe, OneFOneB, Interleaved1F1B, ZbH1, ZbH2, ZbV, Dua
 enum class Recompute { None, Selective, Full };
 enum class DType { Bf16, Fp8 };
 
+// The submodules selective recompute re-runs in the backward, as bits: Megatron-Core
+// TransformerConfig.recompute_modules / --recompute-modules (megatron/core/transformer/
+// transformer_config.py), read only under --recompute-granularity selective. "core_attn", "mlp",
+// "moe" and "shared_experts" are normal checkpoints (their inputs are kept, their internals
+// recomputed); "moe_act", "layernorm" and "mla_up_proj" discard their outputs
+// (tensor_parallel.CheckpointWithoutOutput), which frees the copy the next linear saved.
+namespace recompute_module {
+inline constexpr unsigned kCoreAttn = 1u << 0;
+inline constexpr unsigned kMoeAct = 1u << 1;
+inline constexpr unsigned kLayernorm = 1u << 2;
+inline constexpr unsigned kMlaUpProj = 1u << 3;
+inline constexpr unsigned kMlp = 1u << 4;
+inline constexpr unsigned kMoe = 1u << 5;
+inline constexpr unsigned kSharedExperts = 1u << 6;
+inline constexpr unsigned kDefault = kCoreAttn; // Megatron-Core's default: ["core_attn"]
+} // namespace recompute_module
+
 // Parallel degrees in Megatron-Core terms: world = tp * cp * pp * dp; experts are sharded over
 // ep ranks carved out of dp * cp (expert-data-parallel = dp * cp / ep), optionally with an expert
 // tensor parallel size etp (Megatron-Core parallel_state, "expert_tensor_parallel_size").
@@ -57,6 +74,8 @@ struct TrainingConfig {
     int globalBatch = 1; // sequences per step
     int seqLen = 0; // 0 means the model's default
     Recompute recompute = Recompute::None;
+    // Under selective recompute, the submodules re-run (recompute_module bits); ignored otherwise.
+    unsigned recomputeModules = recompute_module::kDefault;
     DType dtype = DType::Bf16;
     // Fused attention (FlashAttention, arXiv:2205.14135): the s x s scores are never stored. Off, the
     // attention core runs as batched GEMMs plus memory-bound softmax/dropout kernels and stores the
@@ -77,6 +96,16 @@ const char* toString(DType d);
 bool parseSchedule(const std::string& s, ScheduleKind& out);
 bool parseRecompute(const std::string& s, Recompute& out);
 bool parseDType(const std::string& s, DType& out);
+// A Megatron-Core recompute module name ("core_attn", "moe_act", ...) as its bit; false if unknown.
+bool parseRecomputeModule(const std::string& s, unsigned& bit);
+// The names of the modules in `modules`, in Megatron-Core's order of the choices list.
+std::vector<std::string> recomputeModuleNames(unsigned modules);
+// The list every module name accepts, for messages: "core_attn, moe_act, ...".
+std::string recomputeModuleChoices();
+// The modules selective recompute re-runs for this configuration: its list under selective, none otherwise.
+unsigned selectiveModules(const TrainingConfig& t);
+// "selective", "full", "none", or "selective (layernorm, mla_up_proj, moe_act)" for a non-default list.
+std::string recomputeText(const TrainingConfig& t);
 // The framework switches that differ from their defaults, for configuration lines:
 // "unfused attention", "TP comm overlap", "DP sync not overlapped", "blocking p2p",
 // "16-bit gradient reduce"; empty when all are at their defaults.

@@ -23,6 +23,8 @@ json parallelConfigToJson(const ParallelConfig& p, const TrainingConfig& t)
     json j { { "tp", p.tp }, { "sp", p.sp }, { "cp", p.cp }, { "pp", p.pp }, { "vpp", p.vpp }, { "dp", p.dp },
         { "ep", p.ep }, { "etp", p.etp }, { "zero", p.zero }, { "schedule", toString(p.schedule) },
         { "micro_batch", t.microBatch }, { "recompute", toString(t.recompute) } };
+    if (t.recompute == Recompute::Selective && t.recomputeModules != recompute_module::kDefault)
+        j["recompute_modules"] = recomputeModuleNames(t.recomputeModules);
     // Present only for an uneven split, so that even configurations read as before.
     if (p.firstStageLayers > 0)
         j["first_stage_layers"] = p.firstStageLayers;

@@ -128,7 +128,7 @@ std::string describeConfiguration(const Scenario& s)
         + std::to_string(s.training.globalBatch);
     text += dot
         + (s.training.recompute == Recompute::None ? std::string("no recompute")
-                                                   : std::string(toString(s.training.recompute)) + " recompute");
+                                                   : recomputeText(s.training) + " recompute");
     text += dot + std::string(toString(s.training.dtype));
     for (const std::string& knob : nonDefaultSwitches(p, s.training))
         text += dot + knob;

@@ -238,6 +238,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.cp = l.cp;
     ctx.etp = 1;
     ctx.recompute = recompute;
+    ctx.recomputeModules = m_base.training.recomputeModules;
     ctx.expertLoadImbalance = model.isMoe() ? m_defaults.expertLoadImbalance : 1.0;
     ctx.flashAttention = m_base.training.flashAttention;
     ctx.tpCommOverlap = m_base.parallel.tpCommOverlap && l.tp > 1;

@@ -97,7 +97,11 @@ public:
     std::vector<int> zeroStages(const Layout& l, int ep) const;
     static constexpr Recompute kRecomputeModes[3] = { Recompute::None, Recompute::Selective, Recompute::Full };
     // The modes worth trying: selective recompute rebuilds nothing under fused attention.
-    bool offersRecompute(Recompute r) const { return r != Recompute::Selective || !m_base.training.flashAttention; }
+    bool offersRecompute(Recompute r) const
+    {
+        return r != Recompute::Selective || !m_base.training.flashAttention
+            || (m_base.training.recomputeModules & ~recompute_module::kCoreAttn) != 0;
+    }
 
 private:
     const Scenario& m_base;

@@ -102,7 +102,6 @@ TEST(ActivationMemory, GqaAndSwiGluAreCountedPerTensor)
     ctx.seqLen = 8192;
     ctx.tp = 8;
     ctx.sp = true;
-    ctx.recompute = Recompute::Selective;
     // Per token: 4 h-wide replicated inputs (2 B each, /t), Q (64 x 128) and K (8 x 128), V (8 x 128),
     // projection input (64 x 128), SwiGLU 3 x 28672, all 2 B and /t.
     // Fused attention adds its fp32 softmax statistics: 4 B per query head (64 / t).
@@ -143,7 +142,6 @@ TEST(ActivationMemory, Fp8SavesLinearInputsInOneByte)
     ctx.seqLen = 8192;
     ctx.tp = 8;
     ctx.sp = true;
-    ctx.recompute = Recompute::Selective;
     const double bf16 = layerActivationBytes(m, shape, ctx);
     ctx.fp8 = true;
     const double fp8 = layerActivationBytes(m, shape, ctx);

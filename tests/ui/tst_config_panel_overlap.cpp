@@ -7,6 +7,7 @@
 
 #include <QCheckBox>
 #include <QFile>
+#include <QGroupBox>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -48,6 +49,44 @@ private Q_SLOTS:
         w.doc()->undoStack()->redo();
         QVERIFY(!w.doc()->scenario().training.flashAttention);
         QVERIFY(!box->isChecked());
+        QVERIFY(w.doc()->waitForEvaluation());
+    }
+
+    // Selective recompute's modules (Megatron-Core --recompute-modules): one box per module, shown while
+    // Recompute is "selective"; a toggle is one undoable edit, and the engine's answer follows it.
+    void recomputeModulesFollowTheRecomputeMode()
+    {
+        namespace rm = core::recompute_module;
+        test::Window w;
+        w.load(test::presetScenario());
+        QCOMPARE(w.doc()->scenario().training.recompute, core::Recompute::Selective);
+        ConfigPanel* panel = w.window.configPanel();
+        auto* group = panel->findChild<QGroupBox*>(QStringLiteral("recomputeModules"));
+        auto* coreAttn
+            = qobject_cast<QCheckBox*>(panel->fieldEditor(QStringLiteral("training.recompute_modules.core_attn")));
+        auto* mlp = qobject_cast<QCheckBox*>(panel->fieldEditor(QStringLiteral("training.recompute_modules.mlp")));
+        QVERIFY(group && coreAttn && mlp);
+        QVERIFY(group->isVisible());
+        QVERIFY(coreAttn->isChecked()); // Megatron-Core's default, ["core_attn"]
+        QVERIFY(!mlp->isChecked());
+        QVERIFY(w.doc()->waitForEvaluation());
+        const double before = w.doc()->evaluation()->report.peakMemoryBytes;
+
+        mlp->click();
+        QCOMPARE(w.doc()->scenario().training.recomputeModules, rm::kCoreAttn | rm::kMlp);
+        QCOMPARE(w.doc()->undoStack()->count(), 1);
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(w.doc()->evaluation()->report.peakMemoryBytes < before); // the dense MLPs' tensors are freed
+        QVERIFY(test::serialized(w.doc()->scenario()).contains(QStringLiteral("\"recompute_modules\"")));
+
+        w.doc()->undoStack()->undo();
+        QCOMPARE(w.doc()->scenario().training.recomputeModules, rm::kDefault);
+        QVERIFY(!mlp->isChecked());
+        QVERIFY(w.doc()->waitForEvaluation());
+
+        w.doc()->edit(
+            QStringLiteral("full recompute"), [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
+        QVERIFY(!group->isVisible());
         QVERIFY(w.doc()->waitForEvaluation());
     }
 
