@@ -277,6 +277,9 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         const std::string split = pipelineSplitProblem(m.layers, p);
         c.error(split.substr(0, split.find(": ")), split.substr(split.find(": ") + 2));
     }
+    const OptimizerPrecisionProblem optimizer = optimizerPrecisionProblem(s.training.optimizer, p.zero);
+    if (!optimizer.field.empty())
+        c.error(optimizer.field, optimizer.text);
     if (p.zero > 0 && p.dp * p.cp == 1)
         c.note("parallel.zero", "ZeRO shards over the data-parallel group; with dp=1 it has no effect");
     return c.result;

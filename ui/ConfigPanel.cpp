@@ -108,6 +108,7 @@ ConfigPanel::ConfigPanel(ScenarioDocument* document, QWidget* parent)
     layout->addWidget(m_inferenceGroup = buildInferenceGroup());
     layout->addWidget(m_trainingGroup = buildTrainingGroup());
     layout->addWidget(m_recomputeModulesGroup = buildRecomputeModulesGroup());
+    layout->addWidget(m_optimizerGroup = buildOptimizerGroup());
     layout->addWidget(m_kernelsGroup = buildKernelsGroup());
     layout->addWidget(m_architectureGroup);
     layout->addStretch(1);
@@ -635,6 +636,7 @@ void ConfigPanel::showFieldsOfMode(bool inference)
     m_inferenceGroup->setVisible(inference);
     m_trainingGroup->setVisible(!inference);
     m_kernelsGroup->setVisible(!inference);
+    m_optimizerGroup->setVisible(!inference);
     m_recomputeModulesGroup->setVisible(!inference && s.training.recompute == core::Recompute::Selective);
     // Degrees serving does not use; cp stays in view while it is not 1, so that its error can be fixed.
     for (const char* path : { "parallel.sp", "parallel.vpp", "parallel.zero", "parallel.schedule", "parallel.order" }) {

@@ -57,6 +57,7 @@ private:
     QGroupBox* buildTrainingGroup();
     QGroupBox* buildKernelsGroup();
     QGroupBox* buildRecomputeModulesGroup(); // ConfigPanelRecompute.cpp
+    QGroupBox* buildOptimizerGroup(); // ConfigPanelOptimizer.cpp
     QWidget* buildModeSwitch();
     QGroupBox* buildInferenceGroup();
     // Training-only panels and fields hide in inference mode and the serving ones in training mode.
@@ -95,6 +96,7 @@ private:
     QGroupBox* m_trainingGroup = nullptr;
     QGroupBox* m_kernelsGroup = nullptr;
     QGroupBox* m_recomputeModulesGroup = nullptr;
+    QGroupBox* m_optimizerGroup = nullptr;
     QGroupBox* m_inferenceGroup = nullptr;
     QAbstractButton* m_trainingMode = nullptr;
     QAbstractButton* m_inferenceMode = nullptr;

@@ -4,13 +4,11 @@
 namespace parallax::core {
 
 namespace {
-// Adam reads and writes fp32 master weights, momentum and variance, reads the fp32 gradient and
-// writes the bf16 copy: 28 bytes of HBM traffic per parameter (arXiv:1910.02054 sec. 3.1 state sizes).
-constexpr double kAdamBytesPerParam = 28.0;
-// Megatron-Core clip_grad_norm_fp32: multi_tensor_l2norm reads the fp32 main gradients once.
-constexpr double kNormBytesPerParam = 4.0;
-// clip_grads: multi_tensor_scale reads and writes them once more.
-constexpr double kClipBytesPerParam = 8.0;
+// Adam reads and writes the master weights, momentum and variance and reads the gradient
+// (adamTrafficBytesPerParam: 28 B with fp32 states). Megatron-Core clip_grad_norm_fp32:
+// multi_tensor_l2norm reads the main gradients once; clip_grads' multi_tensor_scale reads and
+// writes them once more.
+constexpr double kClipPasses = 2.0;
 // get_batch broadcasts tokens, labels, loss mask and position ids (int64 / float) inside the TP group.
 constexpr int kBatchTensors = 4;
 constexpr double kBatchBytesPerToken = 8.0;
@@ -36,10 +34,10 @@ StepOverheadTimes stepOverheads(
     const StepOverheadInputs& in, const ComputeRates& rates, const StepOverheadCollectives& collectives)
 {
     StepOverheadTimes t;
-    t.optimizerSeconds = rates.memorySeconds(kAdamBytesPerParam * in.optimizerShardParams);
-    t.gradNormSeconds = rates.memorySeconds(kNormBytesPerParam * in.optimizerShardParams)
-        + collectives.gradNormDpSeconds + collectives.gradNormTpSeconds;
-    t.clipSeconds = rates.memorySeconds(kClipBytesPerParam * in.optimizerShardParams);
+    const double gradBytes = mainGradBytesPerParam(in.optimizer) * in.optimizerShardParams;
+    t.optimizerSeconds = rates.memorySeconds(adamTrafficBytesPerParam(in.optimizer) * in.optimizerShardParams);
+    t.gradNormSeconds = rates.memorySeconds(gradBytes) + collectives.gradNormDpSeconds + collectives.gradNormTpSeconds;
+    t.clipSeconds = rates.memorySeconds(kClipPasses * gradBytes);
     // Megatron-Core DistributedDataParallel.zero_grad_buffer() memsets the whole buffer each step.
     t.zeroGradSeconds = rates.memorySeconds(in.gradBufferBytes);
     t.dataSeconds = collectives.dataSeconds;

@@ -23,6 +23,7 @@ struct StepOverheadTimes {
 
 struct StepOverheadInputs {
     double optimizerShardParams = 0; // parameters whose Adam state this GPU holds
+    OptimizerPrecision optimizer; // the dtypes of that state (its bytes read and written per update)
     double gradBufferBytes = 0; // this GPU's gradient buffer
     int microbatches = 1;
     double tokensPerMicrobatch = 0; // s x b

@@ -21,6 +21,7 @@ DataParallelSyncResult dataParallelSyncStage(const MemoryInputs& memory, const P
     fixed.tokensPerMicrobatch = costs.context.seqLen / costs.context.cp * costs.context.microBatch;
     fixed.tp = comm.tp;
     fixed.dp = comm.dp;
+    fixed.optimizer = memory.training.optimizer;
     const StepOverheadCollectives collectives = stepOverheadCollectives(fixed);
     for (int r = 0; r < par.pp; ++r) {
         const StageMemory& st = report.stages[r];
@@ -34,7 +35,7 @@ DataParallelSyncResult dataParallelSyncStage(const MemoryInputs& memory, const P
             = dpSyncSeconds(memory, r, comm.dp, comm.edp, par.dpOverlap ? fwd : 0.0, par.dpOverlap ? bwd : 0.0);
         out.exposedSeconds = std::max(out.exposedSeconds, dp.exposedSeconds);
         out.totalSeconds = std::max(out.totalSeconds, dp.totalSeconds);
-        fixed.optimizerShardParams = st.optimizerBytes / kOptimizerBytesPerParam;
+        fixed.optimizerShardParams = st.optimizerBytes / optimizerStateBytesPerParam(fixed.optimizer);
         fixed.gradBufferBytes = st.gradsBytes;
         out.optimizerSeconds = std::max(out.optimizerSeconds, stepOverheads(fixed, costs.rates, collectives).total());
     }

@@ -34,6 +34,11 @@ std::string memoryFixes(const Scenario& s)
             fixes.push_back("recomputing more modules (training.recompute_modules: " + more + ")");
         fixes.emplace_back("full recompute");
     }
+    // Megatron-Core's precision-aware optimizer: bf16 moments halve them (DeepSeek-V3, arXiv:2412.19437 sec. 3.3.3).
+    const OptimizerPrecision& o = s.training.optimizer;
+    if (p.zero >= 1 && (!o.precisionAware || o.expAvg == StateDType::Fp32 || o.expAvgSq == StateDType::Fp32))
+        fixes.emplace_back("bf16 Adam moments (training.optimizer: precision_aware, exp_avg_dtype and "
+                           "exp_avg_sq_dtype bf16)");
     if (p.zero < 3 && p.dp * p.cp > 1)
         fixes.push_back("ZeRO stage " + std::to_string(p.zero + 1));
     fixes.emplace_back("more pp or tp");

@@ -280,7 +280,32 @@ void readRecomputeModules(JsonReader& t, TrainingConfig& c)
     c.recomputeModules = modules;
 }
 
-void readTraining(JsonReader& t, TrainingConfig& c)
+// training.optimizer: Megatron-Core's precision-aware optimizer (OptimizerConfig); the rules that
+// combine its keys with each other and with parallel.zero are checked by validateScenario.
+void readOptimizer(JsonReader& t, OptimizerPrecision& o, json& extra)
+{
+    if (!t.has("optimizer"))
+        return;
+    JsonReader r = t.object("optimizer");
+    o.precisionAware = r.boolean("precision_aware", false);
+    o.storeParamRemainders = r.boolean("store_param_remainders", true);
+    for (OptimizerField f : kOptimizerFields) {
+        const std::string key = fieldKey(f);
+        const std::string text = r.string(key, "fp32");
+        StateDType d = StateDType::Fp32;
+        if (!parseStateDType(text, d) || !stateDTypeAllowed(f, d))
+            r.fail(key,
+                "must be one of " + stateDTypeChoices(f) + " (Megatron-Core " + megatronFlag(f) + "), got \"" + text
+                    + "\"");
+        o.*fieldMember(f) = d;
+    }
+    json unknown = json::object();
+    r.collectUnknown(unknown);
+    if (!unknown.empty())
+        extra["optimizer"] = std::move(unknown);
+}
+
+void readTraining(JsonReader& t, TrainingConfig& c, json& extra)
 {
     c.microBatch = static_cast<int>(t.integer("micro_batch", 1, 1 << 20, 1));
     c.globalBatch = static_cast<int>(t.integer("global_batch", 1, kMaxGlobalBatch));
@@ -293,6 +318,7 @@ void readTraining(JsonReader& t, TrainingConfig& c)
     if (!parseDType(dt, c.dtype))
         t.fail("dtype", "must be \"bf16\" or \"fp8\", got \"" + dt + "\"");
     c.flashAttention = t.boolean("flash_attention", true);
+    readOptimizer(t, c.optimizer, extra);
 }
 
 Scenario readScenario(const json& doc)
@@ -343,7 +369,7 @@ Scenario readScenario(const json& doc)
     // A serving scenario needs no training block; one that has it keeps it.
     if (s.mode == ScenarioMode::Training || r.has("training")) {
         JsonReader t = r.object("training");
-        readTraining(t, s.training);
+        readTraining(t, s.training, extra["training"]);
         t.collectUnknown(extra["training"]);
     }
     if (s.mode == ScenarioMode::Inference) {
@@ -589,12 +615,28 @@ json scenarioToJson(const Scenario& s)
         j["training"]["seq_len"] = t.seqLen;
     if (!t.flashAttention)
         j["training"]["flash_attention"] = false;
+    if (!(t.optimizer == OptimizerPrecision {}))
+        j["training"]["optimizer"] = optimizerPrecisionToJson(t.optimizer);
     if (s.mode == ScenarioMode::Inference) {
         j["mode"] = "inference";
         j["inference"] = inferenceConfigToJson(s.inference);
     }
     if (s.extra)
         mergeUnknown(j, *s.extra);
+    return j;
+}
+
+json optimizerPrecisionToJson(const OptimizerPrecision& o)
+{
+    json j = json::object();
+    if (o.precisionAware)
+        j["precision_aware"] = true;
+    for (OptimizerField f : kOptimizerFields) {
+        if (fieldValue(o, f) != StateDType::Fp32)
+            j[fieldKey(f)] = toString(fieldValue(o, f));
+    }
+    if (!o.storeParamRemainders)
+        j["store_param_remainders"] = false;
     return j;
 }
 

@@ -33,5 +33,7 @@ std::optional<GpuSpec> parseGpuSpec(const nlohmann::json& j, const std::string& 
 std::optional<ModelSpec> parseModelSpec(const nlohmann::json& j, const std::string& path, LoadError& error);
 nlohmann::json gpuSpecToJson(const GpuSpec& g);
 nlohmann::json modelSpecToJson(const ModelSpec& m);
+// training.optimizer: only the keys that differ from Megatron-Core's defaults ({} when all do not).
+nlohmann::json optimizerPrecisionToJson(const OptimizerPrecision& o);
 
 } // namespace parallax::core

@@ -107,6 +107,7 @@ const std::map<std::string, std::string>& nemoKeys()
         { "vocab_size", "vocab-size" },
         { "max_position_embeddings", "max-position-embeddings" },
         { "fp8", "fp8-format" },
+        { "use_precision_aware_optimizer", "use-precision-aware-optimizer" },
     };
     return keys;
 }
@@ -132,6 +133,16 @@ bool nemoSwitch(const std::string& key, std::string value, Flags& flags)
     } else if (key == "grad_reduce_in_fp32") {
         if (no)
             flags["grad-reduce-in-bf16"] = "1";
+    } else if (key == "store_param_remainders") {
+        if (no)
+            flags["no-store-param-remainders"] = "1";
+    } else if (key == "main_params_dtype" || key == "main_grads_dtype" || key == "exp_avg_dtype"
+        || key == "exp_avg_sq_dtype") {
+        // OptimizerConfig holds torch dtypes; Megatron-LM's flags spell them fp32 / fp16 / bf16 / fp8 (uint8).
+        static const std::map<std::string, std::string> kTorch { { "torch.float32", "fp32" },
+            { "torch.float16", "fp16" }, { "torch.bfloat16", "bf16" }, { "torch.uint8", "fp8" } };
+        const auto it = kTorch.find(value);
+        flags[dashed(key)] = it == kTorch.end() ? value : it->second;
     } else if (key == "use_tp_pp_dp_mapping") {
         if (yes)
             flags["use-tp-pp-dp-mapping"] = "1";
@@ -508,6 +519,17 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
                 list.push_back(name);
             training["recompute_modules"] = list; // checked by the scenario reader, field by field
         }
+        json optimizer = json::object(); // checked by the scenario reader and validateScenario
+        if (f.has("use-precision-aware-optimizer"))
+            optimizer["precision_aware"] = true;
+        for (OptimizerField field : kOptimizerFields) {
+            if (f.has(megatronFlag(field).substr(2)))
+                optimizer[fieldKey(field)] = f.text(megatronFlag(field).substr(2), "fp32");
+        }
+        if (f.has("no-store-param-remainders"))
+            optimizer["store_param_remainders"] = false;
+        if (!optimizer.empty())
+            training["optimizer"] = optimizer;
         f.has("fp8-recipe");
         doc["training"] = training;
 

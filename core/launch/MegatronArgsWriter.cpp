@@ -166,6 +166,18 @@ Block parallelArgs(const Scenario& s)
             + p.order + "\" pass order=\"" + p.order + "\" to megatron.core.parallel_state.initialize_model_parallel");
     if (p.zero >= 1)
         l.emplace_back("--use-distributed-optimizer");
+    const OptimizerPrecision& o = s.training.optimizer;
+    if (o.precisionAware) {
+        // megatron/training/arguments.py: the precision-aware optimizer and its dtypes.
+        l.emplace_back("--use-precision-aware-optimizer");
+        for (OptimizerField f : kOptimizerFields) {
+            if (fieldValue(o, f) == StateDType::Fp32)
+                continue;
+            l.push_back(megatronFlag(f) + " " + toString(fieldValue(o, f)));
+        }
+        if (!o.storeParamRemainders)
+            l.emplace_back("--no-store-param-remainders");
+    }
     if (p.zero >= 2) {
         l.emplace_back("--use-megatron-fsdp");
         l.push_back(

@@ -23,6 +23,21 @@ std::string recipeFor(const std::string& preset)
     const auto it = recipes.find(preset);
     return it == recipes.end() ? std::string() : it->second;
 }
+// torch's name of a state dtype; fp8 states are uint8 storage in OptimizerConfig.
+const char* torchDtype(StateDType d)
+{
+    switch (d) {
+    case StateDType::Fp32:
+        return "torch.float32";
+    case StateDType::Fp16:
+        return "torch.float16";
+    case StateDType::Bf16:
+        return "torch.bfloat16";
+    case StateDType::Fp8:
+        return "torch.uint8";
+    }
+    return "torch.float32";
+}
 } // namespace
 
 std::string NemoRecipeWriter::write(const Scenario& s)
@@ -97,6 +112,17 @@ std::string NemoRecipeWriter::write(const Scenario& s)
         o << "# NOTE: NeMo chooses only tp-cp-ep-dp-pp or (use_tp_pp_dp_mapping) tp-cp-ep-pp-dp, not " << p.order
           << "\n";
     o << "recipe.optim.config.use_distributed_optimizer = " << py(p.zero >= 1) << "\n";
+    const OptimizerPrecision& opt = s.training.optimizer;
+    if (opt.precisionAware) {
+        // Megatron-Core OptimizerConfig (megatron/core/optimizer/optimizer_config.py): torch dtypes.
+        o << "recipe.optim.config.use_precision_aware_optimizer = True\n";
+        for (OptimizerField f : kOptimizerFields) {
+            if (fieldValue(opt, f) != StateDType::Fp32)
+                o << "recipe.optim.config." << fieldKey(f) << " = " << torchDtype(fieldValue(opt, f)) << "\n";
+        }
+        if (!opt.storeParamRemainders)
+            o << "recipe.optim.config.store_param_remainders = False\n";
+    }
     if (p.zero >= 2)
         o << st << "fsdp = \"megatron\"\n"
           << st << "ddp.data_parallel_sharding_strategy = \"" << (p.zero == 2 ? "optim_grads" : "optim_grads_params")

@@ -134,6 +134,10 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
           << "mode = \"selective\"\nselective_ac_option = \"op\"\n";
     else
         o << "mode = \"" << (t.recompute == Recompute::Full ? "full" : "none") << "\"\n";
+    if (t.optimizer.precisionAware)
+        o << "# NOTE: torchtitan's AdamW keeps its states in the parameters' dtype (fp32 under FSDP2 mixed "
+             "precision); the scenario's "
+          << optimizerPrecisionText(t.optimizer) << " is not reproduced\n";
     if (!t.flashAttention)
         o << "# NOTE: torchtitan uses scaled_dot_product_attention (flash or memory-efficient kernels); the "
              "scenario's unfused attention is not reproduced\n";

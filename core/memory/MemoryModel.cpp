@@ -71,7 +71,8 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
         StageMemory st;
         st.stage = r;
         const ParameterShard params = rankParameters(in, r);
-        const ModelStateBytes state = modelStateBytes(params, p.zero, p.gradReduceInFp32, dpGroup, edpGroup);
+        const ModelStateBytes state
+            = modelStateBytes(params, p.zero, p.gradReduceInFp32, in.training.optimizer, dpGroup, edpGroup);
         st.weightsBytes = state.weights;
         st.gradsBytes = state.grads;
         st.optimizerBytes = state.optimizer;

@@ -18,12 +18,13 @@ namespace parallax::core {
 // - with 16-bit gradients the optimizer casts its shard of the reduced gradients to fp32 (4 B / d),
 //   allocated at the optimizer step, after the activations are freed, and released by zero_grad.
 // So bf16 parameters with fp32 gradients cost 6 + 12/d bytes per parameter and 16-bit gradients
-// 4 + 16/d at the optimizer step (the Megatron-Core table).
+// 4 + 16/d at the optimizer step (the Megatron-Core table). The precision-aware optimizer
+// (core/parallel/OptimizerPrecision.h) changes the 12 and the 4 of the copy to its dtypes' sizes.
 struct ModelStateBytes {
     double weights = 0;
     double grads = 0; // the grad buffer (sharded only by ZeRO-2/3)
-    double optimizer = 0; // fp32 main parameters, Adam m and v
-    double mainGradShard = 0; // fp32 copy of the reduced gradient shard, held only during the optimizer step
+    double optimizer = 0; // main parameters, Adam m and v
+    double mainGradShard = 0; // main-gradient copy of the reduced gradient shard, held only during the step
     double total() const { return weights + grads + optimizer; }
 };
 
@@ -32,8 +33,8 @@ double gradBufferBytesPerParam(bool gradReduceInFp32);
 
 // State bytes of `params` on one GPU: dense parameters shard over dpGroup (dp * cp), expert parameters
 // over edpGroup, each from the ZeRO stage that shards them (arXiv:1910.02054 sec. 5.1-5.3).
-ModelStateBytes modelStateBytes(
-    const ParameterShard& params, int zeroStage, bool gradReduceInFp32, double dpGroup, double edpGroup);
+ModelStateBytes modelStateBytes(const ParameterShard& params, int zeroStage, bool gradReduceInFp32,
+    const OptimizerPrecision& optimizer, double dpGroup, double edpGroup);
 
 // ZeRO-3 gathers parameters module by module ahead of use and frees them after; the largest module's
 // full 16-bit weights plus its 16-bit gradients before their reduce-scatter are live at once

@@ -86,6 +86,8 @@ std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const Train
         out.emplace_back("16-bit gradient reduce");
     if (p.epCommOverlap && p.ep > 1)
         out.emplace_back("EP comm overlap");
+    if (t.optimizer.precisionAware)
+        out.push_back(optimizerPrecisionText(t.optimizer));
     return out;
 }
 

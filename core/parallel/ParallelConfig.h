@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/parallel/OptimizerPrecision.h"
+
 #include <string>
 #include <vector>
 
@@ -77,6 +79,8 @@ struct TrainingConfig {
     // Under selective recompute, the submodules re-run (recompute_module bits); ignored otherwise.
     unsigned recomputeModules = recompute_module::kDefault;
     DType dtype = DType::Bf16;
+    // Main parameters, gradients and Adam moments of the optimizer (training.optimizer).
+    OptimizerPrecision optimizer;
     // Fused attention (FlashAttention, arXiv:2205.14135): the s x s scores are never stored. Off, the
     // attention core runs as batched GEMMs plus memory-bound softmax/dropout kernels and stores the
     // scores (arXiv:2205.05198 sec. 4.1).
@@ -108,7 +112,8 @@ unsigned selectiveModules(const TrainingConfig& t);
 std::string recomputeText(const TrainingConfig& t);
 // The framework switches that differ from their defaults, for configuration lines:
 // "unfused attention", "TP comm overlap", "DP sync not overlapped", "blocking p2p",
-// "16-bit gradient reduce"; empty when all are at their defaults.
+// "16-bit gradient reduce", "precision-aware optimizer (exp_avg bf16, ...)"; empty when all are at
+// their defaults.
 std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const TrainingConfig& t);
 bool scheduleSplitsBackward(ScheduleKind k); // zero-bubble family and DualPipe: B and W ops
 bool scheduleUsesChunks(ScheduleKind k); // interleaved / V / DualPipe family carry 2+ chunks

@@ -2,6 +2,7 @@
 #include "core/report/ReportJson.h"
 
 #include "core/inference/InferenceJson.h"
+#include "core/io/ScenarioIo.h"
 #include "core/schedule/PipelineSchedule.h"
 
 namespace parallax::core {
@@ -25,6 +26,8 @@ json parallelConfigToJson(const ParallelConfig& p, const TrainingConfig& t)
         { "micro_batch", t.microBatch }, { "recompute", toString(t.recompute) } };
     if (t.recompute == Recompute::Selective && t.recomputeModules != recompute_module::kDefault)
         j["recompute_modules"] = recomputeModuleNames(t.recomputeModules);
+    if (!(t.optimizer == OptimizerPrecision {}))
+        j["optimizer"] = optimizerPrecisionToJson(t.optimizer);
     // Present only for an uneven split, so that even configurations read as before.
     if (p.firstStageLayers > 0)
         j["first_stage_layers"] = p.firstStageLayers;

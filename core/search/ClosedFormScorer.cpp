@@ -355,7 +355,8 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
         const ParameterShard params { denseParams, expertParams };
         const bool fp32Grads = m_base.parallel.gradReduceInFp32;
         for (int z = 0; z < 4; ++z) {
-            const ModelStateBytes state = modelStateBytes(params, z, fp32Grads, dpGroup, edpGroup);
+            const ModelStateBytes state
+                = modelStateBytes(params, z, fp32Grads, m_base.training.optimizer, dpGroup, edpGroup);
             row.grads[z] = state.grads;
             row.optimizer[z] = state.optimizer;
             row.mainGradShard[z] = state.mainGradShard;
@@ -610,6 +611,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
     fixed.tokensPerMicrobatch = m_base.seqLen() / static_cast<double>(l.cp) * microBatch;
     fixed.tp = comm.tp;
     fixed.dp = comm.dp;
+    fixed.optimizer = m_base.training.optimizer;
     const StepOverheadCollectives fixedCollectives = stepOverheadCollectives(fixed);
     out.resize(zeros.size());
     for (std::size_t i = 0; i < zeros.size(); ++i) {
@@ -626,7 +628,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         sc.peakLowerBoundBytes = 0;
         for (int r = 0; r < p; ++r) {
             const RankTable::Row& row = t.rows[r];
-            fixed.optimizerShardParams = row.optimizer[z] / kOptimizerBytesPerParam;
+            fixed.optimizerShardParams = row.optimizer[z] / optimizerStateBytesPerParam(fixed.optimizer);
             fixed.gradBufferBytes = row.grads[z];
             fixedSeconds = std::max(fixedSeconds, stepOverheads(fixed, *m_rates, fixedCollectives).total());
             // The peak as core/memory/MemoryModel.cpp composes it; it grows with the stored activations.

@@ -120,12 +120,13 @@ std::optional<std::string> reportValue(const std::string& name, const Scenario& 
         { "oom_gib", [](auto&, auto& r) { return gib(std::max(0.0, r.peakMemoryBytes - r.hbmBytes)); } },
         { "headroom_gib", [](auto&, auto& r) { return gib(r.hbmBytes - r.peakMemoryBytes); } },
         { "params_b", [](auto&, auto& r) { return fixedText(r.paramsTotal / 1e9, 1); } },
-        // 18 bytes per parameter (core/parallel/ParameterShard.h) spread perfectly over every GPU: no
-        // layout can hold less.
+        // 18 bytes per parameter (core/parallel/ParameterShard.h; fewer optimizer bytes with the
+        // precision-aware optimizer) spread perfectly over every GPU: no layout can hold less.
         { "min_states_per_gpu_gib",
-            [](auto&, auto& r) {
-                return gib((kWeightBytesPerParam + kGradBytesPerParam + kOptimizerBytesPerParam) * r.paramsTotal
-                    / std::max(1, r.gpus));
+            [](auto& s, auto& r) {
+                const double perParam
+                    = kWeightBytesPerParam + kGradBytesPerParam + optimizerStateBytesPerParam(s.training.optimizer);
+                return gib(perParam * r.paramsTotal / std::max(1, r.gpus));
             } },
         { "active_params_b", [](auto&, auto& r) { return fixedText(r.paramsActive / 1e9, 1); } },
         { "peak_params_b",

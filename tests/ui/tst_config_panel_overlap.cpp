@@ -6,6 +6,7 @@
 #include "ui/ConfigPanel.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QGroupBox>
 #include <QJsonDocument>
@@ -87,6 +88,42 @@ private Q_SLOTS:
         w.doc()->edit(
             QStringLiteral("full recompute"), [](core::Scenario& s) { s.training.recompute = core::Recompute::Full; });
         QVERIFY(!group->isVisible());
+        QVERIFY(w.doc()->waitForEvaluation());
+    }
+
+    void optimizerStatesEditTheScenario()
+    {
+        test::Window w;
+        w.load(test::presetScenario());
+        QVERIFY(w.doc()->scenario().parallel.zero >= 1);
+        ConfigPanel* panel = w.window.configPanel();
+        QVERIFY(panel->findChild<QGroupBox*>(QStringLiteral("optimizerStates")));
+        auto* aware
+            = qobject_cast<QCheckBox*>(panel->fieldEditor(QStringLiteral("training.optimizer.precision_aware")));
+        auto* expAvg = qobject_cast<QComboBox*>(panel->fieldEditor(QStringLiteral("training.optimizer.exp_avg_dtype")));
+        auto* mainParams
+            = qobject_cast<QComboBox*>(panel->fieldEditor(QStringLiteral("training.optimizer.main_params_dtype")));
+        QVERIFY(aware && expAvg && mainParams);
+        QVERIFY(!aware->isChecked());
+        QCOMPARE(mainParams->count(), 2); // Megatron-Core offers fp32 and fp16 only
+        QCOMPARE(expAvg->count(), 4);
+        QVERIFY(w.doc()->waitForEvaluation());
+        const double before = w.doc()->evaluation()->report.stages.front().optimizerBytes;
+
+        aware->click();
+        expAvg->setCurrentIndex(expAvg->findData(QStringLiteral("bf16")));
+        QVERIFY(w.doc()->scenario().training.optimizer.precisionAware);
+        QCOMPARE(w.doc()->scenario().training.optimizer.expAvg, core::StateDType::Bf16);
+        QCOMPARE(w.doc()->undoStack()->count(), 2);
+        QVERIFY(w.doc()->waitForEvaluation());
+        // fp32 moments 12 B -> 16-bit remainder + bf16 m + fp32 v = 8 B per parameter.
+        QCOMPARE(w.doc()->evaluation()->report.stages.front().optimizerBytes, before * 8.0 / 12.0);
+        QVERIFY(test::serialized(w.doc()->scenario()).contains(QStringLiteral("\"exp_avg_dtype\": \"bf16\"")));
+
+        w.doc()->undoStack()->undo();
+        w.doc()->undoStack()->undo();
+        QVERIFY(!aware->isChecked());
+        QCOMPARE(expAvg->currentData().toString(), QStringLiteral("fp32"));
         QVERIFY(w.doc()->waitForEvaluation());
     }
 

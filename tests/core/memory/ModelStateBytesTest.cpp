@@ -22,17 +22,18 @@ TEST(ModelStateBytes, MatchesTheMegatronCoreTable)
 {
     const ParameterShard one { 1.0, 0.0 };
     for (double d : { 1.0, 8.0, 64.0 }) {
-        const ModelStateBytes fp32 = modelStateBytes(one, 1, true, d, d);
+        const ModelStateBytes fp32 = modelStateBytes(one, 1, true, OptimizerPrecision {}, d, d);
         EXPECT_DOUBLE_EQ(fp32.total(), 6.0 + 12.0 / d) << d;
         EXPECT_DOUBLE_EQ(fp32.mainGradShard, 0.0);
-        const ModelStateBytes half = modelStateBytes(one, 1, false, d, d);
+        const ModelStateBytes half = modelStateBytes(one, 1, false, OptimizerPrecision {}, d, d);
         EXPECT_DOUBLE_EQ(half.total(), 4.0 + 12.0 / d) << d;
         EXPECT_DOUBLE_EQ(half.total() + half.mainGradShard, 4.0 + 16.0 / d) << d;
     }
     // Without the distributed optimizer: 18 and 20 bytes (the table's left column).
-    EXPECT_DOUBLE_EQ(modelStateBytes(one, 0, true, 8, 8).total(), 18.0);
-    EXPECT_DOUBLE_EQ(
-        modelStateBytes(one, 0, false, 8, 8).total() + modelStateBytes(one, 0, false, 8, 8).mainGradShard, 20.0);
+    EXPECT_DOUBLE_EQ(modelStateBytes(one, 0, true, OptimizerPrecision {}, 8, 8).total(), 18.0);
+    EXPECT_DOUBLE_EQ(modelStateBytes(one, 0, false, OptimizerPrecision {}, 8, 8).total()
+            + modelStateBytes(one, 0, false, OptimizerPrecision {}, 8, 8).mainGradShard,
+        20.0);
 }
 
 // --grad-reduce-in-bf16 (NeMo grad_reduce_in_fp32=False) halves the grad buffer in the engine.

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/parallel/OptimizerPrecision.h"
+
+#include <array>
+#include <utility>
+
+namespace parallax::core {
+
+namespace {
+constexpr std::array<std::pair<StateDType, const char*>, 4> kNames { {
+    { StateDType::Fp32, "fp32" },
+    { StateDType::Fp16, "fp16" },
+    { StateDType::Bf16, "bf16" },
+    { StateDType::Fp8, "fp8" },
+} };
+constexpr double kRemainderBytes = 2.0; // the 16 bits of an fp32 value a bf16 copy does not hold
+} // namespace
+
+double stateDTypeBytes(StateDType d)
+{
+    switch (d) {
+    case StateDType::Fp32:
+        return 4.0;
+    case StateDType::Fp16:
+    case StateDType::Bf16:
+        return 2.0;
+    case StateDType::Fp8:
+        return 1.0;
+    }
+    return 4.0;
+}
+
+const char* toString(StateDType d)
+{
+    for (const auto& [value, name] : kNames) {
+        if (value == d)
+            return name;
+    }
+    return "?";
+}
+
+bool parseStateDType(const std::string& s, StateDType& out)
+{
+    for (const auto& [value, name] : kNames) {
+        if (s == name) {
+            out = value;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool stateDTypeAllowed(OptimizerField field, StateDType d)
+{
+    // megatron/training/arguments.py choices of each flag.
+    switch (field) {
+    case OptimizerField::MainParams:
+        return d == StateDType::Fp32 || d == StateDType::Fp16;
+    case OptimizerField::MainGrads:
+        return d == StateDType::Fp32 || d == StateDType::Bf16;
+    case OptimizerField::ExpAvg:
+    case OptimizerField::ExpAvgSq:
+        return true;
+    }
+    return false;
+}
+
+std::string stateDTypeChoices(OptimizerField field)
+{
+    std::string out;
+    for (const auto& [value, name] : kNames) {
+        if (!stateDTypeAllowed(field, value))
+            continue;
+        out += (out.empty() ? "" : ", ") + std::string(name);
+    }
+    return out;
+}
+
+const char* fieldKey(OptimizerField field)
+{
+    switch (field) {
+    case OptimizerField::MainParams:
+        return "main_params_dtype";
+    case OptimizerField::MainGrads:
+        return "main_grads_dtype";
+    case OptimizerField::ExpAvg:
+        return "exp_avg_dtype";
+    case OptimizerField::ExpAvgSq:
+        return "exp_avg_sq_dtype";
+    }
+    return "?";
+}
+
+std::string megatronFlag(OptimizerField field)
+{
+    std::string flag = std::string("--") + fieldKey(field);
+    for (char& ch : flag)
+        ch = ch == '_' ? '-' : ch;
+    return flag;
+}
+
+StateDType OptimizerPrecision::*fieldMember(OptimizerField field)
+{
+    switch (field) {
+    case OptimizerField::MainParams:
+        return &OptimizerPrecision::mainParams;
+    case OptimizerField::MainGrads:
+        return &OptimizerPrecision::mainGrads;
+    case OptimizerField::ExpAvg:
+        return &OptimizerPrecision::expAvg;
+    case OptimizerField::ExpAvgSq:
+        break;
+    }
+    return &OptimizerPrecision::expAvgSq;
+}
+
+StateDType fieldValue(const OptimizerPrecision& o, OptimizerField field)
+{
+    return o.*fieldMember(field);
+}
+
+double mainParamBytesPerParam(const OptimizerPrecision& o)
+{
+    if (!o.precisionAware)
+        return stateDTypeBytes(StateDType::Fp32);
+    if (o.mainParams == StateDType::Fp32 && o.storeParamRemainders)
+        return kRemainderBytes;
+    return stateDTypeBytes(o.mainParams);
+}
+
+double optimizerStateBytesPerParam(const OptimizerPrecision& o)
+{
+    if (!o.precisionAware)
+        return 3 * stateDTypeBytes(StateDType::Fp32);
+    return mainParamBytesPerParam(o) + stateDTypeBytes(o.expAvg) + stateDTypeBytes(o.expAvgSq);
+}
+
+double mainGradBytesPerParam(const OptimizerPrecision& o)
+{
+    return stateDTypeBytes(o.precisionAware ? o.mainGrads : StateDType::Fp32);
+}
+
+double mainGradCopyBytesPerParam(const OptimizerPrecision& o, double gradBufferBytesPerParam)
+{
+    const double main = mainGradBytesPerParam(o);
+    return main == gradBufferBytesPerParam ? 0.0 : main;
+}
+
+double adamTrafficBytesPerParam(const OptimizerPrecision& o)
+{
+    // With remainders FusedAdam reads and writes the bf16 weight and its 16-bit remainder: 4 B each way.
+    const double master = o.precisionAware && o.mainParams != StateDType::Fp32 ? stateDTypeBytes(o.mainParams)
+                                                                               : stateDTypeBytes(StateDType::Fp32);
+    const double m = stateDTypeBytes(o.precisionAware ? o.expAvg : StateDType::Fp32);
+    const double v = stateDTypeBytes(o.precisionAware ? o.expAvgSq : StateDType::Fp32);
+    return 2.0 * (master + m + v) + mainGradBytesPerParam(o);
+}
+
+std::string optimizerPrecisionText(const OptimizerPrecision& o)
+{
+    if (!o.precisionAware)
+        return {};
+    std::string detail;
+    for (OptimizerField f : kOptimizerFields) {
+        const StateDType d = fieldValue(o, f);
+        if (d == StateDType::Fp32)
+            continue;
+        std::string key = fieldKey(f);
+        key.resize(key.size() - std::string("_dtype").size());
+        detail += (detail.empty() ? "" : ", ") + key + " " + toString(d);
+    }
+    if (!o.storeParamRemainders)
+        detail += (detail.empty() ? "" : ", ") + std::string("no param remainders");
+    return "precision-aware optimizer" + (detail.empty() ? std::string() : " (" + detail + ")");
+}
+
+OptimizerPrecisionProblem optimizerPrecisionProblem(const OptimizerPrecision& o, int zeroStage)
+{
+    const std::string prefix = "training.optimizer.";
+    for (OptimizerField f : kOptimizerFields) {
+        const StateDType d = fieldValue(o, f);
+        const std::string key = prefix + fieldKey(f);
+        if (!stateDTypeAllowed(f, d))
+            return { key,
+                std::string("Megatron-Core does not offer ") + toString(d) + " here; use one of "
+                    + stateDTypeChoices(f) };
+        if (d != StateDType::Fp32 && !o.precisionAware)
+            return { key,
+                std::string(toString(d)) + " needs training.optimizer.precision_aware true "
+                    + "(Megatron-Core --use-precision-aware-optimizer); set it, or " + fieldKey(f) + " to fp32" };
+    }
+    if (!o.storeParamRemainders && !o.precisionAware)
+        return { prefix + "store_param_remainders",
+            "only the precision-aware optimizer stores remainders; set training.optimizer.precision_aware true "
+            "or drop the key" };
+    if (o.precisionAware && zeroStage < 1)
+        return { prefix + "precision_aware",
+            "Megatron-Core runs the precision-aware optimizer inside its distributed optimizer; set parallel.zero "
+            "to 1 or more, or precision_aware to false" };
+    return {};
+}
+
+} // namespace parallax::core
