@@ -42,8 +42,7 @@ QGroupBox* ConfigPanel::buildOptimizerGroup()
     for (const Row& row : rows) {
         const core::OptimizerField f = row.field;
         std::vector<std::pair<QString, QString>> values;
-        for (core::StateDType d :
-            { core::StateDType::Fp32, core::StateDType::Fp16, core::StateDType::Bf16, core::StateDType::Fp8 }) {
+        for (core::StateDType d : core::kStateDTypes) {
             if (!core::stateDTypeAllowed(f, d))
                 continue;
             const QString name = QString::fromLatin1(core::toString(d));

@@ -138,11 +138,9 @@ bool nemoSwitch(const std::string& key, std::string value, Flags& flags)
             flags["no-store-param-remainders"] = "1";
     } else if (key == "main_params_dtype" || key == "main_grads_dtype" || key == "exp_avg_dtype"
         || key == "exp_avg_sq_dtype") {
-        // OptimizerConfig holds torch dtypes; Megatron-LM's flags spell them fp32 / fp16 / bf16 / fp8 (uint8).
-        static const std::map<std::string, std::string> kTorch { { "torch.float32", "fp32" },
-            { "torch.float16", "fp16" }, { "torch.bfloat16", "bf16" }, { "torch.uint8", "fp8" } };
-        const auto it = kTorch.find(value);
-        flags[dashed(key)] = it == kTorch.end() ? value : it->second;
+        // OptimizerConfig holds torch dtypes; Megatron-LM's flags spell them fp32 / fp16 / bf16 / fp8.
+        StateDType d = StateDType::Fp32;
+        flags[dashed(key)] = parseStateDType(value, d) ? toString(d) : value;
     } else if (key == "use_tp_pp_dp_mapping") {
         if (yes)
             flags["use-tp-pp-dp-mapping"] = "1";

@@ -23,21 +23,6 @@ std::string recipeFor(const std::string& preset)
     const auto it = recipes.find(preset);
     return it == recipes.end() ? std::string() : it->second;
 }
-// torch's name of a state dtype; fp8 states are uint8 storage in OptimizerConfig.
-const char* torchDtype(StateDType d)
-{
-    switch (d) {
-    case StateDType::Fp32:
-        return "torch.float32";
-    case StateDType::Fp16:
-        return "torch.float16";
-    case StateDType::Bf16:
-        return "torch.bfloat16";
-    case StateDType::Fp8:
-        return "torch.uint8";
-    }
-    return "torch.float32";
-}
 } // namespace
 
 std::string NemoRecipeWriter::write(const Scenario& s)
@@ -118,7 +103,7 @@ std::string NemoRecipeWriter::write(const Scenario& s)
         o << "recipe.optim.config.use_precision_aware_optimizer = True\n";
         for (OptimizerField f : kOptimizerFields) {
             if (fieldValue(opt, f) != StateDType::Fp32)
-                o << "recipe.optim.config." << fieldKey(f) << " = " << torchDtype(fieldValue(opt, f)) << "\n";
+                o << "recipe.optim.config." << fieldKey(f) << " = " << torchDtypeName(fieldValue(opt, f)) << "\n";
         }
         if (!opt.storeParamRemainders)
             o << "recipe.optim.config.store_param_remainders = False\n";

@@ -2,18 +2,20 @@
 #include "core/parallel/OptimizerPrecision.h"
 
 #include <array>
-#include <utility>
 
 namespace parallax::core {
 
 namespace {
-constexpr std::array<std::pair<StateDType, const char*>, 4> kNames { {
-    { StateDType::Fp32, "fp32" },
-    { StateDType::Fp16, "fp16" },
-    { StateDType::Bf16, "bf16" },
-    { StateDType::Fp8, "fp8" },
-} };
+constexpr std::array<const char*, 4> kNames { "fp32", "fp16", "bf16", "fp8" }; // in kStateDTypes order
 constexpr double kRemainderBytes = 2.0; // the 16 bits of an fp32 value a bf16 copy does not hold
+constexpr std::array<const char*, 4> kTorchNames { "torch.float32", "torch.float16", "torch.bfloat16",
+    "torch.uint8" }; // in kStateDTypes order; Megatron-LM maps fp8 states to uint8 storage
+
+// The dtypes Megatron-Core uses: the fields as given under the precision-aware optimizer, fp32 without it.
+OptimizerPrecision effective(const OptimizerPrecision& o)
+{
+    return o.precisionAware ? o : OptimizerPrecision {};
+}
 } // namespace
 
 double stateDTypeBytes(StateDType d)
@@ -32,18 +34,19 @@ double stateDTypeBytes(StateDType d)
 
 const char* toString(StateDType d)
 {
-    for (const auto& [value, name] : kNames) {
-        if (value == d)
-            return name;
-    }
-    return "?";
+    return kNames[static_cast<std::size_t>(d)];
+}
+
+const char* torchDtypeName(StateDType d)
+{
+    return kTorchNames[static_cast<std::size_t>(d)];
 }
 
 bool parseStateDType(const std::string& s, StateDType& out)
 {
-    for (const auto& [value, name] : kNames) {
-        if (s == name) {
-            out = value;
+    for (StateDType d : kStateDTypes) {
+        if (s == toString(d) || s == torchDtypeName(d)) {
+            out = d;
             return true;
         }
     }
@@ -68,10 +71,9 @@ bool stateDTypeAllowed(OptimizerField field, StateDType d)
 std::string stateDTypeChoices(OptimizerField field)
 {
     std::string out;
-    for (const auto& [value, name] : kNames) {
-        if (!stateDTypeAllowed(field, value))
-            continue;
-        out += (out.empty() ? "" : ", ") + std::string(name);
+    for (StateDType d : kStateDTypes) {
+        if (stateDTypeAllowed(field, d))
+            out += (out.empty() ? "" : ", ") + std::string(toString(d));
     }
     return out;
 }
@@ -121,23 +123,21 @@ StateDType fieldValue(const OptimizerPrecision& o, OptimizerField field)
 
 double mainParamBytesPerParam(const OptimizerPrecision& o)
 {
-    if (!o.precisionAware)
-        return stateDTypeBytes(StateDType::Fp32);
-    if (o.mainParams == StateDType::Fp32 && o.storeParamRemainders)
+    const OptimizerPrecision e = effective(o);
+    if (e.precisionAware && e.mainParams == StateDType::Fp32 && e.storeParamRemainders)
         return kRemainderBytes;
-    return stateDTypeBytes(o.mainParams);
+    return stateDTypeBytes(e.mainParams);
 }
 
 double optimizerStateBytesPerParam(const OptimizerPrecision& o)
 {
-    if (!o.precisionAware)
-        return 3 * stateDTypeBytes(StateDType::Fp32);
-    return mainParamBytesPerParam(o) + stateDTypeBytes(o.expAvg) + stateDTypeBytes(o.expAvgSq);
+    const OptimizerPrecision e = effective(o);
+    return mainParamBytesPerParam(e) + stateDTypeBytes(e.expAvg) + stateDTypeBytes(e.expAvgSq);
 }
 
 double mainGradBytesPerParam(const OptimizerPrecision& o)
 {
-    return stateDTypeBytes(o.precisionAware ? o.mainGrads : StateDType::Fp32);
+    return stateDTypeBytes(effective(o).mainGrads);
 }
 
 double mainGradCopyBytesPerParam(const OptimizerPrecision& o, double gradBufferBytesPerParam)
@@ -148,12 +148,11 @@ double mainGradCopyBytesPerParam(const OptimizerPrecision& o, double gradBufferB
 
 double adamTrafficBytesPerParam(const OptimizerPrecision& o)
 {
-    // With remainders FusedAdam reads and writes the bf16 weight and its 16-bit remainder: 4 B each way.
-    const double master = o.precisionAware && o.mainParams != StateDType::Fp32 ? stateDTypeBytes(o.mainParams)
-                                                                               : stateDTypeBytes(StateDType::Fp32);
-    const double m = stateDTypeBytes(o.precisionAware ? o.expAvg : StateDType::Fp32);
-    const double v = stateDTypeBytes(o.precisionAware ? o.expAvgSq : StateDType::Fp32);
-    return 2.0 * (master + m + v) + mainGradBytesPerParam(o);
+    // With remainders FusedAdam reads and writes the bf16 weight and its 16-bit remainder: 4 B each way,
+    // as an fp32 master costs.
+    const OptimizerPrecision e = effective(o);
+    const double state = stateDTypeBytes(e.mainParams) + stateDTypeBytes(e.expAvg) + stateDTypeBytes(e.expAvgSq);
+    return 2.0 * state + stateDTypeBytes(e.mainGrads);
 }
 
 std::string optimizerPrecisionText(const OptimizerPrecision& o)

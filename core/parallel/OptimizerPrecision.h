@@ -8,6 +8,8 @@ namespace parallax::core {
 
 // Storage dtype of one optimizer buffer.
 enum class StateDType { Fp32, Fp16, Bf16, Fp8 };
+inline constexpr std::array<StateDType, 4> kStateDTypes { StateDType::Fp32, StateDType::Fp16, StateDType::Bf16,
+    StateDType::Fp8 };
 
 // Megatron-Core's precision-aware optimizer (OptimizerConfig.use_precision_aware_optimizer,
 // --use-precision-aware-optimizer): Transformer Engine's FusedAdam keeps the main parameters, the
@@ -33,6 +35,9 @@ inline constexpr std::array<OptimizerField, 4> kOptimizerFields { OptimizerField
 
 double stateDTypeBytes(StateDType d);
 const char* toString(StateDType d);
+// torch's name, as Megatron-Core's OptimizerConfig holds it: "torch.bfloat16"; fp8 is "torch.uint8".
+const char* torchDtypeName(StateDType d);
+// "bf16" or "torch.bfloat16" (a NeMo recipe's spelling) as its dtype; false if neither.
 bool parseStateDType(const std::string& s, StateDType& out);
 // Whether Megatron-Core offers `d` for `field` (its argparse choices).
 bool stateDTypeAllowed(OptimizerField field, StateDType d);
