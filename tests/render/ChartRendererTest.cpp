@@ -6,6 +6,7 @@
 #include "ui/render/Exporter.h"
 #include "ui/render/MemoryChartRenderer.h"
 #include "ui/render/RankMapRenderer.h"
+#include "ui/render/RenderStyle.h"
 
 #include <gtest/gtest.h>
 
@@ -116,6 +117,22 @@ TEST(MemoryChartRenderer, MarksBarsOverCapacityAndHitTestsSegments)
         for (int x = 0; x < image.width() && !red; ++x)
             red = image.pixel(x, y) == qRgb(0xcc, 0x33, 0x11);
     EXPECT_TRUE(red);
+}
+
+// Sixteen stages over the HBM on a 1200-pixel chart: each excess label fits its own bar's slot.
+TEST(MemoryChartRenderer, OverCapacityLabelsFitTheirSlots)
+{
+    const double g = 1024.0 * 1024 * 1024;
+    const QFontMetricsF fm(render::style::font(render::style::kSmallText, true));
+    const double wide = fm.horizontalAdvance(QStringLiteral("+11.8 GiB over")) + 2;
+    EXPECT_EQ(MemoryChartRenderer::overCapacityLabel(11.8 * g, wide, fm), QStringLiteral("+11.8 GiB over"));
+    EXPECT_EQ(MemoryChartRenderer::overCapacityLabel(11.8 * g, wide - 1, fm), QStringLiteral("+11.8 GiB"));
+    EXPECT_EQ(MemoryChartRenderer::overCapacityLabel(11.8 * g, 10, fm), QStringLiteral("+11.8"));
+    for (const double slot : { 40.0, 60.0, 70.0, 100.0 }) {
+        const QString label = MemoryChartRenderer::overCapacityLabel(11.8 * g, slot, fm);
+        if (label != QStringLiteral("+11.8"))
+            EXPECT_LE(fm.horizontalAdvance(label), slot - 2) << label.toStdString();
+    }
 }
 
 TEST(MemoryChartRenderer, ReadsTheReportStages)

@@ -74,6 +74,19 @@ double legendFlow(QPainter* p, const std::vector<LegendEntry>& entries, const QR
 }
 } // namespace
 
+QString MemoryChartRenderer::overCapacityLabel(double excessBytes, double slot, const QFontMetricsF& fm)
+{
+    // The legend says what the number is ("over capacity, by the amount above the bar").
+    const QString excess = style::gib(excessBytes);
+    const QString forms[] = { QStringLiteral("+") + excess + QStringLiteral(" over"), QStringLiteral("+") + excess,
+        QStringLiteral("+") + excess.section(QLatin1Char(' '), 0, 0) };
+    for (const QString& form : forms) {
+        if (fm.horizontalAdvance(form) <= slot - 2)
+            return form;
+    }
+    return forms[2];
+}
+
 double MemoryChartRenderer::Bar::total() const
 {
     double t = 0;
@@ -253,12 +266,10 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
         }
         // Above the bar: the total, or by how much it exceeds the HBM.
         if (slot >= 30) {
-            const QString label = over
-                ? QStringLiteral("+") + style::gib(b.total() - m_hbmBytes) + QStringLiteral(" over")
-                : style::gib(b.total());
             const QFont f = over ? style::font(style::kSmallText, true) : small;
             p.setFont(f);
             const QFontMetricsF fm(f);
+            const QString label = over ? overCapacityLabel(b.total() - m_hbmBytes, slot, fm) : style::gib(b.total());
             if (fm.horizontalAdvance(label) <= slot - 2 || over) {
                 p.setPen(over ? style::problem() : style::text());
                 const double w = std::max(slot, fm.horizontalAdvance(label) + 4);

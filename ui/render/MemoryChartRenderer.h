@@ -3,6 +3,7 @@
 
 #include "core/report/Report.h"
 
+#include <QFontMetricsF>
 #include <QPointF>
 #include <QRectF>
 #include <QString>
@@ -27,6 +28,10 @@ public:
         std::array<double, ComponentCount> bytes {};
         double total() const;
     };
+
+    // The label above a bar over the HBM: the longest of "+11.8 GiB over", "+11.8 GiB", "+11.8" whose
+    // width in `fm` fits the bar's slot (so that neighbours' labels never overlap), else the shortest.
+    static QString overCapacityLabel(double excessBytes, double slot, const QFontMetricsF& fm);
 
     struct Layout {
         QRectF area;
