@@ -5,6 +5,7 @@
 #include "core/model/LayerShape.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace parallax::core {
 
@@ -143,28 +144,45 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
         sync[c].firstForwardStartSeconds = in.schedule.makespan;
         sync[c].firstForwardEndSeconds = in.schedule.makespan;
     }
-    double rankEnd = 0;
     auto valid = [&](int c) { return c >= 0 && c < chunks; };
-    for (auto it = first; it != end; ++it) {
-        const TimedOp& op = *it;
-        rankEnd = std::max(rankEnd, op.end);
-        const bool forwardHalf = op.kind == OpKind::Forward || op.kind == OpKind::ForwardBackward;
-        if (forwardHalf && valid(op.chunk) && op.start < sync[op.chunk].firstForwardStartSeconds) {
-            sync[op.chunk].firstForwardStartSeconds = op.start;
-            sync[op.chunk].firstForwardEndSeconds = op.end;
-        }
-        // The weight gradients are complete after B (unsplit), W (split) or an F&B pair's backward half.
-        const int gradChunk = op.kind == OpKind::ForwardBackward                 ? op.chunk2
-            : (op.kind == OpKind::Backward || op.kind == OpKind::BackwardWeight) ? op.chunk
+    const auto forwardChunk = [](const TimedOp& op) {
+        return op.kind == OpKind::Forward || op.kind == OpKind::ForwardBackward ? int { op.chunk } : -1;
+    };
+    // The weight gradients are complete after B (unsplit), W (split) or an F&B pair's backward half.
+    const auto gradChunk = [](const TimedOp& op) {
+        return op.kind == OpKind::ForwardBackward                                ? int { op.chunk2 }
+            : (op.kind == OpKind::Backward || op.kind == OpKind::BackwardWeight) ? int { op.chunk }
                                                                                  : -1;
-        if (!valid(gradChunk))
-            continue;
-        if (p.zero == 2)
-            sync[gradChunk].gradReadySeconds.push_back(op.start); // ZeRO-2: every micro-batch's gradients
-        else
-            lastGradReady[gradChunk] = std::max(lastGradReady[gradChunk], op.start);
+    };
+    // A rank's ops run one after another: starts and ends only grow along them, so its last op ends it,
+    // a chunk's first forward in order is its earliest and its last gradient op its latest.
+    const double rankEnd = std::prev(end)->end;
+    int missing = chunks;
+    for (auto it = first; it != end && missing > 0; ++it) {
+        const int c = forwardChunk(*it);
+        if (valid(c) && sync[c].firstForwardStartSeconds == in.schedule.makespan && it->start < in.schedule.makespan) {
+            sync[c].firstForwardStartSeconds = it->start;
+            sync[c].firstForwardEndSeconds = it->end;
+            --missing;
+        }
     }
-    if (p.zero != 2) {
+    if (p.zero == 2) {
+        for (auto it = first; it != end; ++it) {
+            const int c = gradChunk(*it);
+            if (valid(c))
+                sync[c].gradReadySeconds.push_back(it->start); // ZeRO-2: every micro-batch's gradients
+        }
+    } else {
+        // Only each chunk's last gradients matter: walk back from the rank's end until every chunk has them.
+        missing = chunks;
+        for (auto it = end; it != first && missing > 0;) {
+            --it;
+            const int c = gradChunk(*it);
+            if (valid(c) && lastGradReady[c] < 0) {
+                lastGradReady[c] = it->start;
+                --missing;
+            }
+        }
         for (int c = 0; c < chunks; ++c) {
             if (lastGradReady[c] >= 0)
                 sync[c].gradReadySeconds.push_back(lastGradReady[c]);

@@ -3,6 +3,7 @@
 
 #include "core/parallel/ParallelConfig.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,21 +13,27 @@ namespace parallax::core {
 // one op); the zero-bubble family and DualPipe split it into BackwardInput (B) and
 // BackwardWeight (W). ForwardBackward is DualPipe's overlapped pair: one op that runs the
 // forward of (microbatch, chunk) and the backward of (microbatch2, chunk2) together.
-enum class OpKind { Forward, Backward, BackwardInput, BackwardWeight, ForwardBackward };
+enum class OpKind : std::uint8_t { Forward, Backward, BackwardInput, BackwardWeight, ForwardBackward };
 const char* toString(OpKind k); // "F", "B", "B", "W", "F&B"  (Backward and BackwardInput both print "B")
 const char* longName(OpKind k); // "forward", "backward", "backward-input", "backward-weight", "forward+backward"
 
+// Chunk and direction are narrow (checkShape bounds the chunks per rank by kMaxChunksPerRank), so that an
+// op is 20 bytes: the simulator streams every program once per run.
 struct PipelineOp {
     OpKind kind = OpKind::Forward;
     int microbatch = 0;
-    int chunk = 0; // model chunk on this rank, 0 .. chunksPerRank-1
-    int direction = 0; // DualPipe: 0 micro-batches fed from rank 0, 1 fed from rank p-1
+    std::int16_t chunk = 0; // model chunk on this rank, 0 .. chunksPerRank-1
+    std::int8_t direction = 0; // DualPipe: 0 micro-batches fed from rank 0, 1 fed from rank p-1
     int microbatch2 = -1; // ForwardBackward only: the backward half
-    int chunk2 = -1;
-    int direction2 = -1; // ForwardBackward only: the backward half's direction (DualPipe pairs mix them)
+    std::int16_t chunk2 = -1;
+    std::int8_t direction2 = -1; // ForwardBackward only: the backward half's direction (DualPipe pairs mix them)
 };
 
 using RankProgram = std::vector<PipelineOp>;
+
+// Most chunks (virtual stages) per pipeline rank a shape may have: PipelineOp::chunk's range. Far above
+// any layout (kMaxLayers layers give at most that many chunks).
+inline constexpr int kMaxChunksPerRank = 32767;
 
 struct ScheduleShape {
     ScheduleKind kind = ScheduleKind::OneFOneB;

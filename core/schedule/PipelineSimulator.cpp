@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -24,8 +25,9 @@ constexpr double kNobodyWaits = -1.0;
 
 // How far ahead of a woken rank's program counter to prefetch: one 64-byte line of CompiledOps.
 constexpr std::size_t kPrefetchOps = 8;
-// Largest result written into a pre-sized vector (Simulator::writeOps): well inside a core's L2.
-constexpr std::size_t kSizedOpsBytes = 256 * 1024;
+// How many ops ahead to prefetch the two dependency slots of: each op's output slot is a cache miss
+// (the slots, 8 bytes per micro-batch and stage, outgrow L2).
+constexpr std::size_t kSlotPrefetchOps = 2;
 double parkedCode(int rank)
 {
     return -2.0 - rank;
@@ -50,6 +52,16 @@ struct OverlappedOp {
     std::uint32_t backwardPlan = 0;
     int rank = 0, chunk = 0, chunk2 = 0; // what its duration is computed from (SimulationPlan::overlappedDuration)
     double duration = 0;
+    double inflightDelta = 0; // the forward half's activation stored, the backward half's freed
+};
+
+// What compileRank found: the number of runnable ops (compilation stops at the first op naming a
+// micro-batch, chunk, direction or kind outside the shape: the rank can never run it), and whether
+// every runnable op but the overlapped pairs leaves its second half at the default (-1), so that its
+// TimedOp can be written from its plan alone (every generated program; a hand-written one may not).
+struct CompiledRank {
+    std::size_t runnable = 0;
+    bool plain = true;
 };
 
 // A shape's programs compiled against its plan's slot layout. The slots an op waits for and completes
@@ -60,14 +72,12 @@ struct CompiledPrograms {
     bool usable = false;
     std::vector<CompiledOp> code; // [rank][op]
     std::vector<std::size_t> begin; // per rank: its first op in `code`
-    std::vector<std::size_t> runnable; // per rank: ops before the first one that names something outside the shape
+    std::vector<CompiledRank> ranks; // per rank: its runnable ops, and whether they are plain
     std::vector<OverlappedOp> overlapped; // durations left at 0
 };
 
-// Compiles rank r's program into `code` (room for all its ops) and appends its overlapped pairs;
-// returns the number of runnable ops: compilation stops at the first op naming a micro-batch, chunk,
-// direction or kind outside the shape (the rank can never run it).
-std::size_t compileRank(const SimulationPlan& plan, const RankProgram& programOps, int r, CompiledOp* const code,
+// Compiles rank r's program into `code` (room for all its ops) and appends its overlapped pairs.
+CompiledRank compileRank(const SimulationPlan& plan, const RankProgram& programOps, int r, CompiledOp* const code,
     std::vector<OverlappedOp>& overlapped)
 {
     // Locals, not members: the stores below could otherwise alias them and force reloads.
@@ -79,16 +89,20 @@ std::size_t compileRank(const SimulationPlan& plan, const RankProgram& programOp
     const unsigned chunks = static_cast<unsigned>(plan.chunks());
     const unsigned directions = static_cast<unsigned>(plan.directions());
     std::size_t pc = 0;
+    bool plain = true;
     for (; pc < count; ++pc) {
         const PipelineOp& op = program[pc];
         const unsigned kind = static_cast<unsigned>(op.kind);
-        const unsigned chunk = static_cast<unsigned>(op.chunk);
-        const unsigned direction = static_cast<unsigned>(op.direction);
+        // Through int: a negative chunk or direction becomes a huge unsigned, outside the shape.
+        const unsigned chunk = static_cast<unsigned>(int { op.chunk });
+        const unsigned direction = static_cast<unsigned>(int { op.direction });
         if (static_cast<unsigned>(op.microbatch) >= microbatches || chunk >= chunks || direction >= directions)
             break;
         if (kind < SimulationPlan::kKinds) [[likely]] {
             const std::uint32_t index = rankKinds + (chunk * directions + direction) * SimulationPlan::kKinds + kind;
             code[pc] = { static_cast<std::uint32_t>(kinds[index].input + op.microbatch), index };
+            // All three are -1 by default: their AND is -1 exactly when each is.
+            plain = plain && (op.microbatch2 & op.chunk2 & op.direction2) == -1;
         } else if (op.kind == OpKind::ForwardBackward && plan.validOp(op.microbatch2, op.chunk2, op.direction2)) {
             OverlappedOp pair;
             pair.forwardPlan = plan.kindIndex(r, op.chunk, op.direction, OpKind::Forward);
@@ -104,7 +118,7 @@ std::size_t compileRank(const SimulationPlan& plan, const RankProgram& programOp
             break;
         }
     }
-    return pc;
+    return { pc, plain };
 }
 
 CompiledPrograms compilePrograms(const ScheduleShape& shape, const std::vector<RankProgram>& programs)
@@ -122,23 +136,12 @@ CompiledPrograms compilePrograms(const ScheduleShape& shape, const std::vector<R
     total = 0;
     for (int r = 0; r < plan.ranks(); ++r) {
         out.begin.push_back(total);
-        out.runnable.push_back(compileRank(plan, programs[r], r, out.code.data() + total, out.overlapped));
+        out.ranks.push_back(compileRank(plan, programs[r], r, out.code.data() + total, out.overlapped));
         total += programs[r].size();
     }
     out.usable = true;
     return out;
 }
-
-// Where a rank stands in its program: all the run loop reads and writes per rank, so that a
-// switch between ranks (every few ops once the pipeline is full) costs a few loads.
-struct RankState {
-    const CompiledOp* code = nullptr;
-    double* starts = nullptr;
-    std::size_t runnable = 0; // ops before the first one that names something outside the shape
-    std::size_t pc = 0; // next op to run
-    double free = 0; // end of the last op that ran
-    int nextWaiter = -1; // next rank parked on the same slot
-};
 
 // Busy time and in-flight peaks of one rank, accumulated in program order.
 struct RankTally {
@@ -158,14 +161,27 @@ struct RankTally {
     }
 };
 
+// Where a rank stands in its program: all the run loop reads and writes per rank, so that a
+// switch between ranks (every few ops once the pipeline is full) costs a few loads.
+struct RankState {
+    const CompiledOp* code = nullptr;
+    double* starts = nullptr;
+    std::size_t runnable = 0; // ops before the first one that names something outside the shape
+    std::size_t pc = 0; // next op to run
+    double free = 0; // end of the last op that ran
+    int nextWaiter = -1; // next rank parked on the same slot
+    bool plain = true; // CompiledRank::plain
+    RankTally tally; // of the ops that ran, added as they run (program order)
+};
+
 // The simulation is a max-plus evaluation of the dependency graph: an op starts at the later of its
 // rank's previous op end and its inputs' arrival. Three passes over flat arrays, no allocation per op:
 // 1. compile: each rank's program into CompiledOps (dependency slot + plan index), in order;
 // 2. run: ranks execute until an input is missing, park on that input, and are woken when it
 //    completes, so each op is timed once (O(total ops); O(micro-batches x stages) slots). Only
 //    start times are stored, 8 bytes per op, so the working set of 64 interleaved ranks stays in cache;
-// 3. write: the TimedOps that ran, rank by rank, each written once and in order, with each rank's
-//    busy time and in-flight peaks, which depend on program order only.
+//    each rank's busy time and in-flight peaks, which depend on program order only, add up as it runs;
+// 3. write: the TimedOps that ran, rank by rank, each written once and in order.
 class Simulator {
 public:
     Simulator(const SimulationInput& input, const std::vector<RankProgram>& programs,
@@ -195,7 +211,8 @@ public:
             for (int r = 0; r < ranks; ++r) {
                 rank_[r].code = compiled_->code.data() + compiled_->begin[r];
                 rank_[r].starts = starts_.get() + compiled_->begin[r];
-                rank_[r].runnable = compiled_->runnable[r];
+                rank_[r].runnable = compiled_->ranks[r].runnable;
+                rank_[r].plain = compiled_->ranks[r].plain;
             }
         } else {
             code_.reset(new CompiledOp[total]);
@@ -203,12 +220,17 @@ public:
             for (int r = 0; r < ranks; ++r) {
                 rank_[r].code = code_.get() + total;
                 rank_[r].starts = starts_.get() + total;
-                rank_[r].runnable = compileRank(plan_, programs_[r], r, code_.get() + total, overlapped_);
+                const CompiledRank compiled = compileRank(plan_, programs_[r], r, code_.get() + total, overlapped_);
+                rank_[r].runnable = compiled.runnable;
+                rank_[r].plain = compiled.plain;
                 total += programs_[r].size();
             }
         }
-        for (OverlappedOp& pair : overlapped_)
+        for (OverlappedOp& pair : overlapped_) {
             pair.duration = plan_.overlappedDuration(pair.rank, pair.chunk, pair.chunk2);
+            pair.inflightDelta
+                = plan_.cost(pair.rank, pair.chunk).activation - plan_.cost(pair.rank, pair.chunk2).activation;
+        }
 
         slots_.assign(plan_.slotCount(), kNobodyWaits);
         for (int d = 0; d < plan_.directions(); ++d)
@@ -258,7 +280,7 @@ private:
     }
 
     // Waits for both halves' inputs and completes both; false when it parked.
-    bool runOverlapped(int r, const OverlappedOp& pair, double& free, double& start)
+    bool runOverlapped(int r, const OverlappedOp& pair, double& free, double& start, RankTally& tally)
     {
         const KindPlan& f = plan_.kinds()[pair.forwardPlan];
         const KindPlan& b = plan_.kinds()[pair.backwardPlan];
@@ -274,6 +296,7 @@ private:
         }
         start = std::max(free, std::max(activation + f.inputDelay, gradient + b.inputDelay));
         free = start + pair.duration;
+        tally.add(pair.duration, pair.inflightDelta, 0);
         complete(slots_[pair.activationInput + f.outputOffset], free);
         complete(slots_[pair.gradientInput + b.outputOffset], free);
         return true;
@@ -291,6 +314,9 @@ private:
         double* const slots = slots_.data();
         std::size_t pc = state.pc;
         double free = state.free;
+        // Added here, where its dependency chain overlaps the op timing's; a pass of its own after the
+        // run waited on it, a ninth of the whole simulation (perf).
+        RankTally tally = state.tally;
         // A rank runs a few ops per wake-up and 64 ranks interleave: too many streams for the hardware
         // prefetcher, so fetch the rank's next program and start-time lines while these ops run.
         const std::size_t ahead = std::min(pc + kPrefetchOps, runnable);
@@ -299,11 +325,18 @@ private:
         for (; pc < runnable; ++pc) {
             const CompiledOp c = code[pc];
             if (c.plan & kOverlapped) [[unlikely]] {
-                if (!runOverlapped(r, overlapped_[c.plan & ~kOverlapped], free, starts[pc]))
+                if (!runOverlapped(r, overlapped_[c.plan & ~kOverlapped], free, starts[pc], tally))
                     break;
                 continue;
             }
             const KindPlan& k = kinds[c.plan];
+            if (pc + kSlotPrefetchOps < runnable) {
+                const CompiledOp n = code[pc + kSlotPrefetchOps];
+                if (!(n.plan & kOverlapped)) {
+                    __builtin_prefetch(slots + n.input);
+                    __builtin_prefetch(slots + n.input + kinds[n.plan].outputOffset, 1);
+                }
+            }
             double& in = slots[c.input];
             if (in < 0) {
                 park(r, in);
@@ -312,73 +345,97 @@ private:
             const double start = std::max(free, in + k.inputDelay);
             starts[pc] = start;
             free = start + k.duration;
+            tally.add(k.duration, k.inflightDelta, k.inflightChunkDelta);
             complete(slots[c.input + k.outputOffset], free);
         }
         state.pc = pc;
         state.free = free;
+        state.tally = tally;
     }
 
+    // One rank's ops that ran, as TimedOps computed on the fly: vector::insert sizes the result from
+    // the iterators' difference and constructs each element from operator*'s value, so every op is
+    // written once, in place. Filling a resized vector instead wrote each line twice (value-initialised,
+    // then assigned): a third of the simulation of 262,144 ops (perf, BM_Simulate/kind:2).
+    class RankOps {
+    public:
+        using iterator_category = std::random_access_iterator_tag;
+        using value_type = TimedOp;
+        using difference_type = std::ptrdiff_t;
+        using pointer = const TimedOp*;
+        using reference = TimedOp; // a value: the iterator is only read once per element
+
+        RankOps(const Simulator& sim, int rank, std::size_t pc)
+            : sim_(&sim)
+            , rank_(rank)
+            , pc_(pc)
+        {
+        }
+        TimedOp operator*() const { return sim_->timedOp(rank_, pc_); }
+        RankOps& operator++()
+        {
+            ++pc_;
+            return *this;
+        }
+        RankOps operator++(int)
+        {
+            RankOps before = *this;
+            ++pc_;
+            return before;
+        }
+        RankOps& operator--()
+        {
+            --pc_;
+            return *this;
+        }
+        RankOps& operator+=(difference_type n)
+        {
+            pc_ += n;
+            return *this;
+        }
+        difference_type operator-(const RankOps& other) const
+        {
+            return static_cast<difference_type>(pc_) - static_cast<difference_type>(other.pc_);
+        }
+        bool operator==(const RankOps& other) const { return pc_ == other.pc_; }
+
+    private:
+        const Simulator* sim_;
+        int rank_;
+        std::size_t pc_;
+    };
+
     // The ops that ran (a prefix of each program), rank by rank in program order, which is start
-    // order on a rank. Up to a few hundred KB (the engine's simulations) the vector is sized, zeroed in
-    // cache, and written through a pointer with no capacity check per op; a larger one is only
-    // reserved, so that its lines are written once rather than zeroed in memory and written again.
+    // order on a rank.
     void writeOps(SimulationResult& result, std::size_t ran)
     {
         std::vector<TimedOp>& ops = result.ops;
-        if (ran * sizeof(TimedOp) <= kSizedOpsBytes) {
-            ops.resize(ran);
-            TimedOp* out = ops.data();
-            writeOpsWith([&]() -> TimedOp& { return *out++; });
-        } else {
-            ops.reserve(ran);
-            writeOpsWith([&]() -> TimedOp& { return ops.emplace_back(); });
-        }
+        ops.reserve(ran);
+        for (int r = 0; r < plan_.ranks(); ++r)
+            ops.insert(ops.end(), RankOps(*this, r, 0), RankOps(*this, r, rank_[r].pc));
     }
 
-    // Writes each op that ran into next(), in order, and each rank's tally.
-    template <typename Next> void writeOpsWith(Next next)
+    // Rank r's op at pc. A plain rank's ops other than the overlapped pairs are written from their plan
+    // entry and input slot, without reading the program.
+    TimedOp timedOp(int r, std::size_t pc) const
     {
-        const int ranks = plan_.ranks();
-        tallies_.assign(ranks, RankTally {});
-        for (int r = 0; r < ranks; ++r) {
-            const PipelineOp* const program = programs_[r].data();
-            const RankState& state = rank_[r];
-            const KindPlan* const kinds = plan_.kinds();
-            RankTally tally;
-            for (std::size_t pc = 0; pc < state.pc; ++pc) {
-                const PipelineOp& op = program[pc];
-                const CompiledOp c = state.code[pc];
-                double duration = 0;
-                double comm = 0;
-                if (c.plan & kOverlapped) [[unlikely]] {
-                    const SimulationPlan::ChunkCost& cost = plan_.cost(r, op.chunk);
-                    duration = overlapped_[c.plan & ~kOverlapped].duration;
-                    comm = std::min(cost.exposedComm, duration);
-                    tally.add(duration, cost.activation - plan_.cost(r, op.chunk2).activation, 0);
-                } else {
-                    const KindPlan& k = kinds[c.plan];
-                    duration = k.duration;
-                    comm = k.comm;
-                    tally.add(duration, k.inflightDelta, k.inflightChunkDelta);
-                }
-                const double start = state.starts[pc];
-                // Field by field into the vector's own storage: a TimedOp built on the stack and copied
-                // stalls on store-to-load forwarding (perf annotate), as wide as the rest of the loop.
-                TimedOp& t = next();
-                t.rank = r;
-                t.kind = op.kind;
-                t.microbatch = op.microbatch;
-                t.chunk = op.chunk;
-                t.direction = op.direction;
-                t.microbatch2 = op.microbatch2;
-                t.chunk2 = op.chunk2;
-                t.direction2 = op.direction2;
-                t.start = start;
-                t.end = start + duration;
-                t.commSeconds = comm;
-            }
-            tallies_[r] = tally;
+        const RankState& state = rank_[r];
+        const CompiledOp c = state.code[pc];
+        const double start = state.starts[pc];
+        if (c.plan & kOverlapped) [[unlikely]] {
+            const PipelineOp& op = programs_[r][pc];
+            const double duration = overlapped_[c.plan & ~kOverlapped].duration;
+            return TimedOp { r, op.kind, op.microbatch, op.chunk, op.direction, op.microbatch2, op.chunk2,
+                op.direction2, start, start + duration, std::min(plan_.cost(r, op.chunk).exposedComm, duration) };
         }
+        const KindPlan& k = plan_.kinds()[c.plan];
+        if (state.plain) [[likely]] {
+            return TimedOp { r, k.kind, static_cast<int>(c.input - k.input), k.chunk, k.direction, -1, -1, -1, start,
+                start + k.duration, k.comm };
+        }
+        const PipelineOp& op = programs_[r][pc];
+        return TimedOp { r, op.kind, op.microbatch, op.chunk, op.direction, op.microbatch2, op.chunk2, op.direction2,
+            start, start + k.duration, k.comm };
     }
 
     void summarize(SimulationResult& result) const
@@ -392,10 +449,11 @@ private:
         result.parameterCopies.assign(ranks, parameterCopies(shape_));
         double idle = 0;
         for (int r = 0; r < ranks; ++r) {
-            const double busy = tallies_[r].busy;
+            const RankTally& tally = rank_[r].tally;
+            const double busy = tally.busy;
             result.busySecondsPerRank[r] = busy;
-            result.peakInflightWeight[r] = tallies_[r].peak;
-            result.peakInflightChunks[r] = tallies_[r].peakChunks;
+            result.peakInflightWeight[r] = tally.peak;
+            result.peakInflightChunks[r] = tally.peakChunks;
             if (result.makespan > 0)
                 result.bubbleFractionPerRank[r] = (result.makespan - busy) / result.makespan;
             idle += result.makespan - busy;
@@ -415,7 +473,6 @@ private:
     std::vector<OverlappedOp> overlapped_;
     std::vector<double> slots_;
     std::vector<RankState> rank_;
-    std::vector<RankTally> tallies_;
     std::vector<int> ready_;
     int readySize_ = 0;
 };

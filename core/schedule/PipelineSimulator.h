@@ -3,6 +3,7 @@
 
 #include "core/schedule/PipelineSchedule.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace parallax::core {
@@ -37,15 +38,16 @@ struct SimulationInput {
     std::vector<std::vector<double>> wPendingWeight;
 };
 
+// 48 bytes: a simulation writes one per op (PipelineOp's narrow chunk and direction).
 struct TimedOp {
     int rank = 0;
     OpKind kind = OpKind::Forward;
     int microbatch = 0;
-    int chunk = 0;
-    int direction = 0;
+    std::int16_t chunk = 0;
+    std::int8_t direction = 0;
     int microbatch2 = -1;
-    int chunk2 = -1;
-    int direction2 = -1;
+    std::int16_t chunk2 = -1;
+    std::int8_t direction2 = -1;
     double start = 0;
     double end = 0;
     double commSeconds = 0; // exposed communication inside [start, end], drawn as the op's tail

@@ -21,11 +21,12 @@ std::vector<RankProgram> generateDualPipeV(const ScheduleShape& s);
 // Op constructors shared by the generators.
 inline PipelineOp forwardOp(int microbatch, int chunk = 0, int direction = 0)
 {
-    return { OpKind::Forward, microbatch, chunk, direction, -1, -1, -1 };
+    return { OpKind::Forward, microbatch, static_cast<std::int16_t>(chunk), static_cast<std::int8_t>(direction), -1, -1,
+        -1 };
 }
 inline PipelineOp backwardOp(OpKind kind, int microbatch, int chunk = 0, int direction = 0)
 {
-    return { kind, microbatch, chunk, direction, -1, -1, -1 };
+    return { kind, microbatch, static_cast<std::int16_t>(chunk), static_cast<std::int8_t>(direction), -1, -1, -1 };
 }
 inline PipelineOp forwardBackwardOp(const PipelineOp& forward, const PipelineOp& backward)
 {

@@ -121,6 +121,9 @@ std::string checkShape(const ScheduleShape& s)
         return "training.global_batch / micro-batches: needs at least 1 micro-batch per pipeline, got " + m;
     if (s.virtualStages < 1)
         return "parallel.vpp: needs at least 1 virtual stage per rank, got " + std::to_string(s.virtualStages);
+    if (chunksPerRank(s) > kMaxChunksPerRank)
+        return "parallel.vpp: at most " + std::to_string(kMaxChunksPerRank) + " virtual stages per rank, got "
+            + std::to_string(s.virtualStages);
     switch (s.kind) {
     case ScheduleKind::Interleaved1F1B:
         // Megatron-LM's interleaved order groups micro-batches p at a time (arXiv:2104.04473 sec 2.2.2).

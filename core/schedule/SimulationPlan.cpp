@@ -131,6 +131,13 @@ void SimulationPlan::buildKinds(const SimulationInput& input, const std::vector<
                 w.comm = 0;
                 w.inflightDelta = -wPending;
                 w.inflightChunkDelta = 0;
+                for (const OpKind kind :
+                    { OpKind::Forward, OpKind::Backward, OpKind::BackwardInput, OpKind::BackwardWeight }) {
+                    KindPlan& k = kinds_[kindIndex(r, c, d, kind)];
+                    k.chunk = static_cast<std::int16_t>(c);
+                    k.direction = static_cast<std::int8_t>(d);
+                    k.kind = kind;
+                }
             }
         }
     }

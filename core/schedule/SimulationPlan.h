@@ -32,6 +32,11 @@ public:
         double comm = 0; // exposed communication drawn as the op's tail, at most `duration`
         double inflightDelta = 0; // change of the rank's stored activation weight when the op ends
         int inflightChunkDelta = 0;
+        // What the op is, so that its TimedOp is written from the plan: its micro-batch is its input
+        // slot minus `input`. With these the entry fills one 64-byte line.
+        std::int16_t chunk = 0;
+        std::int8_t direction = 0;
+        OpKind kind = OpKind::Forward;
     };
 
     // Per (rank, chunk): what an overlapped F&B pair needs beyond its halves' plans.

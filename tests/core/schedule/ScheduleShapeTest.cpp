@@ -29,6 +29,9 @@ TEST(ScheduleShape, CheckShapeNamesTheField)
         { { ScheduleKind::Interleaved1F1B, 4, 6, 2 }, "training.global_batch / micro-batches: " },
         { { ScheduleKind::Interleaved1F1B, 4, 6, 1 }, "" },
         { { ScheduleKind::Interleaved1F1B, 4, 12, 3 }, "" },
+        { { ScheduleKind::Interleaved1F1B, 4, 8, kMaxChunksPerRank }, "" },
+        { { ScheduleKind::Interleaved1F1B, 4, 8, kMaxChunksPerRank + 1 }, "parallel.vpp: " },
+        { { ScheduleKind::GPipe, 4, 8, kMaxChunksPerRank + 1 }, "" }, // one chunk per rank whatever vpp says
         { { ScheduleKind::ZbH1, 4, 1, 1 }, "" },
         { { ScheduleKind::ZbH2, 4, 3, 1 }, "" },
         { { ScheduleKind::ZbV, 3, 1, 1 }, "" },
