@@ -175,10 +175,12 @@ std::string optimizerPrecisionText(const OptimizerPrecision& o)
 
 OptimizerPrecisionProblem optimizerPrecisionProblem(const OptimizerPrecision& o, int zeroStage)
 {
-    const std::string prefix = "training.optimizer.";
+    // The keys are built only for a problem: the engine checks every evaluation.
     for (OptimizerField f : kOptimizerFields) {
         const StateDType d = fieldValue(o, f);
-        const std::string key = prefix + fieldKey(f);
+        if (stateDTypeAllowed(f, d) && (d == StateDType::Fp32 || o.precisionAware))
+            continue;
+        const std::string key = std::string("training.optimizer.") + fieldKey(f);
         if (!stateDTypeAllowed(f, d))
             return { key,
                 std::string("Megatron-Core does not offer ") + toString(d) + " here; use one of "
@@ -189,11 +191,11 @@ OptimizerPrecisionProblem optimizerPrecisionProblem(const OptimizerPrecision& o,
                     + "(Megatron-Core --use-precision-aware-optimizer); set it, or " + fieldKey(f) + " to fp32" };
     }
     if (!o.storeParamRemainders && !o.precisionAware)
-        return { prefix + "store_param_remainders",
+        return { "training.optimizer.store_param_remainders",
             "only the precision-aware optimizer stores remainders; set training.optimizer.precision_aware true "
             "or drop the key" };
     if (o.precisionAware && zeroStage < 1)
-        return { prefix + "precision_aware",
+        return { "training.optimizer.precision_aware",
             "Megatron-Core runs the precision-aware optimizer inside its distributed optimizer; set parallel.zero "
             "to 1 or more, or precision_aware to false" };
     return {};
