@@ -18,20 +18,6 @@ OptimizerPrecision effective(const OptimizerPrecision& o)
 }
 } // namespace
 
-double stateDTypeBytes(StateDType d)
-{
-    switch (d) {
-    case StateDType::Fp32:
-        return 4.0;
-    case StateDType::Fp16:
-    case StateDType::Bf16:
-        return 2.0;
-    case StateDType::Fp8:
-        return 1.0;
-    }
-    return 4.0;
-}
-
 const char* toString(StateDType d)
 {
     return kNames[static_cast<std::size_t>(d)];

@@ -33,7 +33,19 @@ enum class OptimizerField { MainParams, MainGrads, ExpAvg, ExpAvgSq };
 inline constexpr std::array<OptimizerField, 4> kOptimizerFields { OptimizerField::MainParams, OptimizerField::MainGrads,
     OptimizerField::ExpAvg, OptimizerField::ExpAvgSq };
 
-double stateDTypeBytes(StateDType d);
+constexpr double stateDTypeBytes(StateDType d)
+{
+    switch (d) {
+    case StateDType::Fp32:
+        return 4.0;
+    case StateDType::Fp16:
+    case StateDType::Bf16:
+        return 2.0;
+    case StateDType::Fp8:
+        return 1.0;
+    }
+    return 4.0;
+}
 const char* toString(StateDType d);
 // torch's name, as Megatron-Core's OptimizerConfig holds it: "torch.bfloat16"; fp8 is "torch.uint8".
 const char* torchDtypeName(StateDType d);

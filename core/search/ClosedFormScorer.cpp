@@ -614,6 +614,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
     fixed.optimizer = m_base.training.optimizer;
     const StepOverheadCollectives fixedCollectives = stepOverheadCollectives(fixed);
     out.resize(zeros.size());
+    const double stateBytesPerParam = optimizerStateBytesPerParam(fixed.optimizer); // the scenario's, every candidate
     for (std::size_t i = 0; i < zeros.size(); ++i) {
         const int z = zeros[i];
         ClosedFormScore& sc = out[i];
@@ -628,7 +629,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         sc.peakLowerBoundBytes = 0;
         for (int r = 0; r < p; ++r) {
             const RankTable::Row& row = t.rows[r];
-            fixed.optimizerShardParams = row.optimizer[z] / optimizerStateBytesPerParam(fixed.optimizer);
+            fixed.optimizerShardParams = row.optimizer[z] / stateBytesPerParam;
             fixed.gradBufferBytes = row.grads[z];
             fixedSeconds = std::max(fixedSeconds, stepOverheads(fixed, *m_rates, fixedCollectives).total());
             // The peak as core/memory/MemoryModel.cpp composes it; it grows with the stored activations.

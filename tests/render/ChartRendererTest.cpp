@@ -130,8 +130,9 @@ TEST(MemoryChartRenderer, OverCapacityLabelsFitTheirSlots)
     EXPECT_EQ(MemoryChartRenderer::overCapacityLabel(11.8 * g, 10, fm), QStringLiteral("+11.8"));
     for (const double slot : { 40.0, 60.0, 70.0, 100.0 }) {
         const QString label = MemoryChartRenderer::overCapacityLabel(11.8 * g, slot, fm);
-        if (label != QStringLiteral("+11.8"))
+        if (label != QStringLiteral("+11.8")) {
             EXPECT_LE(fm.horizontalAdvance(label), slot - 2) << label.toStdString();
+        }
     }
 }
 

@@ -215,12 +215,14 @@ TEST(RecomputeModules, LaunchConfigurationsCarryTheList)
     for (const unsigned modules : { rm::kMoeAct | rm::kLayernorm | rm::kSharedExperts, 0u }) {
         s.training.recomputeModules = modules;
         const std::string megatron = MegatronArgsWriter::write(s);
-        if (modules != 0)
+        if (modules != 0) {
             EXPECT_NE(megatron.find("--recompute-modules moe_act layernorm shared_experts"), std::string::npos);
+        }
         const std::string nemo = NemoRecipeWriter::write(s);
-        if (modules != 0)
+        if (modules != 0) {
             EXPECT_NE(
                 nemo.find("recompute_modules = [\"moe_act\", \"layernorm\", \"shared_experts\"]"), std::string::npos);
+        }
         for (const std::string& text : { megatron, nemo }) {
             const auto back = LaunchArgsImporter::import(text, {});
             ASSERT_TRUE(back.scenario) << back.error;
