@@ -160,7 +160,7 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
     int missing = chunks;
     for (auto it = first; it != end && missing > 0; ++it) {
         const int c = forwardChunk(*it);
-        if (valid(c) && sync[c].firstForwardStartSeconds == in.schedule.makespan && it->start < in.schedule.makespan) {
+        if (valid(c) && it->start < sync[c].firstForwardStartSeconds) { // later forwards start no earlier
             sync[c].firstForwardStartSeconds = it->start;
             sync[c].firstForwardEndSeconds = it->end;
             --missing;

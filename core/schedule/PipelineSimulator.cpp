@@ -425,17 +425,21 @@ private:
         if (c.plan & kOverlapped) [[unlikely]] {
             const PipelineOp& op = programs_[r][pc];
             const double duration = overlapped_[c.plan & ~kOverlapped].duration;
-            return TimedOp { r, op.kind, op.microbatch, op.chunk, op.direction, op.microbatch2, op.chunk2,
-                op.direction2, start, start + duration, std::min(plan_.cost(r, op.chunk).exposedComm, duration) };
+            return fromProgram(r, op, start, duration, std::min(plan_.cost(r, op.chunk).exposedComm, duration));
         }
         const KindPlan& k = plan_.kinds()[c.plan];
         if (state.plain) [[likely]] {
             return TimedOp { r, k.kind, static_cast<int>(c.input - k.input), k.chunk, k.direction, -1, -1, -1, start,
                 start + k.duration, k.comm };
         }
-        const PipelineOp& op = programs_[r][pc];
+        return fromProgram(r, programs_[r][pc], start, k.duration, k.comm);
+    }
+
+    // An op that ran on rank r, named as its program names it.
+    static TimedOp fromProgram(int r, const PipelineOp& op, double start, double duration, double comm)
+    {
         return TimedOp { r, op.kind, op.microbatch, op.chunk, op.direction, op.microbatch2, op.chunk2, op.direction2,
-            start, start + k.duration, k.comm };
+            start, start + duration, comm };
     }
 
     void summarize(SimulationResult& result) const
