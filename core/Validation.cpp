@@ -229,6 +229,21 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         }
     }
 
+    if (t.deepseekActivationCache && t.dtype != DType::Fp8)
+        c.error("training.deepseek_activation_cache",
+            "DeepSeek-V3's activation cache stores fp8 and E5M6 tensors of FP8 training (arXiv:2412.19437 sec. "
+            "3.3.2): set training.dtype to fp8 or turn the cache off");
+    if (t.activationFuncFp8InputStore && m.activation != Activation::SwiGlu)
+        c.note("training.activation_func_fp8_input_store",
+            "Megatron-Core stores the activation input in fp8 only in its fused SwiGLU; this model's activation is "
+            "not SwiGLU, so the flag saves no memory");
+    else if (t.activationFuncFp8InputStore && m.isMoe() && !t.deepseekActivationCache
+        && t.recompute == Recompute::Selective && (t.recomputeModules & recompute_module::kMoeAct) != 0)
+        c.note("training.activation_func_fp8_input_store",
+            "with moe_act recomputed the checkpoint keeps the experts' 16-bit SwiGLU input "
+            "(megatron/core/tensor_parallel/random.py CheckpointWithoutOutput), so the fp8 store saves memory on the "
+            "dense and shared-expert MLPs only; drop moe_act to keep the experts' input in fp8 instead");
+
     // Pipeline: schedule shape, chunks and layers.
     if (p.vpp > 1 && p.schedule != ScheduleKind::Interleaved1F1B)
         c.error("parallel.vpp",

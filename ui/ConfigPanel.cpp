@@ -697,6 +697,20 @@ QGroupBox* ConfigPanel::buildKernelsGroup()
            "softmax/dropout passes are memory-bound (arXiv:2205.05198 sec. 4.1)"),
         true);
     boolField(
+        form, tr("FP8 SwiGLU input store"), QStringLiteral("training.activation_func_fp8_input_store"),
+        [](const S& s) { return s.training.activationFuncFp8InputStore; },
+        [](S& s, bool on) { s.training.activationFuncFp8InputStore = on; },
+        tr("The fused SwiGLU saves its input in fp8 for the backward, half the bytes of its largest saved tensor "
+           "(--activation-func-fp8-input-store); no effect where moe_act recompute checkpoints the activation"),
+        true);
+    boolField(
+        form, tr("DeepSeek-V3 activation cache"), QStringLiteral("training.deepseek_activation_cache"),
+        [](const S& s) { return s.training.deepseekActivationCache; },
+        [](S& s, bool on) { s.training.deepseekActivationCache = on; },
+        tr("DeepSeek-V3's own FP8 memory saving: the MoE SwiGLU inputs cached in fp8 and the attention output "
+           "once in 12-bit E5M6 (arXiv:2412.19437 sec. 3.3.2); needs FP8, no Megatron-Core flag"),
+        true);
+    boolField(
         form, tr("TP comm overlap"), QStringLiteral("parallel.tp_comm_overlap"),
         [](const S& s) { return s.parallel.tpCommOverlap; }, [](S& s, bool on) { s.parallel.tpCommOverlap = on; },
         tr("TP all-gathers and reduce-scatters are chunked and pipelined with the layer's GEMMs, so only the part "

@@ -26,6 +26,8 @@ ActivationContext activationContext(const Scenario& s, int seqLen, const Efficie
     ctx.flashAttention = train.flashAttention;
     ctx.tpCommOverlap = par.tpCommOverlap && par.tp > 1;
     ctx.fp8 = train.dtype == DType::Fp8;
+    ctx.swigluFp8InputStore = train.activationFuncFp8InputStore;
+    ctx.deepseekActivationCache = train.deepseekActivationCache;
     return ctx;
 }
 

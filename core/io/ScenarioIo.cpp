@@ -318,6 +318,8 @@ void readTraining(JsonReader& t, TrainingConfig& c, json& extra)
     if (!parseDType(dt, c.dtype))
         t.fail("dtype", "must be \"bf16\" or \"fp8\", got \"" + dt + "\"");
     c.flashAttention = t.boolean("flash_attention", true);
+    c.activationFuncFp8InputStore = t.boolean("activation_func_fp8_input_store", false);
+    c.deepseekActivationCache = t.boolean("deepseek_activation_cache", false);
     readOptimizer(t, c.optimizer, extra);
 }
 
@@ -615,6 +617,10 @@ json scenarioToJson(const Scenario& s)
         j["training"]["seq_len"] = t.seqLen;
     if (!t.flashAttention)
         j["training"]["flash_attention"] = false;
+    if (t.activationFuncFp8InputStore)
+        j["training"]["activation_func_fp8_input_store"] = true;
+    if (t.deepseekActivationCache)
+        j["training"]["deepseek_activation_cache"] = true;
     if (!(t.optimizer == OptimizerPrecision {}))
         j["training"]["optimizer"] = optimizerPrecisionToJson(t.optimizer);
     if (s.mode == ScenarioMode::Inference) {

@@ -133,6 +133,9 @@ bool nemoSwitch(const std::string& key, std::string value, Flags& flags)
     } else if (key == "grad_reduce_in_fp32") {
         if (no)
             flags["grad-reduce-in-bf16"] = "1";
+    } else if (key == "activation_func_fp8_input_store") {
+        if (yes)
+            flags["activation-func-fp8-input-store"] = "1";
     } else if (key == "store_param_remainders") {
         if (no)
             flags["no-store-param-remainders"] = "1";
@@ -509,6 +512,10 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
             { "dtype", f.has("fp8-format") ? "fp8" : "bf16" } };
         if (f.text("attention-backend", "") == "unfused")
             training["flash_attention"] = false;
+        if (f.has("activation-func-fp8-input-store"))
+            training["activation_func_fp8_input_store"] = true;
+        if (mark("deepseek_activation_cache", "false") == "true")
+            training["deepseek_activation_cache"] = true;
         if (f.has("recompute-modules")) {
             const std::string given = f.text("recompute-modules", "");
             std::istringstream names(given == "1" ? std::string() : given); // "1": the flag with no names

@@ -31,6 +31,8 @@ std::vector<std::string> LaunchMarker::lines(const Scenario& s, const std::strin
     m << " schedule=" << toString(s.parallel.schedule) << " zero=" << s.parallel.zero << " order=" << s.parallel.order;
     if (!s.modelPreset.empty())
         m << " model=" << s.modelPreset;
+    if (s.training.deepseekActivationCache) // no framework flag carries it (MegatronArgsWriter's NOTE)
+        m << " deepseek_activation_cache=true";
     std::vector<std::string> out { comment + " parallax-name: " + s.name, m.str() };
     if (!regular)
         out.push_back(comment

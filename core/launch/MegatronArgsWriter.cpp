@@ -225,6 +225,12 @@ Block trainingArgs(const Scenario& s)
         l.emplace_back("--recompute-method uniform");
         l.emplace_back("--recompute-num-layers 1");
     }
+    if (t.activationFuncFp8InputStore)
+        l.emplace_back("--activation-func-fp8-input-store");
+    if (t.deepseekActivationCache)
+        l.emplace_back("# NOTE: Megatron-LM has no flag for DeepSeek-V3's activation cache (fp8 SwiGLU inputs under "
+                       "moe_act recompute, E5M6 attention output; arXiv:2412.19437 sec. 3.3.2): it runs with "
+                       "more activation memory than the scenario assumes");
     return b;
 }
 

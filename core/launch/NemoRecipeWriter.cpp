@@ -184,6 +184,12 @@ std::string NemoRecipeWriter::write(const Scenario& s)
     if (!t.flashAttention)
         o << "from megatron.core.transformer.enums import AttnBackend\n"
           << mc << "attention_backend = AttnBackend.unfused\n";
+    if (t.activationFuncFp8InputStore)
+        o << mc << "activation_func_fp8_input_store = True\n";
+    if (t.deepseekActivationCache)
+        o << "# NOTE: NeMo has no switch for DeepSeek-V3's activation cache (fp8 SwiGLU inputs under moe_act "
+             "recompute, E5M6 attention output; arXiv:2412.19437 sec. 3.3.2): it runs with more activation "
+             "memory than the scenario assumes\n";
     o << "recipe.trainer.plugins = bf16_mixed()\n";
     if (t.dtype == DType::Fp8)
         o << "recipe.trainer.plugins.fp8 = \"hybrid\"\n";

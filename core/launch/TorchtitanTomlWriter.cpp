@@ -138,6 +138,10 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
         o << "# NOTE: torchtitan's AdamW keeps its states in the parameters' dtype (fp32 under FSDP2 mixed "
              "precision); the scenario's "
           << optimizerPrecisionText(t.optimizer) << " is not reproduced\n";
+    if (t.activationFuncFp8InputStore || t.deepseekActivationCache)
+        o << "# NOTE: torchtitan saves activations in their compute dtype; the scenario's "
+          << (t.deepseekActivationCache ? "DeepSeek-V3 fp8/E5M6 activation cache" : "fp8 SwiGLU input store")
+          << " is not reproduced\n";
     if (!t.flashAttention)
         o << "# NOTE: torchtitan uses scaled_dot_product_attention (flash or memory-efficient kernels); the "
              "scenario's unfused attention is not reproduced\n";

@@ -9,6 +9,8 @@ namespace {
 constexpr double kBf16 = 2.0;
 constexpr double kMask = 1.0; // dropout masks are bytes (arXiv:2205.05198 sec. 4.1)
 constexpr double kFp8 = 1.0;
+// DeepSeek-V3 caches the attention output in a 12-bit E5M6 format (arXiv:2412.19437 sec. 3.3.2 (1)).
+constexpr double kE5m6 = 1.5;
 
 // Bytes per element of a tensor saved as a linear layer's input for its weight gradient. Under FP8,
 // Transformer Engine's Linear / LayerNormLinear / GroupedLinear quantize the input before the GEMM
@@ -17,6 +19,32 @@ constexpr double kFp8 = 1.0;
 double linearInputBytes(const ActivationContext& c)
 {
     return c.fp8 ? kFp8 : kBf16;
+}
+
+// Bytes per element of a saved SwiGLU input (gate and up). Megatron-Core's fused SwiGLU stores it in fp8
+// under --activation-func-fp8-input-store (megatron/core/fusions/fused_bias_swiglu.py); DeepSeek-V3 caches
+// the MoE layer's SwiGLU inputs in fp8 (arXiv:2412.19437 sec. 3.3.2 (2)). moeLayer: a routed or shared
+// expert of an MoE layer, where DeepSeek's cache applies.
+double swigluInputBytes(const ActivationContext& c, bool moeLayer)
+{
+    return c.swigluFp8InputStore || (moeLayer && c.deepseekActivationCache) ? kFp8 : kBf16;
+}
+
+// The attention output, saved by the fused attention for its backward and, as the output projection's
+// input, for the weight gradient: the 16-bit tensor plus its fp8 copy under FP8, or DeepSeek-V3's single
+// E5M6 copy that serves both.
+double attentionOutputBytes(const ActivationContext& c)
+{
+    return c.deepseekActivationCache ? kE5m6 : kBf16 + (c.fp8 ? kFp8 : 0.0);
+}
+
+// Per token and `width` columns, the MLP tensors past its first linear's input: the activation function's
+// input(s) (GELU: the 16-bit pre-activation; SwiGLU: gate and up at swigluInputBytes) and its output, the
+// down projection's saved input (2, or 1 in fp8).
+double mlpInternalsBytes(const ModelSpec& m, const ActivationContext& c, double width, double split, bool moeLayer)
+{
+    const double activationInput = m.activation == Activation::SwiGlu ? 2.0 * swigluInputBytes(c, moeLayer) : kBf16;
+    return (activationInput + linearInputBytes(c)) * width / split;
 }
 
 // Factor for tensors that are replicated over tp unless sequence parallelism shards them.
@@ -59,27 +87,19 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
     perToken += kBf16 * shape.mlaLatentWidth * 2; // MLA latents and their normed copies, replicated
     perToken += kBf16 * (shape.heads * shape.qkHeadDim + shape.kvHeads * shape.qkHeadDim) / t; // Q, K
     perToken += kBf16 * shape.kvHeads * shape.vHeadDim / t; // V
-    // Attention output: kept in 16 bits for the fused attention backward (the same tensor is the output
-    // projection's saved input), plus its fp8 copy under FP8.
-    perToken += (kBf16 + (c.fp8 ? kFp8 : 0.0)) * shape.heads * shape.vHeadDim / t;
+    perToken += attentionOutputBytes(c) * shape.heads * shape.vHeadDim / t;
     perToken += kMask * masks * h * rep; // attention dropout mask
     // Score matrix per head (softmax output 2as, its dropout mask as, dropout output 2as; arXiv:2205.05198).
     const double keys = c.seqLen; // each query attends to the whole sequence (CP gathers keys)
     const double scores = (kBf16 + masks * (kMask + kBf16)) * shape.heads / t * keys;
 
     // MLP block: LayerNorm input, first linear input, activation input/output, dropout mask.
-    const bool swiglu = m.activation == Activation::SwiGlu;
-    auto mlpBytesPerToken = [&](double width, double split) {
-        // The activation function's input (GELU: the pre-activation, 2 per element; SwiGLU: gate and up,
-        // 2 + 2) and its output, the down projection's saved input (2, or 1 in fp8).
-        return ((swiglu ? 2.0 : 1.0) * kBf16 + linearInputBytes(c)) * width / split;
-    };
     perToken += kBf16 * h * rep; // LayerNorm input
     // MLP input, the LayerNorm output; on MoE layers the router (a 16-bit GEMM in Megatron-Core) saves it.
     perToken += (shape.moe ? kBf16 : linearInputBytes(c)) * h * rep;
     perToken += kMask * masks * h * rep;
     if (shape.mlpWidth > 0)
-        perToken += mlpBytesPerToken(shape.mlpWidth, t);
+        perToken += mlpInternalsBytes(m, c, shape.mlpWidth, t, shape.moe);
     double total = perToken * tokens;
     if (c.flashAttention)
         total += 4.0 * shape.heads / t * tokens; // fp32 softmax statistics (arXiv:2205.14135 Algorithm 2)
@@ -90,7 +110,7 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
         total += 4.0 * shape.experts * local; // fp32 router logits
         const double routed = routedTokensPerGpu(shape, c);
         // Dispatched expert inputs plus the expert MLP's intermediates (split over etp).
-        total += routed * (linearInputBytes(c) * h + mlpBytesPerToken(shape.expertWidth, c.etp));
+        total += routed * (linearInputBytes(c) * h + mlpInternalsBytes(m, c, shape.expertWidth, c.etp, true));
     }
     return total;
 }
@@ -106,19 +126,15 @@ double selectiveRecomputeFreedBytes(const ModelSpec& m, const LayerShape& shape,
     const double h = static_cast<double>(m.hidden);
     const double rep = replicatedShare(c);
     const bool mla = shape.mlaLatentWidth > 0;
-    const bool swiglu = m.activation == Activation::SwiGlu;
-    // The MLP tensors past its first linear's input: the activation's input(s) and output (as counted
-    // in layerActivationBytesWithoutRecompute).
-    auto mlpInternalsPerToken = [&](double width, double split) {
-        return ((swiglu ? 2.0 : 1.0) * kBf16 + linearInputBytes(c)) * width / split;
-    };
     double perToken = 0;
     if ((modules & rm::kCoreAttn) != 0 && c.flashAttention) {
         // The checkpoint keeps Q, K, V; the fused kernel's own saved output and fp32 softmax statistics
         // go. The output projection still saves its input: the same 16-bit tensor, or under FP8 its fp8
         // copy, so only the 16-bit copy is freed then (megatron/core/transformer/attention.py
         // _checkpoint_attention_forward).
-        perToken += 4.0 * shape.heads / t + (c.fp8 ? kBf16 : 0.0) * shape.heads * shape.vHeadDim / t;
+        // DeepSeek's single E5M6 copy is the output projection's input: it stays.
+        const double freedOutput = c.fp8 && !c.deepseekActivationCache ? kBf16 : 0.0;
+        perToken += 4.0 * shape.heads / t + freedOutput * shape.heads * shape.vHeadDim / t;
     }
     if ((modules & rm::kLayernorm) != 0) {
         // input_layernorm and pre_mlp_layernorm, where they are modules of their own (Megatron-Core's
@@ -137,7 +153,7 @@ double selectiveRecomputeFreedBytes(const ModelSpec& m, const LayerShape& shape,
     if ((modules & rm::kMlp) != 0 && !shape.moe && shape.mlpWidth > 0) {
         // The dense MLP checkpointed from its input (the residual its fused norm reads): the first
         // linear's input and the MLP internals go.
-        perToken += linearInputBytes(c) * h * rep + mlpInternalsPerToken(shape.mlpWidth, t);
+        perToken += linearInputBytes(c) * h * rep + mlpInternalsBytes(m, c, shape.mlpWidth, t, false);
     }
     double routedBytes = 0;
     if (shape.moe) {
@@ -146,14 +162,24 @@ double selectiveRecomputeFreedBytes(const ModelSpec& m, const LayerShape& shape,
             // The MoE layer checkpointed from the normed input: router logits, routed copies, expert and
             // shared-expert internals go (the dispatch and combine all-to-alls re-run too).
             perToken += 4.0 * shape.experts * localTokens(c) / tokens;
-            routedBytes = routed * (linearInputBytes(c) * h + mlpInternalsPerToken(shape.expertWidth, c.etp));
+            routedBytes = routed * (linearInputBytes(c) * h + mlpInternalsBytes(m, c, shape.expertWidth, c.etp, true));
             if (shape.mlpWidth > 0)
-                perToken += mlpInternalsPerToken(shape.mlpWidth, t);
+                perToken += mlpInternalsBytes(m, c, shape.mlpWidth, t, true);
         } else {
-            if ((modules & rm::kMoeAct) != 0) // the expert activation's output: the down projection's input
-                routedBytes = routed * linearInputBytes(c) * shape.expertWidth / c.etp;
+            if ((modules & rm::kMoeAct) != 0) {
+                // The expert activation's output, the down projection's input, goes. The checkpoint keeps
+                // the activation's input as it received it, 16-bit (CheckpointWithoutOutput saves its
+                // arguments; megatron/core/tensor_parallel/random.py), so Megatron's fp8 input store saves
+                // nothing here: its fp8 copy is not kept. DeepSeek-V3 caches that input in fp8 itself.
+                const double width = shape.expertWidth / c.etp;
+                const double keptSwigluInput
+                    = m.activation == Activation::SwiGlu && c.swigluFp8InputStore && !c.deepseekActivationCache
+                    ? (kBf16 - kFp8) * 2.0 * width
+                    : 0.0;
+                routedBytes = routed * (linearInputBytes(c) * width - keptSwigluInput);
+            }
             if ((modules & rm::kSharedExperts) != 0 && shape.mlpWidth > 0)
-                perToken += mlpInternalsPerToken(shape.mlpWidth, t);
+                perToken += mlpInternalsBytes(m, c, shape.mlpWidth, t, true);
         }
     }
     return (perToken + routedBytes) * tokens;

@@ -23,6 +23,8 @@ struct ActivationContext {
     // FP8 GEMMs (Transformer Engine): each linear saves its input for the weight gradient already cast
     // to fp8, 1 byte per element, instead of the 16-bit tensor.
     bool fp8 = false;
+    bool swigluFp8InputStore = false; // TrainingConfig::activationFuncFp8InputStore
+    bool deepseekActivationCache = false; // TrainingConfig::deepseekActivationCache
 };
 
 // The modules this context's selective recompute re-runs; 0 unless recompute is Selective.

@@ -88,6 +88,10 @@ std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const Train
         out.emplace_back("EP comm overlap");
     if (t.optimizer.precisionAware)
         out.push_back(optimizerPrecisionText(t.optimizer));
+    if (t.activationFuncFp8InputStore)
+        out.emplace_back("fp8 SwiGLU input store");
+    if (t.deepseekActivationCache)
+        out.emplace_back("DeepSeek fp8/E5M6 activation cache");
     return out;
 }
 

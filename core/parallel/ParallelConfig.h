@@ -85,6 +85,12 @@ struct TrainingConfig {
     // attention core runs as batched GEMMs plus memory-bound softmax/dropout kernels and stores the
     // scores (arXiv:2205.05198 sec. 4.1).
     bool flashAttention = true;
+    // Megatron-Core --activation-func-fp8-input-store (TransformerConfig.activation_func_fp8_input_store):
+    // the fused SwiGLU (bias_swiglu_impl, weighted_bias_swiglu_impl) saves its input in fp8 for the backward.
+    bool activationFuncFp8InputStore = false;
+    // DeepSeek-V3's low-precision activation cache (arXiv:2412.19437 sec. 3.3.2): the MoE SwiGLU inputs
+    // in fp8, and the attention output, which the output projection also reads, once in 12-bit E5M6.
+    bool deepseekActivationCache = false;
 };
 
 // Number of micro-batches per pipeline per step: m = global / (micro * dp).

@@ -243,6 +243,8 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.flashAttention = m_base.training.flashAttention;
     ctx.tpCommOverlap = m_base.parallel.tpCommOverlap && l.tp > 1;
     ctx.fp8 = m_base.training.dtype == DType::Fp8;
+    ctx.swigluFp8InputStore = m_base.training.activationFuncFp8InputStore;
+    ctx.deepseekActivationCache = m_base.training.deepseekActivationCache;
     const LayerCommGroups groups { comm.tp, comm.cp, comm.ep };
     auto cost = std::make_unique<LayerCostSet>();
     auto fill = [&](const LayerShape& shape, LayerCostSet::Kind& k) {

@@ -307,6 +307,10 @@ bool applyOverride(Scenario& s, const std::string& field, const std::string& val
         return true;
     if (field == "dtype" && parseDType(value, t.dtype))
         return true;
+    if (field == "deepseek_activation_cache" && (value == "true" || value == "false")) {
+        t.deepseekActivationCache = value == "true";
+        return true;
+    }
     if (auto served = applyInferenceOverride(s, field, value, error))
         return *served;
     error = "unknown variant field or value " + field + "=" + value;

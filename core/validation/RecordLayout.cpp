@@ -154,6 +154,12 @@ std::string readLayout(const json& p, const SourceConventions& conv, Scenario& s
         return "parallel.global_batch not stated";
     }
     train.recompute = readRecompute(text(p, "recompute"), conv, assumed);
+    if (train.recompute == Recompute::Selective)
+        train.recomputeModules = conv.selectiveModules;
+    train.optimizer = conv.optimizer;
+    train.deepseekActivationCache = conv.deepseekActivationCache && train.dtype == DType::Fp8;
+    if (!conv.memoryNote.empty())
+        assumed.push_back(conv.memoryNote);
     readFrameworkKnobs(p, conv, s, assumed);
     if (!vpp)
         defaultInterleaving(schedule, conv, s, assumed);

@@ -2,8 +2,10 @@
 #include "core/validation/RecordReading.h"
 
 #include "core/Limits.h"
+#include "core/io/PresetLibrary.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace parallax::core::record {
 
@@ -54,6 +56,29 @@ void readMla(const json& mla, ModelSpec& model)
         model.mla = spec;
 }
 
+std::string lowered(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return s;
+}
+
+// The model preset a record describes when it does not print the vocabulary: same width, heads and (for
+// MoE) experts and top-k, and the preset's name in the record's ("DeepSeek-V3 671B", a recipe's proxy with
+// fewer layers). Nullptr when none matches.
+const ModelSpec* presetOfRecord(const ModelSpec& model)
+{
+    const std::string name = lowered(model.name);
+    for (const ModelSpec& p : PresetLibrary::instance().models()) {
+        if (p.hidden != model.hidden || p.heads != model.heads || p.isMoe() != model.isMoe())
+            continue;
+        if (p.isMoe() && (p.moe->experts != model.moe->experts || p.moe->topK != model.moe->topK))
+            continue;
+        if (name.find(lowered(p.name)) != std::string::npos)
+            return &p;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& model, std::vector<std::string>& assumed)
@@ -89,8 +114,6 @@ std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& m
     } else if (conv.defaultVocab > 0) {
         model.vocab = conv.defaultVocab;
         assumed.push_back("model.vocab = " + std::to_string(conv.defaultVocab) + " (" + conv.vocabNote + ")");
-    } else {
-        return "model.vocab not stated and the source's framework has no default";
     }
     const std::string arch = text(m, "arch");
     model.activation = contains(arch, "SwiGLU") ? Activation::SwiGlu : Activation::Gelu;
@@ -110,6 +133,13 @@ std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& m
     }
     if (m.contains("mla") && m["mla"].is_object())
         readMla(m["mla"], model);
+    if (model.vocab <= 0) {
+        const ModelSpec* preset = presetOfRecord(model);
+        if (preset == nullptr)
+            return "model.vocab not stated, the source's framework has no default and no model preset matches";
+        model.vocab = preset->vocab;
+        assumed.push_back("model.vocab = " + std::to_string(preset->vocab) + " (the " + preset->name + " preset)");
+    }
     return {};
 }
 

@@ -122,6 +122,24 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         c.tpCommOverlap = true;
         c.kernelNote += "; TP communication fused with the GEMMs (MegaScale sec. 3.2)";
     }
+    if (arxiv == "2412.19437") {
+        // DeepSeek-V3's own framework (arXiv:2412.19437 sec. 3.2-3.3, methods): ZeRO-1 data parallelism
+        // (sec. 3.2), recompute of every RMSNorm and the MLA up-projections (sec. 3.2.3) and of the MoE
+        // SwiGLU output (sec. 3.3.2), AdamW moments in BF16 with FP32 master weights (sec. 3.3.3), the
+        // SwiGLU inputs cached in fp8 and the attention output in E5M6 (sec. 3.3.2).
+        c.zeroNote = "ZeRO-1 (arXiv:2412.19437 sec. 3.2)";
+        c.defaultRecompute = Recompute::Selective;
+        c.recomputeNote = "RMSNorm, MLA up-projection and SwiGLU-output recompute, arXiv:2412.19437 sec. 3.2.3";
+        c.selectiveModules = recompute_module::kLayernorm | recompute_module::kMlaUpProj | recompute_module::kMoeAct;
+        c.optimizer.precisionAware = true;
+        c.optimizer.expAvg = StateDType::Bf16;
+        c.optimizer.expAvgSq = StateDType::Bf16;
+        c.optimizer.storeParamRemainders = false;
+        c.deepseekActivationCache = true;
+        c.memoryNote = "recompute_modules layernorm, mla_up_proj, moe_act; AdamW moments bf16, fp32 master weights; "
+                       "fp8 SwiGLU inputs and E5M6 attention output under fp8 (arXiv:2412.19437 sec. 3.2.3, 3.3)";
+        c.kernelNote = "DeepSeek's framework: all-to-all and pipeline sends overlapped by DualPipe (sec. 3.2.1-3.2.2)";
+    }
     if (arxiv == "2407.21783") {
         // Llama 3 (arXiv:2407.21783 sec. 3.3.1-3.3.2): FSDP shards the optimizer states and the gradients
         // but does not reshard the weights after the forward (ZeRO-2), and gradients are accumulated over

@@ -32,6 +32,12 @@ struct SourceConventions {
     std::string zeroNote;
     Recompute defaultRecompute = Recompute::None;
     std::string recomputeNote;
+    // The modules selective recompute re-runs, the optimizer's state precision and the activation storage,
+    // where the source's framework is not Megatron-Core's default (DeepSeek-V3's own framework).
+    unsigned selectiveModules = recompute_module::kDefault;
+    OptimizerPrecision optimizer;
+    bool deepseekActivationCache = false;
+    std::string memoryNote;
     bool flashAttention = true;
     bool tpCommOverlap = false;
     bool dpOverlap = true;

@@ -3,6 +3,7 @@
 // what is not gets the source framework's default and says so, and what cannot be modelled is
 // skipped with the reason.
 #include "core/validation/PublishedRun.h"
+#include "core/Engine.h"
 #include "core/validation/SourceConventions.h"
 #include "core/validation/ValidationSuite.h"
 
@@ -234,4 +235,59 @@ TEST(PublishedRun, MalformedRecordsAreListed)
     EXPECT_NE(s.skipped[1].reason.find("hardware.gpu_count"), std::string::npos) << s.skipped[1].reason;
     EXPECT_NE(s.skipped[1].reason.find("outside the supported range"), std::string::npos) << s.skipped[1].reason;
     EXPECT_NE(s.skipped[2].reason.find("record lacks"), std::string::npos) << s.skipped[2].reason;
+}
+
+namespace {
+// A DeepSeek-V3 record in the data/README.md schema (layout of arXiv:2412.19437 sec. 3.2; the
+// iteration time is a placeholder: this test reads the conversion, not the error).
+json deepseekRecord(const json& source)
+{
+    json r = narayananRecord();
+    r["source"] = source;
+    r["model"] = { { "name", "DeepSeek-V3 671B" }, { "layers", 61 }, { "hidden", 7168 }, { "ffn_hidden", 18432 },
+        { "heads", 128 }, { "kv_heads", 128 }, { "seq_len", 4096 }, { "arch", "MoE, MLA, SwiGLU" },
+        { "moe",
+            { { "n_routed_experts", 256 }, { "n_shared_experts", 1 }, { "top_k", 8 }, { "expert_ffn_hidden", 2048 },
+                { "first_k_dense_replace", 3 } } },
+        { "mla",
+            { { "q_lora_rank", 1536 }, { "kv_lora_rank", 512 }, { "qk_nope_head_dim", 128 }, { "qk_rope_head_dim", 64 },
+                { "v_head_dim", 128 } } } };
+    r["hardware"]
+        = { { "gpu", "NVIDIA H800" }, { "gpu_memory_gb", 80 }, { "gpus_per_node", 8 }, { "gpu_count", 2048 } };
+    r["parallel"] = { { "tp", 1 }, { "pp", 16 }, { "ep", 64 }, { "zero_stage", 1 }, { "micro_batch", 1 },
+        { "global_batch", 15360 }, { "schedule", "DualPipe" }, { "precision", "fp8" }, { "recompute", nullptr } };
+    return r;
+}
+} // namespace
+
+// DeepSeek-V3's own framework (arXiv:2412.19437 sec. 3.2.3, 3.3): the paper's recompute, optimizer
+// precision and activation cache, and the vocabulary the record does not print taken from the model preset.
+// With Megatron-Core's defaults instead the published layout is called out of memory.
+TEST(PublishedRun, DeepSeekRecordRunsDeepSeeksMemoryMethods)
+{
+    const PublishedRunConversion c = convertPublishedRun(
+        deepseekRecord({ { "arxiv", "2412.19437" }, { "title", "DeepSeek-V3 Technical Report" } }));
+    ASSERT_TRUE(c.run) << c.reason;
+    const TrainingConfig& t = c.run->scenario.training;
+    EXPECT_EQ(t.recompute, Recompute::Selective);
+    EXPECT_EQ(
+        t.recomputeModules, recompute_module::kLayernorm | recompute_module::kMlaUpProj | recompute_module::kMoeAct);
+    EXPECT_TRUE(t.optimizer.precisionAware);
+    EXPECT_EQ(t.optimizer.expAvg, StateDType::Bf16);
+    EXPECT_TRUE(t.deepseekActivationCache);
+    EXPECT_EQ(c.run->scenario.model.vocab, 129280);
+    EXPECT_TRUE(mentions(c.run->assumptions, "the DeepSeek-V3 preset")) << c.run->assumptions.size();
+    const Report r = evaluate(c.run->scenario);
+    EXPECT_NE(r.memoryVerdict, MemoryVerdict::DoesNotFit) << r.peakMemoryBytes / (1u << 30) << " GiB";
+
+    // A NeMo recipe of the same model: Megatron-Core's defaults, and still the preset's vocabulary.
+    const PublishedRunConversion nemo = convertPublishedRun(
+        deepseekRecord({ { "arxiv", nullptr }, { "title", "NVIDIA DGX Cloud Benchmarking performance recipes" } }));
+    ASSERT_TRUE(nemo.run) << nemo.reason;
+    EXPECT_FALSE(nemo.run->scenario.training.deepseekActivationCache);
+    EXPECT_EQ(nemo.run->scenario.model.vocab, 129280);
+    // A model no preset matches still says what is missing.
+    json unknown = deepseekRecord({ { "arxiv", nullptr }, { "title", "NVIDIA DGX Cloud" } });
+    unknown["model"]["name"] = "Some MoE";
+    EXPECT_NE(convertPublishedRun(unknown).reason.find("model.vocab not stated"), std::string::npos);
 }
