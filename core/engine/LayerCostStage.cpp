@@ -46,8 +46,10 @@ LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, c
     const int firstMoe = m.isMoe() ? m.moe->firstDenseLayers : -1;
     if (!m.isMoe() || m.moe->firstDenseLayers > 0)
         fill(firstDense, lc.dense, lc.denseActivation, lc.denseActivationFull, lc.denseWPending);
-    if (firstMoe >= 0)
+    if (firstMoe >= 0) {
         fill(firstMoe, lc.moe, lc.moeActivation, lc.moeActivationFull, lc.moeWPending);
+        lc.moeRoutedActivation = routedActivationBytes(m, layerShape(m, firstMoe), ctx);
+    }
     return lc;
 }
 } // namespace

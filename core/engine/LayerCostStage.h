@@ -11,6 +11,7 @@ namespace parallax::core {
 struct LayerCosts {
     LayerTimes dense, moe;
     double denseActivation = 0, moeActivation = 0;
+    double moeRoutedActivation = 0; // the routed copies' part of moeActivation (routedActivationBytes)
     double denseActivationFull = 0, moeActivationFull = 0;
     double denseWPending = 0, moeWPending = 0;
     const LayerTimes& times(const ModelSpec& m, int layer) const { return m.isMoeLayer(layer) ? moe : dense; }

@@ -57,6 +57,16 @@ void fillDurations(
         // Sums in locals (the stores through the tables could alias them), added in the same order as
         // one table entry per layer would be: the same bits.
         double tp = 0, cp = 0, ep = 0, workingSet = 0;
+        // The rank's MoE layers: their routed loads add up over independent routers
+        // (storedRoutedLoadFactor), so one MoE layer stores less than at the per-layer busiest load.
+        int moeLayers = 0;
+        for (int c = 0; c < in.chunks && model.isMoe(); ++c) {
+            const int stage = modelStageOf(in.shape, r, c);
+            moeLayers += std::max(
+                0, in.layout.endLayer(stage) - std::max(in.layout.firstLayer(stage), model.moe->firstDenseLayers));
+        }
+        const double moeActivation = rankMoeLayerActivationBytes(
+            lc.moeActivation, lc.moeRoutedActivation, costs.context.expertLoadImbalance, moeLayers);
         for (int c = 0; c < in.chunks; ++c) {
             const int stage = modelStageOf(in.shape, r, c);
             ChunkDurations& d = sim.durations[r][c];
@@ -75,7 +85,7 @@ void fillDurations(
                 cp += t.cpForward + t.cpBackward;
                 ep += t.epForward + t.epBackward;
                 const bool moe = model.isMoeLayer(l);
-                activation += moe ? lc.moeActivation : lc.denseActivation;
+                activation += moe ? moeActivation : lc.denseActivation;
                 wPending += in.splitBackward ? (moe ? lc.moeWPending : lc.denseWPending) : 0.0;
                 // The layer being back-propagated materialises gradients as large as its activations
                 // (and, under full recompute, its rebuilt activations): one layer's worth at a time.

@@ -2,6 +2,7 @@
 #include "core/memory/ActivationMemory.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace parallax::core {
 
@@ -195,6 +196,27 @@ double layerActivationBytes(const ModelSpec& m, const LayerShape& shape, const A
     const double freed = selectiveRecomputeFreedBytes(m, shape, c);
     const double all = layerActivationBytesWithoutRecompute(m, shape, c);
     return freed > 0 ? all - freed : all;
+}
+
+double routedActivationBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c)
+{
+    if (!shape.moe)
+        return 0.0;
+    ActivationContext unrouted = c;
+    unrouted.expertLoadImbalance = 0.0;
+    return layerActivationBytes(m, shape, c) - layerActivationBytes(m, shape, unrouted);
+}
+
+double storedRoutedLoadFactor(double perLayer, double moeLayers)
+{
+    return moeLayers > 1 ? 1.0 + (perLayer - 1.0) / std::sqrt(moeLayers) : perLayer;
+}
+
+double rankMoeLayerActivationBytes(double layerBytes, double routedBytes, double perLayer, double moeLayers)
+{
+    if (perLayer <= 0 || routedBytes <= 0)
+        return layerBytes;
+    return layerBytes - routedBytes * (1.0 - storedRoutedLoadFactor(perLayer, moeLayers) / perLayer);
 }
 
 double layerWPendingBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c)

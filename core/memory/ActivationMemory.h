@@ -48,6 +48,19 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
 // Bytes held between a zero-bubble schedule's B and W passes: the inputs and output-gradients of
 // every linear (arXiv:2401.10241 Table 1: M_W = 32 sbh for the GPT block).
 double layerWPendingBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c);
+// The part of layerActivationBytes that the routed token copies store (the dispatched inputs and the
+// expert MLP's tensors): the routed terms are linear in c.expertLoadImbalance, so it is the difference to
+// the same layer with no routed load.
+double routedActivationBytes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c);
+// The busiest GPU's routed load over the mean, summed over the `moeLayers` MoE layers whose activations a
+// pipeline rank stores, given the per-layer factor `perLayer` (EfficiencyDefaults::expertLoadImbalance,
+// which times one layer's slowest GPU). Each layer routes with its own router onto its own experts, so the
+// loads a GPU gets in different layers are independent and their sum spreads 1/sqrt(n) as much around the
+// mean (central limit theorem): the same extreme over the EP group is 1 + (perLayer - 1) / sqrt(n).
+double storedRoutedLoadFactor(double perLayer, double moeLayers);
+// One MoE layer's stored activations on a rank holding `moeLayers` MoE layers: the routed part at
+// storedRoutedLoadFactor instead of the per-layer factor.
+double rankMoeLayerActivationBytes(double layerBytes, double routedBytes, double perLayer, double moeLayers);
 // Tokens of one micro-batch on one GPU before MoE dispatch (s b / cp, / tp with sequence parallelism).
 double localTokens(const ActivationContext& c);
 // Token copies the busiest GPU's experts process per micro-batch.

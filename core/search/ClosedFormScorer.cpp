@@ -83,6 +83,7 @@ struct ClosedFormScorer::LayerCostSet {
         double forward = 0, backwardInput = 0, backwardWeight = 0;
         double computeForward = 0, computeBackward = 0, comm = 0; // DualPipe's split
         double activation = 0, activationFull = 0;
+        double routedActivation = 0; // the routed copies' part of activation (routedActivationBytes)
     };
     Kind dense, moe, head;
     double headTransient = 0; // fp32 logits and head inputs of one micro-batch (last stage)
@@ -257,6 +258,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
         k.comm = t.tpForward + t.cpForward + t.epForward + t.tpBackward + t.cpBackward + t.epBackward;
         k.activation = layerActivationBytes(model, shape, ctx);
         k.activationFull = layerActivationBytesWithoutRecompute(model, shape, ctx);
+        k.routedActivation = routedActivationBytes(model, shape, ctx);
     };
     fill(m_denseShape, cost->dense);
     if (model.isMoe())
@@ -455,13 +457,16 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         m_backward[r] = bi + w;
         m_perMb[r] = f + bi + w;
         slowest = std::max(slowest, m_perMb[r]);
-        const double weight = row.dense * c.dense.activation + row.moe * c.moe.activation;
+        // As PipelineInputStage: a MoE layer stores its routed part at the rank's summed load.
+        const double moeActivation = rankMoeLayerActivationBytes(
+            c.moe.activation, c.moe.routedActivation, m_defaults.expertLoadImbalance, row.moe);
+        const double weight = row.dense * c.dense.activation + row.moe * moeActivation;
         m_activations[r] = weight / chunks * inflightChunks(kind, p, m, v, r);
         // The least a simulation can hold at its peak: one micro-batch of the rank's lightest chunk.
         double lightest = -1;
         for (int ch = 0; ch < t.chunks; ++ch) {
             const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
-            const double w1 = t.stageDense[st] * c.dense.activation + t.stageMoe[st] * c.moe.activation;
+            const double w1 = t.stageDense[st] * c.dense.activation + t.stageMoe[st] * moeActivation;
             lightest = lightest < 0 ? w1 : std::min(lightest, w1);
         }
         m_leastActivations[r] = std::max(0.0, lightest);
@@ -472,7 +477,7 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
                 for (int ch = 0; ch < t.chunks; ++ch) {
                     const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
                     held += before[static_cast<std::size_t>(r) * t.chunks + ch]
-                        * (t.stageDense[st] * c.dense.activation + t.stageMoe[st] * c.moe.activation);
+                        * (t.stageDense[st] * c.dense.activation + t.stageMoe[st] * moeActivation);
                 }
                 m_leastActivations[r] = std::max(m_leastActivations[r], held);
             }
