@@ -46,7 +46,23 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options, const 
     const LayerCostStageResult costs = layerCostStage(scenario, topology, options, layout, defaults, report);
 
     // 4. Op durations per pipeline rank and chunk, p2p between pipeline ranks.
-    const PipelineInputs pipeline = pipelineInputStage(scenario, layout, costs, defaults, report);
+    // The per-rank tables are reused between calls on this thread: their rows keep their capacity (about
+    // 40 allocations a call otherwise). A nested evaluate on the same thread would get fresh ones.
+    thread_local PipelineInputs t_reused;
+    thread_local bool t_reusedBusy = false;
+    PipelineInputs fresh;
+    const bool reuse = !t_reusedBusy;
+    PipelineInputs& pipeline = reuse ? t_reused : fresh;
+    struct Release {
+        bool held;
+        ~Release()
+        {
+            if (held)
+                t_reusedBusy = false;
+        }
+    } release { reuse };
+    t_reusedBusy = true;
+    pipelineInputStage(scenario, layout, costs, defaults, report, pipeline);
 
     // 5. The schedule: simulated, or in closed form.
     if (!simulationStage(options, pipeline, report))

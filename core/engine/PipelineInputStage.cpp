@@ -127,6 +127,8 @@ void fillP2p(const Scenario& s, const LayerCostStageResult& costs, const Efficie
     const ActivationContext& ctx = costs.context;
     SimulationInput& sim = in.simulation;
     const double p2pBytes = 2.0 * ctx.seqLen / ctx.cp * ctx.microBatch * s.model.hidden / (ctx.sp ? ctx.tp : 1);
+    if (par.pp <= 1)
+        sim.p2pSeconds.clear(); // free p2p
     if (par.pp > 1) {
         sim.p2pSeconds.resize(par.pp);
         for (std::vector<double>& row : sim.p2pSeconds)
@@ -138,7 +140,8 @@ void fillP2p(const Scenario& s, const LayerCostStageResult& costs, const Efficie
             bool sameDomain;
             double seconds;
         };
-        std::vector<Seen> seen;
+        thread_local std::vector<Seen> seen;
+        seen.clear();
         const int domainSize = domains.alike ? domains.domainSize : 0;
         thread_local std::vector<int> gpuOf; // the GPU of each pipeline rank of the first pipeline group
         gpuOf.resize(par.pp);
@@ -182,16 +185,18 @@ void fillP2p(const Scenario& s, const LayerCostStageResult& costs, const Efficie
 }
 } // namespace
 
-PipelineInputs pipelineInputStage(const Scenario& scenario, const LayoutStageResult& layout,
-    const LayerCostStageResult& costs, const EfficiencyDefaults& defaults, Report& report)
+void pipelineInputStage(const Scenario& scenario, const LayoutStageResult& layout, const LayerCostStageResult& costs,
+    const EfficiencyDefaults& defaults, Report& report, PipelineInputs& in)
 {
     const ScheduleShape shape = runShape(scenario.parallel, report.microbatches);
-    PipelineInputs in { shape, chunksPerRank(shape), StageLayout::of(scenario.model.layers, shape, scenario.parallel),
-        scheduleSplitsBackward(shape.kind), {}, {}, {}, {}, {} };
+    in.shape = shape;
+    in.chunks = chunksPerRank(shape);
+    in.layout = StageLayout::of(scenario.model.layers, shape, scenario.parallel);
+    in.splitBackward = scheduleSplitsBackward(shape.kind);
     in.simulation.shape = shape;
+    // Every table below is overwritten row by row; a reused `in` only lends its capacity.
     fillDurations(scenario, costs, defaults, in);
     fillP2p(scenario, costs, defaults, report.rankMap, layout.domains, in, report);
-    return in;
 }
 
 } // namespace parallax::core
