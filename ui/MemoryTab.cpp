@@ -106,18 +106,24 @@ void MemoryTab::setEvaluation(const EvaluationPtr& evaluation)
                                                      : QString::fromStdString(r.errors.front().text).toHtmlEscaped()));
         return;
     }
-    const bool over = r.hbmBytes > 0 && r.peakMemoryBytes > r.hbmBytes;
-    QString text = tr("Peak <b>%1</b> per GPU on stage %2, of <b>%3</b> HBM (%4)")
-                       .arg(format::bytes(r.peakMemoryBytes))
+    QString text = tr("Peak <b>%1</b> (%2-%3) per GPU on stage %4, of <b>%5</b> HBM (%6)")
+                       .arg(format::bytes(r.peakMemoryBytes), format::bytes(r.peakMemoryLowBytes),
+                           format::bytes(r.peakMemoryHighBytes))
                        .arg(r.peakMemoryStage)
                        .arg(format::bytes(r.hbmBytes))
                        .arg(format::percent(r.hbmBytes > 0 ? r.peakMemoryBytes / r.hbmBytes : 0, 0));
-    if (over)
+    // The verdict the engine gives from its measured error (core/memory/PredictionBands.cpp), not the point.
+    if (r.memoryVerdict == core::MemoryVerdict::DoesNotFit)
         text += QStringLiteral(" · <span style='color:%1'><b>%2</b></span>")
                     .arg(theme::problemColor().name(),
-                        tr("does not fit: over by %1").arg(format::bytes(r.peakMemoryBytes - r.hbmBytes)));
+                        tr("does not fit: over by %1 even at the low end")
+                            .arg(format::bytes(r.peakMemoryLowBytes - r.hbmBytes)));
+    else if (r.memoryVerdict == core::MemoryVerdict::Tight)
+        text += QStringLiteral(" · <span style='color:%1'><b>%2</b></span>")
+                    .arg(theme::warningColor().name(), tr("tight: the range straddles HBM"));
     else
-        text += QStringLiteral(" · ") + tr("fits with %1 to spare").arg(format::bytes(r.hbmBytes - r.peakMemoryBytes));
+        text += QStringLiteral(" · ")
+            + tr("fits with %1 to spare at the high end").arg(format::bytes(r.hbmBytes - r.peakMemoryHighBytes));
     m_summary->setText(text);
 }
 

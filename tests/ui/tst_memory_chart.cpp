@@ -3,6 +3,7 @@
 // hover gives a segment's bytes, and it follows every edit.
 #include "TestSupport.h"
 
+#include "ui/Format.h"
 #include "ui/MemoryChartWidget.h"
 #include "ui/MemoryTab.h"
 #include "ui/StageMemoryModel.h"
@@ -92,6 +93,30 @@ private Q_SLOTS:
         QVERIFY(chart->renderer()->bars().at(0).total() > chart->renderer()->hbmBytes());
         const QString tip = chart->toolTipAt(chart->chartLayout().bars.at(0).topLeft() + QPointF(4, 2));
         QVERIFY2(tip.contains(QStringLiteral("over the HBM")), qPrintable(tip));
+    }
+
+    // The summary line follows the engine's verdict from its measured error, not the point estimate:
+    // DeepSeek-V3's layout is under 80 GB at its estimate but its range straddles HBM.
+    void summarySaysTheVerdictWithTheRange()
+    {
+        const struct {
+            const char* preset;
+            core::MemoryVerdict verdict;
+            const char* words;
+        } cases[] = { { "llama3-70b-64xh100", core::MemoryVerdict::Fits, "to spare at the high end" },
+            { "deepseek-v3-2048xh800", core::MemoryVerdict::Tight, "tight: the range straddles HBM" },
+            { "guide-70b-8xh100", core::MemoryVerdict::DoesNotFit, "does not fit: over by" } };
+        for (const auto& c : cases) {
+            test::Window w;
+            w.load(test::presetScenario(c.preset));
+            const auto& r = w.doc()->evaluation()->report;
+            QCOMPARE(r.memoryVerdict, c.verdict);
+            const QString summary = w.window.memoryTab()->summaryText();
+            QVERIFY2(summary.contains(QString::fromLatin1(c.words)), qPrintable(summary));
+            QVERIFY2(summary.contains(QStringLiteral("(%1-%2)").arg(
+                         format::bytes(r.peakMemoryLowBytes), format::bytes(r.peakMemoryHighBytes))),
+                qPrintable(summary));
+        }
     }
 };
 
