@@ -23,6 +23,8 @@ ComputeRates::ComputeRates(
     const double bf16Fraction = gpu.gemmFractionOfPeak > 0 ? gpu.gemmFractionOfPeak : defaults.gemmFractionOfPeak;
     const double fp8Fraction = defaults.fp8GemmFractionOfPeak * bf16Fraction / defaults.gemmFractionOfPeak;
     m_gemmRate = m_peak * (fp8 ? fp8Fraction : bf16Fraction);
+    m_peak16 = gpu.bf16FlopsPerSecond;
+    m_gemmRate16 = m_peak16 * bf16Fraction;
     m_depthOverhead = defaults.gemmDepthOverhead;
     m_layerKernelShare = defaults.layerKernelShareOfStream;
     m_smCount = gpu.smCount;
@@ -34,11 +36,27 @@ ComputeRates::ComputeRates(
             m_gemmRate = *peak;
             m_hasGemmCalibration = true;
         }
+        if (auto peak = calibration->peakGemmFlopsPerSecond(DType::Bf16)) {
+            m_gemmRate16 = *peak;
+            m_hasGemmCalibration16 = true;
+        }
         if (calibration->attentionFlopsPerSecond)
             m_attentionRate = *calibration->attentionFlopsPerSecond;
         if (calibration->hbmBytesPerSecond)
             m_hbmRate = *calibration->hbmBytesPerSecond;
     }
+}
+
+ComputeRates ComputeRates::sixteenBit() const
+{
+    ComputeRates r = *this;
+    if (m_dtype == DType::Bf16)
+        return r;
+    r.m_dtype = DType::Bf16;
+    r.m_peak = m_peak16;
+    r.m_gemmRate = m_gemmRate16;
+    r.m_hasGemmCalibration = m_hasGemmCalibration16;
+    return r;
 }
 
 double ComputeRates::gemmSeconds(double m, double n, double k, double count) const
@@ -158,11 +176,12 @@ UnfusedAttention unfusedAttentionSeconds(
     // tensors); the fused backward kernels read P (or the mask) and the incoming gradient and write one
     // gradient, the same traffic.
     UnfusedAttention a;
+    const ComputeRates bf16 = rates.sixteenBit(); // torch.baddbmm / bmm: not fp8 under Transformer Engine
     const double batches = c.microBatch * shape.heads / static_cast<double>(c.tp);
     const double queries = c.seqLen / c.cp;
     const double keys = c.seqLen;
-    const double scoreQk = rates.gemmSeconds(queries, keys, shape.qkHeadDim, batches);
-    const double scoreV = rates.gemmSeconds(queries, shape.vHeadDim, keys, batches);
+    const double scoreQk = bf16.gemmSeconds(queries, keys, shape.qkHeadDim, batches);
+    const double scoreV = bf16.gemmSeconds(queries, shape.vHeadDim, keys, batches);
     const double elements = batches * queries * keys;
     const double dropoutPass = m.dropout ? 5.0 : 0.0;
     a.forward = scoreQk + scoreV + rates.layerKernelSeconds(elements * (4.0 + dropoutPass));
@@ -183,6 +202,7 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     // tokens); their tile and depth efficiencies differ.
     double gemmForward = 0, gemmBackwardInput = 0, gemmBackwardWeight = 0;
     double partForward[6] = {}; // forward GEMM seconds by LinearPart, for selective recompute
+    const ComputeRates bf16 = rates.sixteenBit(); // the router's GEMMs (not a Transformer Engine module)
     for (const LinearShape& l : shape.linears) {
         const double rows = tokens;
         const double shard = l.tensorParallel ? c.tp : 1.0;
@@ -190,11 +210,12 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         const double n = l.rowParallel ? l.outFeatures : l.outFeatures / shard;
         if (l.routedExpert)
             continue; // grouped expert GEMMs: moeLayerTimes
-        const double forward = rates.gemmSeconds(rows, n, k);
+        const ComputeRates& r = l.part == LinearPart::Router ? bf16 : rates;
+        const double forward = r.gemmSeconds(rows, n, k);
         gemmForward += forward;
         partForward[static_cast<int>(l.part)] += forward;
-        gemmBackwardInput += rates.gemmSeconds(rows, k, n);
-        gemmBackwardWeight += rates.gemmSeconds(k, n, rows);
+        gemmBackwardInput += r.gemmSeconds(rows, k, n);
+        gemmBackwardWeight += r.gemmSeconds(k, n, rows);
     }
     const double attention = c.flashAttention ? rates.attentionSeconds(layerAttentionScoreFlops(shape, c))
                                               : unfusedAttentionSeconds(m, shape, c, rates).forward;
@@ -305,9 +326,11 @@ HeadTimes lmHeadTimes(const ModelSpec& m, const ActivationContext& c, const Comp
     const double tokens = c.seqLen / c.cp * c.microBatch;
     const double h = static_cast<double>(m.hidden);
     const double v = static_cast<double>(m.vocab) / c.tp; // vocabulary-parallel logits (arXiv:1909.08053 sec. 3)
-    const double gemm = rates.gemmSeconds(tokens, v, h);
-    const double gemmInput = rates.gemmSeconds(tokens, h, v);
-    const double gemmWeight = rates.gemmSeconds(h, v, tokens);
+    // The output layer is not a Transformer Engine module: its GEMMs run in bf16 under FP8 training too.
+    const ComputeRates bf16 = rates.sixteenBit();
+    const double gemm = bf16.gemmSeconds(tokens, v, h);
+    const double gemmInput = bf16.gemmSeconds(tokens, h, v);
+    const double gemmWeight = bf16.gemmSeconds(h, v, tokens);
     // Softmax cross-entropy over fp32 logits: read/write 4-byte values, plus a tiny all-reduce of the
     // per-token max and sum over tp.
     const double loss

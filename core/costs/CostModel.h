@@ -69,10 +69,16 @@ public:
     double launchSeconds() const { return m_launchSeconds; }
     double peakFlopsPerSecond() const { return m_peak; }
     bool gemmCalibrated() const { return m_calibration != nullptr && m_hasGemmCalibration; }
+    // The same GPU's rates for 16-bit GEMMs. Under FP8 training only Transformer Engine's modules run
+    // in fp8; Megatron-Core's LM head (tensor_parallel.ColumnParallelLinear in gpt_model.py), its MoE
+    // router (router_gating_linear) and unfused attention's batched GEMMs stay in bf16.
+    ComputeRates sixteenBit() const;
 
 private:
     double m_peak = 0; // dense peak of the GEMM dtype
     double m_gemmRate = 0;
+    double m_peak16 = 0; // the bf16 peak and GEMM rate, for sixteenBit()
+    double m_gemmRate16 = 0;
     double m_attentionRate = 0;
     double m_hbmRate = 0;
     double m_depthOverhead = 0;
@@ -82,6 +88,7 @@ private:
     DType m_dtype = DType::Bf16;
     const Calibration* m_calibration = nullptr;
     bool m_hasGemmCalibration = false;
+    bool m_hasGemmCalibration16 = false;
 };
 
 // A communicator's geometry: `inner` members per NVLink domain over `outer` domains.

@@ -52,11 +52,13 @@ TEST(PublishedRuns, ErrorsWithinTheStatedBounds)
     EXPECT_LE(s.throughput.maxAbs, 0.25) << s.throughput.worstId;
     EXPECT_LE(s.memory.meanAbs, 0.10);
     EXPECT_TRUE(s.withinBounds());
-    // Regression guard, tighter than the goals: measured on 2026-12-01 at 4.2% (A100), 4.3% (all 234 rows,
-    // with the 18 Grok-1 and 6 GB200 rows), 21.3% (worst step time, the 8-GPU fp8 Grok-1 proxy), 18.4% (worst
-    // TFLOP/s row), 3.6% (memory mean), 15.6% (worst memory).
+    // Regression guard, tighter than the goals: measured on 2026-12-04 at 4.2% (A100), 4.1% (all 234 rows,
+    // with the 18 Grok-1 and 6 GB200 rows; 4.3% before the LM head ran in bf16 under fp8), 17.5% (worst step
+    // time, DeepSpeed ZeRO-3 on 384 A100; the 8-GPU fp8 Grok-1 proxy was 21.3% before), 18.4% (worst TFLOP/s
+    // row), 3.6% (memory mean), 15.6% (worst memory).
     EXPECT_LE(s.a100StepTime.meanAbs, 0.047);
-    EXPECT_LE(s.stepTime.meanAbs, 0.048);
+    EXPECT_LE(s.stepTime.meanAbs, 0.046);
+    EXPECT_LE(s.stepTime.maxAbs, 0.19) << s.stepTime.worstId;
     EXPECT_LE(s.memory.meanAbs, 0.042);
     EXPECT_LE(s.memory.maxAbs, 0.16) << s.memory.worstId;
 }
@@ -73,6 +75,8 @@ TEST(PublishedRuns, FamiliesWithinTheirBounds)
     EXPECT_EQ(s.perFamily.at("h100-sxm x MoE").count, 18);
     EXPECT_EQ(s.familiesNotCompared.count("h100-sxm x MoE"), 0u);
     EXPECT_LE(s.perFamily.at("h100-sxm x MoE").meanAbs, 0.10);
+    // Regression guard: 5.5% since the LM head and router run in bf16 under fp8 (7.1% before).
+    EXPECT_LE(s.perFamily.at("h100-sxm x MoE").meanAbs, 0.06);
     // GB200: GEMM rates from the sustained-clock matmul microbenchmark (presets/gpus/gb200.json).
     ASSERT_TRUE(s.perFamily.count("gb200 x dense"));
     EXPECT_EQ(s.perFamily.at("gb200 x dense").count, 6);
