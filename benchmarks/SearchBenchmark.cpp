@@ -85,6 +85,9 @@ void runSearch(benchmark::State& state, const Scenario& base, const SearchOption
     state.counters["fitting"] = static_cast<double>(stats.fitting);
     state.counters["pruned"] = static_cast<double>(stats.prunedByMemoryBound);
     state.counters["bounded_sims"] = static_cast<double>(stats.boundedSimulations);
+    state.counters["bounded_examined"] = static_cast<double>(stats.boundedExamined);
+    state.counters["passes"] = static_cast<double>(stats.windowPasses);
+    state.counters["window"] = static_cast<double>(stats.windowConfigurations);
     state.counters["simulated"] = static_cast<double>(stats.simulated);
     state.counters["closed_form_s"] = stats.closedFormSeconds;
     state.counters["simulation_s"] = stats.simulationSeconds;

@@ -76,7 +76,7 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options, const 
     const DataParallelSyncResult dp = dataParallelSyncStage(memory, pipeline, layout, costs, report);
     // The DP sync places its collectives on the simulated timeline; the report keeps it only when asked.
     if (!options.keepTimeline)
-        report.schedule.ops.clear();
+        releaseTimeline(report);
 
     // 8. Step time, its band and the communication breakdown.
     const StepTimeBand timeBand = stepTimeStage(scenario, pipeline, costs, dp, report);

@@ -45,6 +45,12 @@ StepOverheadTimes stepOverheads(
     return t;
 }
 
+double stepOverheadShardSeconds(const StepOverheadInputs& in, const ComputeRates& rates)
+{
+    const StepOverheadTimes t = stepOverheads(in, rates, StepOverheadCollectives {});
+    return t.optimizerSeconds + t.gradNormSeconds + t.clipSeconds + t.zeroGradSeconds;
+}
+
 StepOverheadTimes stepOverheads(const StepOverheadInputs& in, const ComputeRates& rates)
 {
     return stepOverheads(in, rates, stepOverheadCollectives(in));

@@ -41,8 +41,13 @@ struct StepOverheadCollectives {
     double gradNormTpSeconds = 0; // ... and over tensor parallelism
     double dataSeconds = 0; // StepOverheadTimes::dataSeconds
     double loggingSeconds = 0; // StepOverheadTimes::loggingSeconds
+    double total() const { return gradNormDpSeconds + gradNormTpSeconds + dataSeconds + loggingSeconds; }
 };
 StepOverheadCollectives stepOverheadCollectives(const StepOverheadInputs& in);
+// The part of stepOverheads(...).total() that depends on the rank's own shard: Adam, the norm's and the
+// clip's passes over its gradients and the buffer's memset. total() = this + gradNormDp + gradNormTp + data +
+// logging (to rounding); the search prices it once per pipeline rank and ZeRO stage of a layout.
+double stepOverheadShardSeconds(const StepOverheadInputs& in, const ComputeRates& rates);
 // stepOverheads(in, rates), bit for bit, with `collectives` == stepOverheadCollectives(in).
 StepOverheadTimes stepOverheads(
     const StepOverheadInputs& in, const ComputeRates& rates, const StepOverheadCollectives& collectives);

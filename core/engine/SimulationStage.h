@@ -12,4 +12,9 @@ namespace parallax::core {
 // deadlock, an error and valid = false. Returns report.valid.
 bool simulationStage(const EvaluateOptions& options, const PipelineInputs& pipeline, Report& report);
 
+// After the stages that read the timeline, when the caller does not keep it: empties report.schedule.ops and
+// keeps its buffer on this thread for the next simulation (a search's evaluations do not allocate, or fault in,
+// a timeline each).
+void releaseTimeline(Report& report);
+
 } // namespace parallax::core

@@ -145,17 +145,24 @@ StageSplit balancedPipelineSplit(int layers, int pp, int vpp, ScheduleKind kind,
         for (int last = 0; last <= layers - first; ++last) {
             if (first == 0 && last == 0)
                 continue;
-            const std::vector<int> ranks = firstLastRankCounts(layers, pp, first, last);
-            if (ranks.empty())
+            // firstLastRankCounts' ranks without building them (a search asks for every pipeline shape):
+            // rank 0 holds `first` (or the middle count), rank pp-1 `last` (or the middle count).
+            const int middleRanks = pp - (first > 0) - (last > 0);
+            const int rest = layers - first - last;
+            if (middleRanks < 0 || (middleRanks == 0 && rest != 0) || (middleRanks > 0 && rest % middleRanks != 0))
                 continue;
-            bool divides = true;
-            double worst = 0;
-            for (int r = 0; r < pp; ++r) {
-                divides = divides && ranks[r] % chunks == 0 && ranks[r] > 0;
-                worst = std::max(worst, ranks[r] + (r == pp - 1 ? headLayerEquivalents : 0.0));
-            }
+            const int middle = middleRanks > 0 ? rest / middleRanks : 0;
+            if (middleRanks > 0 && middle == 0)
+                continue;
+            const int rank0 = first > 0 ? first : middle;
+            const int rankLast = last > 0 ? last : middle;
+            const bool divides = rank0 % chunks == 0 && rank0 > 0 && rankLast % chunks == 0 && rankLast > 0
+                && (middleRanks == 0 || middle % chunks == 0);
             if (!divides)
                 continue;
+            double worst = std::max<double>(rank0, rankLast + headLayerEquivalents);
+            if (middleRanks > 0)
+                worst = std::max<double>(worst, middle);
             const std::pair<int, int> simplicity { (first > 0) + (last > 0),
                 (first > 0 ? std::abs(first - evenBase) : 0) + (last > 0 ? std::abs(last - evenBase) : 0) };
             if (worst < bestWorst - 1e-9 || (std::abs(worst - bestWorst) <= 1e-9 && simplicity < bestSimplicity)) {

@@ -182,35 +182,56 @@ struct RankState {
 //    start times are stored, 8 bytes per op, so the working set of 64 interleaved ranks stays in cache;
 //    each rank's busy time and in-flight peaks, which depend on program order only, add up as it runs;
 // 3. write: the TimedOps that ran, rank by rank, each written once and in order.
+// The simulator's working arrays, kept between runs on a thread (simulate(input)): sized once for the
+// largest shape, they are not allocated, and their pages not faulted in, again for every evaluation.
+struct SimulatorScratch {
+    std::vector<double> starts; // [rank][op] start times, written as the ops run
+    std::vector<OverlappedOp> overlapped;
+    std::vector<double> slots;
+    std::vector<RankState> ranks;
+    std::vector<int> ready;
+};
+
 class Simulator {
 public:
-    Simulator(const SimulationInput& input, const std::vector<RankProgram>& programs,
+    Simulator(const SimulationInput& input, const std::vector<RankProgram>& programs, SimulatorScratch& scratch,
         const CompiledPrograms* compiled = nullptr)
         : plan_(input)
         , shape_(input.shape)
         , programs_(programs)
         , compiled_(compiled && compiled->usable ? compiled : nullptr)
+        , starts_(scratch.starts)
+        , overlapped_(scratch.overlapped)
+        , slots_(scratch.slots)
+        , rank_(scratch.ranks)
+        , ready_(scratch.ready)
     {
     }
 
-    SimulationResult run()
+    // Writes into `result`, whose vectors keep their capacity.
+    void run(SimulationResult& result)
     {
-        SimulationResult result;
+        result.deadlock = false;
+        result.makespan = 0;
+        result.bubbleFraction = 0;
+        result.ops.clear();
         if (!plan_.usable() || static_cast<int>(programs_.size()) != plan_.ranks()) {
             result.deadlock = true;
-            return result;
+            return;
         }
         const int ranks = plan_.ranks();
         std::size_t total = 0;
         for (const RankProgram& program : programs_)
             total += program.size();
-        starts_.reset(new double[total]);
+        if (starts_.size() < total)
+            starts_.resize(total);
+        overlapped_.clear();
         rank_.assign(ranks, RankState {});
         if (compiled_) {
             overlapped_ = compiled_->overlapped;
             for (int r = 0; r < ranks; ++r) {
                 rank_[r].code = compiled_->code.data() + compiled_->begin[r];
-                rank_[r].starts = starts_.get() + compiled_->begin[r];
+                rank_[r].starts = starts_.data() + compiled_->begin[r];
                 rank_[r].runnable = compiled_->ranks[r].runnable;
                 rank_[r].plain = compiled_->ranks[r].plain;
             }
@@ -219,7 +240,7 @@ public:
             total = 0;
             for (int r = 0; r < ranks; ++r) {
                 rank_[r].code = code_.get() + total;
-                rank_[r].starts = starts_.get() + total;
+                rank_[r].starts = starts_.data() + total;
                 const CompiledRank compiled = compileRank(plan_, programs_[r], r, code_.get() + total, overlapped_);
                 rank_[r].runnable = compiled.runnable;
                 rank_[r].plain = compiled.plain;
@@ -251,7 +272,6 @@ public:
         }
         writeOps(result, ran);
         summarize(result);
-        return result;
     }
 
 private:
@@ -473,11 +493,11 @@ private:
     const std::vector<RankProgram>& programs_;
     const CompiledPrograms* compiled_; // the shape's programs compiled once (simulate(input)), or null
     std::unique_ptr<CompiledOp[]> code_; // [rank][op]: each rank's program, compiled here when compiled_ is null
-    std::unique_ptr<double[]> starts_; // [rank][op] start times, written as the ops run
-    std::vector<OverlappedOp> overlapped_;
-    std::vector<double> slots_;
-    std::vector<RankState> rank_;
-    std::vector<int> ready_;
+    std::vector<double>& starts_; // SimulatorScratch's
+    std::vector<OverlappedOp>& overlapped_;
+    std::vector<double>& slots_;
+    std::vector<RankState>& rank_;
+    std::vector<int>& ready_;
     int readySize_ = 0;
 };
 
@@ -485,7 +505,10 @@ private:
 
 SimulationResult simulate(const SimulationInput& input, const std::vector<RankProgram>& programs)
 {
-    return Simulator(input, programs).run();
+    SimulatorScratch scratch;
+    SimulationResult result;
+    Simulator(input, programs, scratch).run(result);
+    return result;
 }
 
 namespace {
@@ -536,18 +559,28 @@ private:
 };
 } // namespace
 
-SimulationResult simulate(const SimulationInput& input)
+void simulate(const SimulationInput& input, SimulationResult& result)
 {
     if (!checkShape(input.shape).empty()) {
-        SimulationResult result;
+        result = SimulationResult {};
         result.deadlock = true;
-        return result;
+        return;
     }
-    if (!ProgramCache::cacheable(input.shape))
-        return simulate(input, generateSchedule(input.shape));
+    thread_local SimulatorScratch scratch;
+    if (!ProgramCache::cacheable(input.shape)) {
+        Simulator(input, generateSchedule(input.shape), scratch).run(result);
+        return;
+    }
     thread_local ProgramCache cache;
     const ProgramCache::Entry& e = cache.get(input.shape);
-    return Simulator(input, e.programs, &e.compiled).run();
+    Simulator(input, e.programs, scratch, &e.compiled).run(result);
+}
+
+SimulationResult simulate(const SimulationInput& input)
+{
+    SimulationResult result;
+    simulate(input, result);
+    return result;
 }
 
 } // namespace parallax::core

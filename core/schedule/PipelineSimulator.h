@@ -79,5 +79,7 @@ struct SimulationResult {
 // producing op's end plus p2p time between the two ranks).
 SimulationResult simulate(const SimulationInput& input, const std::vector<RankProgram>& programs);
 SimulationResult simulate(const SimulationInput& input); // generates the programs itself
+// The same into `result`, whose vectors keep their capacity (the ops of a caller that reuses one result).
+void simulate(const SimulationInput& input, SimulationResult& result);
 
 } // namespace parallax::core

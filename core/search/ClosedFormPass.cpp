@@ -17,6 +17,8 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
     std::atomic<long long>& scored, const BoundWindow& window, bool windowOnly)
 {
     auto keep = [&](const BoundedPoint& b) {
+        if (window.atMostNs && b.boundNs > *window.atMostNs)
+            return;
         if (window.after && !boundedBefore(*window.after, b))
             return;
         if (!out.open.offer(b, window.capacity))

@@ -20,14 +20,25 @@ struct SearchOptions;
 // Internal to core/search: the search's first phase.
 namespace searchdetail {
 
+// Step times equal to the nanosecond are ties (configurations that do the same work in a
+// different order differ only by rounding); ties go to less memory, then to the point's key.
+inline long long nanoseconds(double seconds);
+
 // A scored configuration; ordered by step time, then peak memory, then the point's key.
 struct Ranked {
+    Ranked() = default;
+    Ranked(double stepSeconds, double peakBytes, const SearchPoint& p)
+        : step(stepSeconds)
+        , peak(peakBytes)
+        , point(p)
+        , stepNs(nanoseconds(stepSeconds))
+    {
+    }
     double step = 0;
     double peak = 0;
     SearchPoint point;
+    long long stepNs = 0; // nanoseconds(step), the ranking's resolution, rounded once
 };
-// Step times equal to the nanosecond are ties (configurations that do the same work in a
-// different order differ only by rounding); ties go to less memory, then to the point's key.
 inline long long nanoseconds(double seconds)
 {
     // std::llround (half away from zero) without its library call: the search ranks millions of
@@ -46,9 +57,8 @@ inline long long nanoseconds(double seconds)
 }
 inline bool better(const Ranked& a, const Ranked& b)
 {
-    const long long sa = nanoseconds(a.step), sb = nanoseconds(b.step);
-    if (sa != sb)
-        return sa < sb;
+    if (a.stepNs != b.stepNs)
+        return a.stepNs < b.stepNs;
     if (a.peak != b.peak)
         return a.peak < b.peak;
     return a.point.key() < b.point.key();
@@ -204,6 +214,7 @@ public:
         std::make_heap(m_points.begin(), m_points.end(), FirstOnTop {});
     }
     bool empty() const { return m_points.empty(); } // every configuration handed out
+    std::size_t size() const { return m_points.size(); } // configurations left
     const BoundedPoint& front() const { return m_points.front(); } // the first one left
     void pop()
     {
@@ -220,10 +231,12 @@ private:
 };
 
 // A window of the bound order: the first `capacity` configurations that fit on the closed form
-// and come after `after` (all of them when `after` is empty).
+// and come after `after` (all of them when `after` is empty), with a bound of at most `atMostNs`
+// when set: a configuration whose lower bound exceeds a step time already simulated cannot be faster.
 struct BoundWindow {
     std::size_t capacity = std::size_t { 1 } << 20;
     std::optional<BoundedPoint> after;
+    std::optional<long long> atMostNs;
 };
 
 // What one thread finds in its share of the layouts.

@@ -99,6 +99,9 @@ struct ClosedFormScorer::RankTable {
         double optimizer[4] = {};
         double mainGradShard[4] = {}; // fp32 gradient shard at the optimizer step (16-bit gradients)
         double zeroThreeTransient = 0; // the largest gathered module under ZeRO-3
+        double shardSeconds[4] = {}; // stepOverheadShardSeconds: Adam, norm, clip and zero-grad of its shard
+        // Its layer counts and DP collectives equal the previous rank's: so do its windows and DP sync.
+        bool dpLikePrevious = false;
         DpCollectives dp; // gradient and parameter collectives of this rank, per step
     };
     std::vector<Row> rows;
@@ -110,6 +113,8 @@ struct ClosedFormScorer::RankTable {
     std::vector<int> lowestStage;
     std::vector<int> rankStages; // [rank * chunks + chunk]: its model stage
     double fixedOtherBytes = 0; // CUDA context + NCCL buffers
+    // Per ZeRO stage, over the rows: the largest states (with and without the optimizer) and shard seconds.
+    double maxStates[4] = {}, maxStatesWithoutOptimizer[4] = {}, maxShardSeconds[4] = {};
 };
 
 ClosedFormScorer::ClosedFormScorer(const Scenario& base, const Calibration* calibration)
@@ -223,13 +228,15 @@ LayoutComm ClosedFormScorer::layoutComm(const Layout& l, int ep) const
 const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     const Layout& l, int ep, const LayoutComm& comm, int microBatch, Recompute recompute)
 {
-    m_key.assign({ l.tp, l.cp, ep, microBatch, static_cast<long long>(recompute), comm.tp.inner, comm.tp.outer,
-        comm.cp.inner, comm.cp.outer, comm.ep.inner, comm.ep.outer });
-    if (!m_uniformTopology)
-        m_key.insert(m_key.end(), { l.pp, l.dp });
-    auto it = m_costs.find(m_key);
+    const CostKey key { { l.tp, l.cp, ep, microBatch, static_cast<long long>(recompute), comm.tp.inner, comm.tp.outer,
+        comm.cp.inner, comm.cp.outer, comm.ep.inner, comm.ep.outer, m_uniformTopology ? 0 : l.pp,
+        m_uniformTopology ? 0 : l.dp } };
+    if (m_lastCosts && key == m_lastCostKey)
+        return *m_lastCosts;
+    m_lastCostKey = key;
+    auto it = m_costs.find(key);
     if (it != m_costs.end())
-        return *it->second;
+        return *(m_lastCosts = it->second.get());
     const ModelSpec& model = m_base.model;
     ActivationContext ctx;
     ctx.seqLen = m_base.seqLen();
@@ -274,18 +281,30 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     const double rep = ctx.sp ? 1.0 / ctx.tp : 1.0;
     cost->headTransient
         = lmHeadTransientBytes(tokens, static_cast<double>(model.vocab), static_cast<double>(model.hidden), l.tp, rep);
-    return *m_costs.emplace(m_key, std::move(cost)).first->second;
+    m_lastCosts = cost.get();
+    m_costs.emplace(key, std::move(cost));
+    return *m_lastCosts;
 }
 
 const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     const Layout& l, int ep, const LayoutComm& comm, const ScheduleChoice& s)
 {
     const bool uneven = l.pp > 1 && (m_firstStageLayers > 0 || m_lastStageLayers > 0);
-    m_key.assign({ l.tp, l.cp, l.pp, l.dp, ep, static_cast<long long>(s.kind), s.vpp, uneven ? m_firstStageLayers : 0,
-        uneven ? m_lastStageLayers : 0 });
-    auto it = m_tables.find(m_key);
+    // The table depends on the schedule only through where it places the model stages: GPipe, 1F1B and
+    // the ZB-H schedules one stage per rank, interleaving v of them, the V shapes and DualPipe their two.
+    const ScheduleKind kind = l.pp == 1 ? ScheduleKind::OneFOneB : s.kind;
+    const long long placement = kind == ScheduleKind::Interleaved1F1B  ? 1
+        : kind == ScheduleKind::ZbV || kind == ScheduleKind::DualPipeV ? 2
+        : kind == ScheduleKind::DualPipe                               ? 3
+                                                                       : 0;
+    const TableKey key { { l.tp, l.cp, l.pp, l.dp, ep, placement, placement == 1 ? s.vpp : 1,
+        uneven ? m_firstStageLayers : 0, uneven ? m_lastStageLayers : 0 } };
+    if (m_lastTable && key == m_lastTableKey)
+        return *m_lastTable;
+    m_lastTableKey = key;
+    auto it = m_tables.find(key);
     if (it != m_tables.end())
-        return *it->second;
+        return *(m_lastTable = it->second.get());
     const ModelSpec& model = m_base.model;
     auto table = std::make_unique<RankTable>();
     const ScheduleShape shape { l.pp == 1 ? ScheduleKind::OneFOneB : s.kind, l.pp, 1, l.pp == 1 ? 1 : s.vpp };
@@ -368,18 +387,36 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
         }
         row.zeroThreeTransient = zeroThreeGatheredBytes(largest);
         row.dp = dpCollectives(comm.dp, comm.edp, denseParams, expertParams, m_base.parallel.gradReduceInFp32);
+        if (r > 0) {
+            const RankTable::Row& prev = table->rows[r - 1];
+            const DpCollectives& a = row.dp;
+            const DpCollectives& b = prev.dp;
+            row.dpLikePrevious = row.dense == prev.dense && row.moe == prev.moe && row.head == prev.head
+                && a.allReduce == b.allReduce && a.reduceScatter == b.reduceScatter && a.allGather == b.allGather
+                && a.flatReduceScatter == b.flatReduceScatter && a.flatAllGather == b.flatAllGather;
+        }
+        StepOverheadInputs shard;
+        shard.optimizer = m_base.training.optimizer;
+        for (int z = 0; z < 4; ++z) {
+            shard.optimizerShardParams = row.optimizer[z] / optimizerStateBytesPerParam(shard.optimizer);
+            shard.gradBufferBytes = row.grads[z];
+            row.shardSeconds[z] = stepOverheadShardSeconds(shard, *m_rates);
+            table->maxStates[z] = std::max(table->maxStates[z], row.states[z]);
+            table->maxStatesWithoutOptimizer[z]
+                = std::max(table->maxStatesWithoutOptimizer[z], row.states[z] - row.optimizer[z]);
+            table->maxShardSeconds[z] = std::max(table->maxShardSeconds[z], row.shardSeconds[z]);
+        }
     }
-    return *m_tables.emplace(m_key, std::move(table)).first->second;
+    m_lastTable = table.get();
+    m_tables.emplace(key, std::move(table));
+    return *m_lastTable;
 }
 
 double ClosedFormScorer::stateBoundBytes(
     const Layout& l, int ep, const LayoutComm& comm, const ScheduleChoice& s, int zero)
 {
     const RankTable& t = rankTable(l, ep, comm, s);
-    double bound = 0;
-    for (const auto& row : t.rows)
-        bound = std::max(bound, row.states[zero] - (m_optimizerOffload ? row.optimizer[zero] : 0.0));
-    return bound + t.fixedOtherBytes;
+    return (m_optimizerOffload ? t.maxStatesWithoutOptimizer[zero] : t.maxStates[zero]) + t.fixedOtherBytes;
 }
 
 const ClosedFormScorer::ProgramCounts& ClosedFormScorer::programCounts(ScheduleKind kind, int p, int m, int v)
@@ -621,30 +658,29 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
     fixed.optimizer = m_base.training.optimizer;
     const StepOverheadCollectives fixedCollectives = stepOverheadCollectives(fixed);
     out.resize(zeros.size());
-    const double stateBytesPerParam = optimizerStateBytesPerParam(fixed.optimizer); // the scenario's, every candidate
+    const double fragmentation = OtherMemoryDefaults().fragmentationFraction;
     for (std::size_t i = 0; i < zeros.size(); ++i) {
         const int z = zeros[i];
         ClosedFormScore& sc = out[i];
         sc.peakBytes = 0;
         sc.peakStage = 0;
         sc.peakWithoutOptimizerBytes = 0;
-        double dpExposed = 0, fixedSeconds = 0;
+        double dpExposed = 0;
+        // The slowest rank's shard work plus the collectives every rank shares (stepOverheads' total()).
+        const double fixedSeconds = t.maxShardSeconds[z] + fixedCollectives.total();
         // A lower bound of the DP sync's exposed time on the simulated timeline (core/memory/MemoryModel.cpp
         // dpSyncSeconds): it hides reductions in the cooldown, which the closed form cannot see.
         double dpLower = 0, leastGrads = 0;
         sc.peakLowBytes = 0;
         sc.peakLowerBoundBytes = 0;
+        DpSyncTimes sync;
         for (int r = 0; r < p; ++r) {
             const RankTable::Row& row = t.rows[r];
-            fixed.optimizerShardParams = row.optimizer[z] / stateBytesPerParam;
-            fixed.gradBufferBytes = row.grads[z];
-            fixedSeconds = std::max(fixedSeconds, stepOverheads(fixed, *m_rates, fixedCollectives).total());
             // The peak as core/memory/MemoryModel.cpp composes it; it grows with the stored activations.
             auto peakWith = [&](double act) {
                 double transient = m_transient[r] + (z >= 3 ? row.zeroThreeTransient : 0.0);
                 transient += std::max(0.0, row.mainGradShard[z] - act - transient);
-                const double runtime
-                    = t.fixedOtherBytes + OtherMemoryDefaults().fragmentationFraction * (act + transient);
+                const double runtime = t.fixedOtherBytes + fragmentation * (act + transient);
                 return std::pair(row.states[z] + act + runtime + transient, runtime);
             };
             const auto [total, runtime] = peakWith(m_activations[r]);
@@ -659,10 +695,11 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
             const double allocated = total - runtime;
             sc.peakLowBytes = std::max(sc.peakLowBytes, runtime + band.low(allocated));
             sc.peakWithoutOptimizerBytes = std::max(sc.peakWithoutOptimizerBytes, total - row.optimizer[z]);
-            // The same overlap rules as the engine (core/costs/DataParallelSync.h).
+            // The same overlap rules as the engine (core/costs/DataParallelSync.h); a rank like the previous one
+            // (same layers, so the same windows, and the same collectives) has its sync.
             const bool overlap = m_base.parallel.dpOverlap;
-            const DpSyncTimes sync
-                = dataParallelSync(z, m, row.dp, overlap ? m_forward[r] : 0.0, overlap ? m_backward[r] : 0.0);
+            if (!row.dpLikePrevious)
+                sync = dataParallelSync(z, m, row.dp, overlap ? m_forward[r] : 0.0, overlap ? m_backward[r] : 0.0);
             dpExposed = std::max(dpExposed, sync.exposedSeconds);
             if (z >= 3) {
                 dpLower = std::max(dpLower, sync.exposedSeconds); // the engine's own closed form

@@ -10,9 +10,11 @@
 #include "core/search/SearchSpace.h"
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace parallax::core {
@@ -90,6 +92,23 @@ public:
 private:
     struct LayerCostSet;
     struct RankTable;
+    // Cache keys: the search looks one up for every configuration it scores, so they are small arrays
+    // hashed in place rather than vectors compared in a tree.
+    template <std::size_t N> struct Key {
+        std::array<long long, N> v {};
+        bool operator==(const Key&) const = default;
+    };
+    template <std::size_t N> struct KeyHash {
+        std::size_t operator()(const Key<N>& k) const
+        {
+            std::uint64_t h = 1469598103934665603ull; // FNV-1a over the fields
+            for (long long x : k.v)
+                h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
+            return static_cast<std::size_t>(h);
+        }
+    };
+    using CostKey = Key<13>;
+    using TableKey = Key<9>;
     const LayerCostSet& layerCosts(const Layout& l, int ep, const LayoutComm& comm, int microBatch, Recompute r);
     const RankTable& rankTable(const Layout& l, int ep, const LayoutComm& comm, const ScheduleChoice& s);
 
@@ -105,9 +124,13 @@ private:
     std::vector<int> m_expertOrder; // {etp, ep, edp, pp}
     bool m_optimizerOffload = false;
     bool m_uniformTopology = true; // every domain alike: layer costs are shared across layouts
-    std::map<std::vector<long long>, std::unique_ptr<LayerCostSet>> m_costs;
-    std::map<std::vector<long long>, std::unique_ptr<RankTable>> m_tables;
-    std::vector<long long> m_key;
+    std::unordered_map<CostKey, std::unique_ptr<LayerCostSet>, KeyHash<13>> m_costs;
+    std::unordered_map<TableKey, std::unique_ptr<RankTable>, KeyHash<9>> m_tables;
+    // The last entry each cache returned: consecutive calls mostly ask for it again.
+    CostKey m_lastCostKey;
+    const LayerCostSet* m_lastCosts = nullptr;
+    TableKey m_lastTableKey;
+    const RankTable* m_lastTable = nullptr;
     std::vector<double> m_perMb, m_forward, m_backward, m_activations, m_leastActivations, m_transient;
     std::vector<double> m_perMbNoSend, m_chainF, m_chainB; // step-time lower bound (score())
     bool m_inflightFromPrograms = false;

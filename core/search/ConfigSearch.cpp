@@ -109,8 +109,43 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     result.stats.threads = threads;
     result.stats.layouts = static_cast<long long>(space.layouts().size());
 
+    EvaluateOptions simulate;
+    simulate.calibration = options.calibration;
+    simulate.simulateSchedule = true;
+    simulate.keepTimeline = false;
+    // One scratch scenario per thread: a candidate changes only its layout fields, never the topology,
+    // which is copied once per thread rather than once per candidate (65,536 explicit domains).
+    std::vector<Scenario> scratch(static_cast<std::size_t>(threads), base);
+    // ... and summarised once per thread, not once per candidate (core/engine/EvaluateWithSummary.h).
+    std::vector<TopologySummary> summaries;
+    summaries.reserve(scratch.size());
+    for (const Scenario& s : scratch)
+        summaries.push_back(TopologySummary::of(s.topology));
+    auto evaluatePoint = [&](const SearchPoint& p, int thread) {
+        Scenario& s = scratch[static_cast<std::size_t>(thread)];
+        applyPointInPlace(s, p);
+        Report r = evaluate(s, simulate, summaries[static_cast<std::size_t>(thread)]);
+        r.rankMap = RankMap {};
+        return r;
+    };
+    // The scenario's own configuration, simulated first: where it is valid and fits, no configuration whose
+    // lower bound exceeds its step time can be the fastest, so the branch and bound's window keeps none of them
+    // (only with one exact leading rank: more ranks need more than one simulated step to compare with).
+    const SearchPoint basePoint = pointOf(base);
+    std::optional<Report> baseReport;
+    BoundWindow firstWindow;
+    if (options.exactRanks <= 1) {
+        Report r = evaluatePoint(basePoint, 0);
+        if (r.valid && fitsInMemory(r, options.optimizerOffload))
+            firstWindow.atMostNs = nanoseconds(r.stepTimeSeconds);
+        if (r.valid)
+            baseReport = std::move(r);
+    }
+    if (cancelled())
+        return stopCancelled();
+
     // Phase 1: every configuration on the closed-form path; the first window of the bound order kept.
-    const BoundWindow firstWindow;
+
     std::vector<WorkerResult> workers(std::min<std::size_t>(threads, std::max<std::size_t>(1, space.layouts().size())));
     ClosedFormPass pass(base, space, options);
     // Scores every layout on the pool's threads; progress spans [from, to).
@@ -166,6 +201,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     }
     bool moreBeyondWindow = false;
     BoundOrder window = takeWindow(firstWindow, moreBeyondWindow);
+    result.stats.windowConfigurations = static_cast<long long>(window.size());
     result.stats.scored = merged.scored;
     result.stats.fitting = merged.fitting;
     result.stats.prunedByMemoryBound = merged.pruned;
@@ -203,25 +239,6 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         result.stats.simulationSeconds = secondsSince(simulationStart);
         return cancelled();
     };
-    EvaluateOptions simulate;
-    simulate.calibration = options.calibration;
-    simulate.simulateSchedule = true;
-    simulate.keepTimeline = false;
-    // One scratch scenario per thread: a candidate changes only its layout fields, never the topology,
-    // which is copied once per thread rather than once per candidate (65,536 explicit domains).
-    std::vector<Scenario> scratch(static_cast<std::size_t>(threads), base);
-    // ... and summarised once per thread, not once per candidate (core/engine/EvaluateWithSummary.h).
-    std::vector<TopologySummary> summaries;
-    summaries.reserve(scratch.size());
-    for (const Scenario& s : scratch)
-        summaries.push_back(TopologySummary::of(s.topology));
-    auto evaluatePoint = [&](const SearchPoint& p, int thread) {
-        Scenario& s = scratch[static_cast<std::size_t>(thread)];
-        applyPointInPlace(s, p);
-        Report r = evaluate(s, simulate, summaries[static_cast<std::size_t>(thread)]);
-        r.rankMap = RankMap {};
-        return r;
-    };
     auto fitsSimulated = [&](std::size_t i) {
         return reports[i] && reports[i]->valid && fitsInMemory(*reports[i], options.optimizerOffload);
     };
@@ -247,8 +264,10 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         parallelFor(
             static_cast<int>(todo.size() - from), threads,
             [&](int i, int thread) {
-                if (!cancelled())
-                    reports[from + i] = evaluatePoint(todo[from + i], thread);
+                if (cancelled())
+                    return;
+                const SearchPoint& p = todo[from + i];
+                reports[from + i] = baseReport && p == basePoint ? *baseReport : evaluatePoint(p, thread);
             },
             [&](int) {});
     };
@@ -299,8 +318,9 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
             // Each later window rescores the whole space: eight times the last one keeps the passes few
             // where the screens below rule most of a window out without simulating it.
             windowCapacity *= 8;
-            const BoundWindow later { windowCapacity, window.last() };
+            const BoundWindow later { windowCapacity, window.last(), firstWindow.atMostNs };
             runPass(later, true, 0.6, 0.7);
+            ++result.stats.windowPasses;
             window = takeWindow(later, moreBeyondWindow);
             continue;
         }
@@ -311,6 +331,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         const std::size_t batch = threads == 1 ? 1 : 4 * static_cast<std::size_t>(threads);
         for (; !window.empty() && todo.size() - from < batch; window.pop()) {
             const BoundedPoint& b = window.front();
+            ++result.stats.boundedExamined;
             if (bestNs && b.boundNs > *bestNs)
                 break;
             if (!b.uneven) {
@@ -343,7 +364,6 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
                 want(p);
         }
     }
-    const SearchPoint basePoint = pointOf(base);
     want(basePoint);
     if (result.leanest)
         want(*result.leanest);

@@ -50,6 +50,9 @@ struct SearchStats {
     long long fitting = 0; // of those, fit in HBM (closed form)
     long long simulated = 0; // evaluated with the schedule simulation, explanations' included
     long long boundedSimulations = 0; // of those, simulated by the branch and bound
+    long long boundedExamined = 0; // configurations the branch and bound took from its windows
+    int windowPasses = 1; // closed-form passes: the first, and one per later window of the bound order
+    long long windowConfigurations = 0; // configurations in the first window (at most the simulated baseline's step)
     double closedFormSeconds = 0;
     double simulationSeconds = 0;
     double totalSeconds = 0;

@@ -6,8 +6,11 @@
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
 #include "core/parallel/StageLayout.h"
+#include "core/schedule/PipelineSchedule.h"
 
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -119,6 +122,57 @@ TEST(PipelineSplit, BalancedSplitTakesALayerOffTheHeadStage)
 
 // The done-when: the uneven preset (first 9, last 8 with the head) shows a smaller simulated
 // bubble than the even split, and memory follows the layers (the last rank holds one layer fewer).
+// balancedPipelineSplit computes each candidate's rank counts in closed form: against the split's own layer
+// counts (unevenStageLayerCounts, the engine's path), for every first/last pair of several pipelines.
+TEST(PipelineSplit, BalancedSplitIsTheBestValidFirstLastSplit)
+{
+    int compared = 0;
+    for (const auto& [layers, pp, vpp] : { std::tuple(80, 9, 1), std::tuple(126, 8, 1), std::tuple(96, 8, 2),
+             std::tuple(61, 4, 1), std::tuple(32, 2, 1), std::tuple(48, 6, 4) }) {
+        const ScheduleKind kind = vpp > 1 ? ScheduleKind::Interleaved1F1B : ScheduleKind::OneFOneB;
+        const double head = 1.37;
+        double bestWorst = 1e30;
+        for (int first = 0; first <= layers; ++first) {
+            for (int last = 0; first + last <= layers; ++last) {
+                ParallelConfig p = pipeline(pp, kind, vpp);
+                p.firstStageLayers = first;
+                p.lastStageLayers = last;
+                if ((first == 0 && last == 0) || !pipelineSplitProblem(layers, p).empty())
+                    continue;
+                const ScheduleShape shape { kind, pp, pp, vpp };
+                const StageLayout layout = StageLayout::of(layers, shape, p);
+                double worst = 0;
+                for (int r = 0; r < pp; ++r) {
+                    double rank = r == pp - 1 ? head : 0.0;
+                    for (int c = 0; c < vpp; ++c)
+                        rank += layout.layerCount(modelStageOf(shape, r, c));
+                    worst = std::max(worst, rank);
+                }
+                bestWorst = std::min(bestWorst, worst);
+            }
+        }
+        const StageSplit split = balancedPipelineSplit(layers, pp, vpp, kind, head);
+        if (split.firstStageLayers == 0 && split.lastStageLayers == 0)
+            continue; // the even split is as good: nothing better exists
+        ParallelConfig p = pipeline(pp, kind, vpp);
+        p.firstStageLayers = split.firstStageLayers;
+        p.lastStageLayers = split.lastStageLayers;
+        ASSERT_EQ(pipelineSplitProblem(layers, p), "") << layers << " layers, pp " << pp;
+        const ScheduleShape shape { kind, pp, pp, vpp };
+        const StageLayout layout = StageLayout::of(layers, shape, p);
+        double worst = 0;
+        for (int r = 0; r < pp; ++r) {
+            double rank = r == pp - 1 ? head : 0.0;
+            for (int c = 0; c < vpp; ++c)
+                rank += layout.layerCount(modelStageOf(shape, r, c));
+            worst = std::max(worst, rank);
+        }
+        EXPECT_NEAR(worst, bestWorst, 1e-9) << layers << " layers, pp " << pp << ", vpp " << vpp;
+        ++compared;
+    }
+    EXPECT_GE(compared, 4); // most of these pipelines have a better uneven split
+}
+
 TEST(PipelineSplit, UnevenPresetHasSmallerBubbleThanEvenSplit)
 {
     const Scenario uneven = parallax::test::presetScenario("llama3-70b-uneven-72xh100");

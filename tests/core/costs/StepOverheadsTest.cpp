@@ -72,3 +72,28 @@ TEST(StepOverheads, CollectivesComputedOnceGiveTheSameTimes)
         EXPECT_EQ(again.dataSeconds, once.dataSeconds);
     }
 }
+
+// The search prices a rank's own part once per ZeRO stage and adds the shared collectives: the sum is the
+// whole fixed work, to rounding.
+TEST(StepOverheads, ShardPartPlusCollectivesIsTheTotal)
+{
+    const ComputeRates rates(*PresetLibrary::instance().gpu("h100-sxm"), DType::Bf16, nullptr, EfficiencyDefaults {});
+    StepOverheadInputs in;
+    in.microbatches = 8;
+    in.tokensPerMicrobatch = 8192;
+    in.tp.size = in.tp.inner = 8;
+    in.tp.intra = { 450e9, 2e-6 };
+    in.dp.size = in.dp.outer = 32;
+    in.dp.inter = { 50e9, 5e-6 };
+    const StepOverheadCollectives collectives = stepOverheadCollectives(in);
+    for (double shard : { 0.0, 2.5e8, 4.1e9 }) {
+        in.optimizerShardParams = shard;
+        in.gradBufferBytes = 2.0 * shard;
+        const double total = stepOverheads(in, rates).total();
+        EXPECT_NEAR(stepOverheadShardSeconds(in, rates) + collectives.total(), total, 1e-12 * total + 1e-15);
+        // The shard part is the memory-bound passes alone: Adam 28 B, norm 4 B, clip 8 B per parameter, the memset.
+        EXPECT_DOUBLE_EQ(stepOverheadShardSeconds(in, rates),
+            rates.memorySeconds(28.0 * shard) + rates.memorySeconds(4.0 * shard) + rates.memorySeconds(8.0 * shard)
+                + rates.memorySeconds(2.0 * shard));
+    }
+}

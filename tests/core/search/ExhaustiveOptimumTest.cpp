@@ -172,6 +172,40 @@ TEST_P(ExhaustiveOptimum, SearchReturnsTheExhaustiveOptimum)
     }
 }
 
+// The scenario's own configuration is simulated first; where it fits, its step time caps the window of
+// configurations the branch and bound may simulate (none with a larger lower bound can be faster). The cap
+// leaves the optimum as it was and only shrinks the window.
+TEST_P(ExhaustiveOptimum, AFittingBaselineCapsTheWindowAndKeepsTheOptimum)
+{
+    const SpaceCase c = spaces()[GetParam()];
+    const std::vector<Evaluated> all = everyConfiguration(c.scenario, c.limits);
+    std::vector<Ranked> ranked;
+    const Evaluated* misfit = nullptr;
+    for (const Evaluated& e : all) {
+        const bool even = e.point.firstStageLayers == 0 && e.point.lastStageLayers == 0;
+        if (fitsInMemory(e.report, false))
+            ranked.push_back({ e.report.stepTimeSeconds, e.report.peakMemoryBytes, e.point });
+        else if (e.report.valid && even && !misfit)
+            misfit = &e;
+    }
+    std::sort(ranked.begin(), ranked.end(), better);
+    ASSERT_GE(ranked.size(), 5u) << c.name;
+    ASSERT_NE(misfit, nullptr) << c.name;
+    SearchOptions o;
+    o.limits = c.limits;
+    o.threads = 1;
+    o.explain = false;
+    // Baselines: one that does not fit (no cap) and the fifth fastest that fits (a cap above the optimum).
+    const SearchResult uncapped = searchConfigurations(applyPoint(c.scenario, misfit->point), o);
+    const SearchResult capped = searchConfigurations(applyPoint(c.scenario, ranked[4].point), o);
+    for (const SearchResult* r : { &uncapped, &capped }) {
+        ASSERT_FALSE(r->candidates.empty()) << c.name;
+        EXPECT_EQ(describe(r->candidates.front().point), describe(ranked.front().point)) << c.name;
+    }
+    EXPECT_LT(capped.stats.windowConfigurations, uncapped.stats.windowConfigurations) << c.name;
+    EXPECT_GT(capped.stats.windowConfigurations, 0) << c.name;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     SmallSpaces, ExhaustiveOptimum, ::testing::Values(0, 1, 2), [](const ::testing::TestParamInfo<int>& info) {
         return std::string(info.param == 0 ? "Dense" : info.param == 1 ? "Schedules" : "Moe");
