@@ -356,17 +356,26 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     result.stats.boundedSimulations = static_cast<long long>(todo.size());
     if (closeSimulationPass())
         return stopCancelledWithFound();
-    // Every family's contenders, the base configuration and the leanest, for the explanations.
+    // Every family's first contender (its best fitting member, else its leanest), the base configuration and
+    // the leanest, for the explanations; then the runner-up of each family whose best does not fit under the
+    // simulation (the only case its report is read).
     std::size_t from = todo.size();
     for (const auto& [key, slot] : families) {
-        if (slot.any()) {
-            for (const SearchPoint& p : slot.contenders())
-                want(p);
-        }
+        if (slot.any())
+            want(slot.contenders().front());
     }
     want(basePoint);
     if (result.leanest)
         want(*result.leanest);
+    simulateFrom(from);
+    if (closeSimulationPass())
+        return stopCancelledWithFound();
+    from = todo.size();
+    for (const auto& [key, slot] : families) {
+        const std::vector<SearchPoint> contenders = slot.any() ? slot.contenders() : std::vector<SearchPoint> {};
+        if (contenders.size() > 1 && !fitsSimulated(indexOf[contenders.front().key()]))
+            want(contenders[1]);
+    }
     simulateFrom(from);
     if (closeSimulationPass())
         return stopCancelledWithFound();
@@ -379,7 +388,8 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         const std::vector<SearchPoint> contenders = slot.contenders();
         SearchPoint rep = contenders.front();
         for (const SearchPoint& p : contenders) {
-            if (fitsSimulated(indexOf[p.key()])) {
+            const auto at = indexOf.find(p.key());
+            if (at != indexOf.end() && fitsSimulated(at->second)) {
                 rep = p;
                 break;
             }
