@@ -650,13 +650,20 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
     const ErrorBand band = memoryBand();
     // Optimizer step and fixed per-step work, as core/Engine.cpp (core/costs/StepOverheads); its
     // collectives are the same for every rank and ZeRO stage of this layout.
-    StepOverheadInputs fixed;
-    fixed.microbatches = m;
-    fixed.tokensPerMicrobatch = m_base.seqLen() / static_cast<double>(l.cp) * microBatch;
-    fixed.tp = comm.tp;
-    fixed.dp = comm.dp;
-    fixed.optimizer = m_base.training.optimizer;
-    const StepOverheadCollectives fixedCollectives = stepOverheadCollectives(fixed);
+    // The recompute modes of one micro-batch size come one after another: priced once for them.
+    const Key<6> collectivesKey { { l.tp, l.cp, l.pp, l.dp, ep, microBatch } };
+    if (!m_hasCollectives || !(collectivesKey == m_collectivesKey)) {
+        StepOverheadInputs fixed;
+        fixed.microbatches = m;
+        fixed.tokensPerMicrobatch = m_base.seqLen() / static_cast<double>(l.cp) * microBatch;
+        fixed.tp = comm.tp;
+        fixed.dp = comm.dp;
+        fixed.optimizer = m_base.training.optimizer;
+        m_collectives = stepOverheadCollectives(fixed);
+        m_collectivesKey = collectivesKey;
+        m_hasCollectives = true;
+    }
+    const StepOverheadCollectives& fixedCollectives = m_collectives;
     out.resize(zeros.size());
     const double fragmentation = OtherMemoryDefaults().fragmentationFraction;
     for (std::size_t i = 0; i < zeros.size(); ++i) {

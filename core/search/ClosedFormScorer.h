@@ -6,6 +6,7 @@
 
 #include "core/Scenario.h"
 #include "core/costs/CostModel.h"
+#include "core/costs/StepOverheads.h"
 #include "core/model/ModelMath.h"
 #include "core/search/SearchSpace.h"
 
@@ -131,6 +132,10 @@ private:
     const LayerCostSet* m_lastCosts = nullptr;
     TableKey m_lastTableKey;
     const RankTable* m_lastTable = nullptr;
+    // The step overhead's collectives of the last (layout, ep, micro-batch) scored.
+    Key<6> m_collectivesKey;
+    StepOverheadCollectives m_collectives;
+    bool m_hasCollectives = false;
     std::vector<double> m_perMb, m_forward, m_backward, m_activations, m_leastActivations, m_transient;
     std::vector<double> m_perMbNoSend, m_chainF, m_chainB; // step-time lower bound (score())
     bool m_inflightFromPrograms = false;
