@@ -24,12 +24,78 @@ Topology Topology::regular(const GpuSpec& gpu, int nodes, int gpusPerNode, doubl
     return t;
 }
 
+Topology::Topology(const Topology& other)
+    : domains(other.domains)
+    , fabrics(other.fabrics)
+    , m_summary(other.m_summary.load())
+{
+}
+
+Topology::Topology(Topology&& other) noexcept
+    : domains(std::move(other.domains))
+    , fabrics(std::move(other.fabrics))
+    , m_summary(other.m_summary.load())
+{
+}
+
+Topology& Topology::operator=(const Topology& other)
+{
+    if (this != &other) {
+        domains = other.domains;
+        fabrics = other.fabrics;
+        invalidate(); // the versions moved on: what was computed is recomputed once
+    }
+    return *this;
+}
+
+Topology& Topology::operator=(Topology&& other) noexcept
+{
+    if (this != &other) {
+        domains = std::move(other.domains);
+        fabrics = std::move(other.fabrics);
+        invalidate();
+    }
+    return *this;
+}
+
+Topology::~Topology() = default;
+
+std::shared_ptr<const TopologySummary> Topology::cachedSummary() const
+{
+    const std::shared_ptr<const SummaryCache> c = m_summary.load();
+    if (!c || c->domainsVersion != domains.version() || c->fabricsVersion != fabrics.version())
+        return nullptr;
+    return c->summary;
+}
+
+void Topology::storeSummary(std::shared_ptr<const TopologySummary> summary) const
+{
+    auto c = std::make_shared<SummaryCache>();
+    c->domainsVersion = domains.version();
+    c->fabricsVersion = fabrics.version();
+    c->summary = std::move(summary);
+    m_summary.store(std::move(c));
+}
+
+void Topology::invalidate()
+{
+    m_domainStartValid = false;
+    m_summary.store(nullptr);
+}
+
 void Topology::rebuildCache() const
 {
     m_domainStart.assign(domains.size() + 1, 0);
     for (std::size_t d = 0; d < domains.size(); ++d)
         m_domainStart[d + 1] = m_domainStart[d] + std::max(0, domains[d].gpuCount);
-    m_cacheValid = true;
+    m_domainStartVersion = domains.version();
+    m_domainStartValid = true;
+}
+
+void Topology::ensureDomainStart() const
+{
+    if (!m_domainStartValid || m_domainStartVersion != domains.version() || m_domainStart.size() != domains.size() + 1)
+        rebuildCache();
 }
 
 Topology::DomainScan Topology::scanDomains() const
@@ -39,7 +105,8 @@ Topology::DomainScan Topology::scanDomains() const
     m_domainStart.resize(n + 1);
     m_domainStart[0] = 0;
     if (n == 0) {
-        m_cacheValid = true;
+        m_domainStartVersion = domains.version();
+        m_domainStartValid = true;
         return scan;
     }
     const NvlinkDomain& front = domains.front();
@@ -65,7 +132,8 @@ Topology::DomainScan Topology::scanDomains() const
         }
         scan.minHbmBytes = std::min(scan.minHbmBytes, dom.gpu.hbmBytes);
     }
-    m_cacheValid = true;
+    m_domainStartVersion = domains.version();
+    m_domainStartValid = true;
     scan.gpus = gpus;
     scan.uniformSize = sameSize;
     scan.uniformNvlink = sameNvlink;
@@ -74,14 +142,13 @@ Topology::DomainScan Topology::scanDomains() const
 
 int Topology::gpuCount() const
 {
-    rebuildCache();
+    ensureDomainStart();
     return m_domainStart.back();
 }
 
 GpuLocation Topology::locate(int gpu) const
 {
-    if (!m_cacheValid || m_domainStart.size() != domains.size() + 1)
-        rebuildCache();
+    ensureDomainStart();
     if (gpu < 0 || gpu >= m_domainStart.back())
         return {};
     const auto it = std::upper_bound(m_domainStart.begin(), m_domainStart.end(), gpu);

@@ -3,7 +3,11 @@
 
 #include "core/cluster/Collectives.h"
 #include "core/cluster/GpuSpec.h"
+#include "core/cluster/VersionedList.h"
 
+#include <atomic>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +36,8 @@ struct Fabric {
     std::vector<int> domains; // indices into Topology::domains; a domain may sit on several fabrics
 };
 
+struct TopologySummary;
+
 struct GpuLocation {
     int domain = -1;
     int indexInDomain = -1;
@@ -41,8 +47,17 @@ struct GpuLocation {
 // inside a domain, is the global rank order of the GPUs.
 class Topology {
 public:
-    std::vector<NvlinkDomain> domains;
-    std::vector<Fabric> fabrics;
+    // Every edit through these advances their versions (VersionedList), which is how the summary
+    // and the GPU table below know they must be recomputed.
+    VersionedList<NvlinkDomain> domains;
+    VersionedList<Fabric> fabrics;
+
+    Topology() = default;
+    Topology(const Topology& other);
+    Topology(Topology&& other) noexcept;
+    Topology& operator=(const Topology& other);
+    Topology& operator=(Topology&& other) noexcept;
+    ~Topology();
 
     // Regular cluster: `nodes` domains of `gpusPerNode` GPUs on one fabric.
     static Topology regular(const GpuSpec& gpu, int nodes, int gpusPerNode, double nicGbps, int nicsPerNode = 0);
@@ -80,13 +95,26 @@ public:
     // Whether every domain pair shares a fabric (or there is only one domain).
     bool connected() const;
 
-private:
-    mutable std::vector<int> m_domainStart; // prefix sums, rebuilt lazily
-    mutable bool m_cacheValid = false;
-    void rebuildCache() const;
+    // TopologySummary::of's last result for this content, or null when the domains or fabrics changed
+    // since (their versions differ). Safe to read and store from several threads.
+    std::shared_ptr<const TopologySummary> cachedSummary() const;
+    void storeSummary(std::shared_ptr<const TopologySummary> summary) const;
 
-public:
-    void invalidate() { m_cacheValid = false; }
+    // Forgets what was computed from the content (the edits through domains / fabrics do this already).
+    void invalidate();
+
+private:
+    struct SummaryCache {
+        std::uint64_t domainsVersion = 0;
+        std::uint64_t fabricsVersion = 0;
+        std::shared_ptr<const TopologySummary> summary;
+    };
+    mutable std::atomic<std::shared_ptr<const SummaryCache>> m_summary;
+    mutable std::vector<int> m_domainStart; // prefix sums of the domains' GPUs, rebuilt when they change
+    mutable std::uint64_t m_domainStartVersion = 0;
+    mutable bool m_domainStartValid = false;
+    void rebuildCache() const;
+    void ensureDomainStart() const;
 };
 
 } // namespace parallax::core

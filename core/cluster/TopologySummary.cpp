@@ -9,12 +9,31 @@ namespace parallax::core {
 
 TopologySummary TopologySummary::of(const Topology& topology)
 {
+    // The topology keeps its last summary until its domains or fabrics change (VersionedList), so a
+    // repeated evaluation of one cluster does not pass over its domains again: 16,384 GPUs cost what 64 do.
+    if (const std::shared_ptr<const TopologySummary> cached = topology.cachedSummary()) {
+        TopologySummary s = *cached;
+        s.bind(topology);
+        return s;
+    }
+    TopologySummary s = compute(topology);
+    topology.storeSummary(std::make_shared<const TopologySummary>(s));
+    return s;
+}
+
+void TopologySummary::bind(const Topology& topology)
+{
+    m_source = &topology;
+    m_domains = topology.domains.data();
+    m_domainCount = topology.domains.size();
+    m_fabrics = topology.fabrics.data();
+    m_fabricCount = topology.fabrics.size();
+}
+
+TopologySummary TopologySummary::compute(const Topology& topology)
+{
     TopologySummary s;
-    s.m_source = &topology;
-    s.m_domains = topology.domains.data();
-    s.m_domainCount = topology.domains.size();
-    s.m_fabrics = topology.fabrics.data();
-    s.m_fabricCount = topology.fabrics.size();
+    s.bind(topology);
     const int n = static_cast<int>(topology.domains.size());
     // One pass over the domains, which also refreshes the table locate() reads, so that the routes of
     // this evaluation see the topology as it is now.

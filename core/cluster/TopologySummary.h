@@ -7,11 +7,11 @@
 namespace parallax::core {
 
 // What one evaluation needs to know about the whole topology, from one pass over its domains and
-// fabrics: the GPU count, whether the domains are alike (DomainShape), the slowest GPU and the
-// smallest HBM, and whether the fabrics connect every domain. A value, computed from a topology
-// that does not change while it is read (evaluate() builds it once from its const Scenario; a search
-// builds it once per scratch scenario and hands it to every evaluate() on that scenario); every field
-// equals what the Topology member of the same name computes.
+// fabrics (kept by the topology until they change: Topology::cachedSummary): the GPU count, whether the domains are
+// alike (DomainShape), the slowest GPU and the smallest HBM, and whether the fabrics connect every domain. A value,
+// computed from a topology that does not change while it is read (evaluate() builds it once from its const Scenario; a
+// search builds it once per scratch scenario and hands it to every evaluate() on that scenario); every field equals
+// what the Topology member of the same name computes.
 struct TopologySummary {
     int gpus = 0; // Topology::gpuCount()
     DomainShape shape; // DomainShape::of()
@@ -28,6 +28,8 @@ struct TopologySummary {
     bool describes(const Topology& topology) const;
 
 private:
+    static TopologySummary compute(const Topology& topology); // the pass over the domains and fabrics
+    void bind(const Topology& topology); // describes(topology) from now on
     const Topology* m_source = nullptr;
     const NvlinkDomain* m_domains = nullptr;
     std::size_t m_domainCount = 0;

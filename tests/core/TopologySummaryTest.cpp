@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace parallax::core;
@@ -171,4 +172,83 @@ TEST(TopologySummary, EvaluateSeesAnInPlaceEdit)
     const Report fewer = evaluate(s, options);
     EXPECT_FALSE(fewer.valid);
     EXPECT_EQ(fewer.gpus, 28);
+}
+
+// The topology keeps its last summary until its domains or fabrics change: the second summary of an
+// unchanged topology is the first one (no pass over the domains), a const read keeps it, a copy of the
+// topology carries it (and is described by it), and a write through any mutable access drops it.
+TEST(TopologySummary, KeptUntilTheTopologyChanges)
+{
+    Topology t = Topology::regular(gpu("h100-sxm"), 2048, 8, 400);
+    EXPECT_EQ(t.cachedSummary(), nullptr);
+    const TopologySummary first = TopologySummary::of(t);
+    const std::shared_ptr<const TopologySummary> kept = t.cachedSummary();
+    ASSERT_NE(kept, nullptr);
+    EXPECT_EQ(kept->gpus, 16384);
+    EXPECT_TRUE(first.describes(t));
+
+    const Topology& read = t;
+    EXPECT_EQ(read.domains[5].gpuCount, 8); // const access: the summary stays
+    EXPECT_EQ(TopologySummary::of(t).gpus, first.gpus);
+    EXPECT_EQ(t.cachedSummary(), kept);
+
+    const Topology copy = t;
+    EXPECT_EQ(copy.cachedSummary(), kept);
+    const TopologySummary ofCopy = TopologySummary::of(copy);
+    EXPECT_TRUE(ofCopy.describes(copy));
+    EXPECT_FALSE(ofCopy.describes(t));
+
+    t.domains[7].gpuCount = 4; // mutable access: dropped
+    EXPECT_EQ(t.cachedSummary(), nullptr);
+    EXPECT_EQ(TopologySummary::of(t).gpus, 16380);
+    EXPECT_EQ(copy.cachedSummary(), kept); // the copy is another topology
+    t.fabrics[0].nicGbps = 200;
+    EXPECT_EQ(t.cachedSummary(), nullptr);
+}
+
+// Evaluations on several threads may summarise one const topology at once: each gets the same summary.
+TEST(TopologySummary, ConcurrentSummariesAgree)
+{
+    const Topology t = Topology::regular(gpu("h100-sxm"), 512, 8, 400);
+    std::vector<int> gpus(4, 0);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; ++i) {
+        threads.emplace_back([&, i] {
+            for (int k = 0; k < 50; ++k)
+                gpus[i] = TopologySummary::of(t).gpus;
+        });
+    }
+    for (std::thread& th : threads)
+        th.join();
+    for (int g : gpus)
+        EXPECT_EQ(g, 4096);
+}
+
+TEST(VersionedList, EveryMutableAccessAdvancesTheVersion)
+{
+    VersionedList<int> v { 1, 2, 3 };
+    const VersionedList<int>& c = v;
+    std::uint64_t last = v.version();
+    const auto advanced = [&] {
+        const bool moved = v.version() > last;
+        last = v.version();
+        return moved;
+    };
+    EXPECT_EQ(c[1] + c.front() + c.back() + static_cast<int>(c.size()), 9);
+    EXPECT_FALSE(advanced()); // reads
+    v[0] = 5;
+    EXPECT_TRUE(advanced());
+    v.push_back(4);
+    EXPECT_TRUE(advanced());
+    v.erase(v.begin());
+    EXPECT_TRUE(advanced());
+    for (int& x : v)
+        x += 1;
+    EXPECT_TRUE(advanced());
+    v.reserve(100); // capacity only
+    EXPECT_FALSE(advanced());
+    VersionedList<int> other { 7 };
+    v = other;
+    EXPECT_TRUE(advanced());
+    EXPECT_EQ(v.items(), std::vector<int> { 7 });
 }
