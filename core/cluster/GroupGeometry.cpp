@@ -295,6 +295,10 @@ GroupRoute stridedGroupRoute(
         key, [&] { return uncachedStridedGroupRoute(topology, shape, key.baseInDomain, stride, size, chain); });
 }
 
+namespace {
+GroupCrossings alikeGroupCrossings(const Topology& topology, const DomainShape& shape, const RankMap& map, Dim d);
+} // namespace
+
 GroupCrossings groupCrossings(const Topology& topology, const DomainShape& shape, const RankMap& map, Dim d)
 {
     GroupCrossings out;
@@ -315,6 +319,32 @@ GroupCrossings groupCrossings(const Topology& topology, const DomainShape& shape
             add(map.member(d, g, 0), 1);
         return out;
     }
+    // On alike domains the counts depend on the route content, the group size and stride and the world
+    // size only: kept per thread like the routes (an evaluation after an edit that leaves the layout
+    // alone, a search's micro-batch, recompute and ZeRO variants of one layout). The key's base field
+    // holds the world size: every group of the dimension is counted.
+    if (shape.routeCacheId != 0) {
+        const StridedCache<GroupCrossings>::Key key { shape.routeCacheId, map.worldSize(), s, n, chain };
+        return stridedCache<GroupCrossings>().get(key, [&] { return alikeGroupCrossings(topology, shape, map, d); });
+    }
+    return alikeGroupCrossings(topology, shape, map, d);
+}
+
+namespace {
+// groupCrossings on alike domains, without the cache.
+GroupCrossings alikeGroupCrossings(const Topology& topology, const DomainShape& shape, const RankMap& map, Dim d)
+{
+    GroupCrossings out;
+    const int n = map.groupSize(d), s = map.groupStride(d);
+    const bool chain = d == Dim::Pp;
+    auto add = [&](int base, long long groups) {
+        const int lastMember = base + (n - 1) * s;
+        if (map.domainOfRank(base) == map.domainOfRank(lastMember))
+            return;
+        const GroupRoute route = stridedGroupRoute(topology, shape, base, s, n, chain);
+        out.fabrics += static_cast<int>(route.crossesFabric * groups);
+        out.rails += static_cast<int>(route.crossesRail * groups);
+    };
     // Group bases are low + high * s * n (low < s, high < world / (s n)). Shifting a base by whole
     // domains shifts the group by whole domains, so groups with the same base % D have the same
     // route: count the groups per residue (low and high residues combine cyclically) and route one of each.
@@ -351,5 +381,6 @@ GroupCrossings groupCrossings(const Topology& topology, const DomainShape& shape
     }
     return out;
 }
+} // namespace
 
 } // namespace parallax::core

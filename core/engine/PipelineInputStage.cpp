@@ -53,6 +53,25 @@ void fillDurations(
     in.cpSecondsPerMb.assign(pp, 0);
     in.epSecondsPerMb.assign(pp, 0);
     in.backwardWorkingSet.assign(pp, 0);
+    // What each layer adds to its stage's sums, per layer kind: the derived sums are the same every
+    // layer (the same bits as computing them in the loop, once instead of per layer).
+    struct LayerTerms {
+        double forward, backwardInput, backwardWeight, computeF, computeB, commF, commB, tp, cp, ep;
+        explicit LayerTerms(const LayerTimes& t)
+            : forward(t.forward())
+            , backwardInput(t.backwardInput())
+            , backwardWeight(t.backwardWeight())
+            , computeF(t.forwardCompute)
+            , computeB(t.backwardInputCompute + t.recomputeCompute + t.backwardWeightCompute)
+            , commF(t.tpForward + t.cpForward + t.epForward)
+            , commB(t.tpBackward + t.cpBackward + t.epBackward)
+            , tp(t.tpForward + t.tpBackward)
+            , cp(t.cpForward + t.cpBackward)
+            , ep(t.epForward + t.epBackward)
+        {
+        }
+    };
+    const LayerTerms denseTerms(lc.dense), moeTerms(lc.moe);
     for (int r = 0; r < pp; ++r) {
         // Sums in locals (the stores through the tables could alias them), added in the same order as
         // one table entry per layer would be: the same bits.
@@ -73,18 +92,18 @@ void fillDurations(
             double forward = 0, backwardInput = 0, backwardWeight = 0;
             double computeF = 0, computeB = 0, commF = 0, commB = 0, activation = 0, wPending = 0;
             for (int l = in.layout.firstLayer(stage); l < in.layout.endLayer(stage); ++l) {
-                const LayerTimes& t = lc.times(model, l);
-                forward += t.forward();
-                backwardInput += t.backwardInput();
-                backwardWeight += t.backwardWeight();
-                computeF += t.forwardCompute;
-                computeB += t.backwardInputCompute + t.recomputeCompute + t.backwardWeightCompute;
-                commF += t.tpForward + t.cpForward + t.epForward;
-                commB += t.tpBackward + t.cpBackward + t.epBackward;
-                tp += t.tpForward + t.tpBackward;
-                cp += t.cpForward + t.cpBackward;
-                ep += t.epForward + t.epBackward;
                 const bool moe = model.isMoeLayer(l);
+                const LayerTerms& t = moe ? moeTerms : denseTerms;
+                forward += t.forward;
+                backwardInput += t.backwardInput;
+                backwardWeight += t.backwardWeight;
+                computeF += t.computeF;
+                computeB += t.computeB;
+                commF += t.commF;
+                commB += t.commB;
+                tp += t.tp;
+                cp += t.cp;
+                ep += t.ep;
                 activation += moe ? moeActivation : lc.denseActivation;
                 wPending += in.splitBackward ? (moe ? lc.moeWPending : lc.denseWPending) : 0.0;
                 // The layer being back-propagated materialises gradients as large as its activations
@@ -147,9 +166,11 @@ void fillP2p(const Scenario& s, const LayerCostStageResult& costs, const Efficie
         gpuOf.resize(par.pp);
         for (int a = 0; a < par.pp; ++a)
             gpuOf[a] = map.member(Dim::Pp, 0, a);
+        // Every schedule sends between ring neighbours only (stage s - 1 sits on rank r - 1 or r + 1 mod pp,
+        // or on r itself at a V's turn): only those entries are filled, the others stay 0.
         for (int a = 0; a < par.pp; ++a) {
-            for (int b = 0; b < par.pp; ++b) {
-                if (a == b)
+            for (const int b : { (a + 1) % par.pp, (a + par.pp - 1) % par.pp }) {
+                if (a == b || sim.p2pSeconds[a][b] > 0)
                     continue;
                 const int ga = gpuOf[a], gb = gpuOf[b];
                 const Seen key { domainSize ? ga % domainSize : -1, domainSize ? gb % domainSize : -1,

@@ -30,7 +30,8 @@ struct SimulationInput {
     // [rank][chunk]; empty means uniform unit times.
     std::vector<std::vector<ChunkDurations>> durations;
     // [fromRank][toRank] seconds to move one micro-batch's activation (or its gradient) between
-    // the two ranks; empty means free p2p.
+    // the two ranks; empty means free p2p. Schedules send between ring neighbours only (r +- 1 mod p),
+    // so the engine fills just those entries.
     std::vector<std::vector<double>> p2pSeconds;
     // [rank][chunk] weight of one micro-batch's stored activations of that chunk (bytes, or 1 to
     // count chunks); the W-pending state (after B, before W) weighs wPendingWeight. Empty: 1 / 0.

@@ -204,6 +204,10 @@ TEST(RankArithmetic, GeometryMatchesFullMemberLists)
             const GroupCrossings counted = groupCrossings(c.topology, shape, map, dim);
             EXPECT_EQ(counted.fabrics, expected.fabrics) << what;
             EXPECT_EQ(counted.rails, expected.rails) << what;
+            // Asked again, from the per-thread cache of alike topologies: the same counts.
+            const GroupCrossings again = groupCrossings(c.topology, shape, map, dim);
+            EXPECT_EQ(again.fabrics, expected.fabrics) << what << " (cached)";
+            EXPECT_EQ(again.rails, expected.rails) << what << " (cached)";
         }
     }
 }
