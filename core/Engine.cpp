@@ -14,6 +14,8 @@
 #include "core/engine/ValidateStage.h"
 #include "core/inference/InferenceEngine.h"
 
+#include <optional>
+
 namespace parallax::core {
 
 // The training pipeline, one stage per file under core/engine/. Each stage reads the scenario and
@@ -50,9 +52,9 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options, const 
     // 40 allocations a call otherwise). A nested evaluate on the same thread would get fresh ones.
     thread_local PipelineInputs t_reused;
     thread_local bool t_reusedBusy = false;
-    PipelineInputs fresh;
+    std::optional<PipelineInputs> fresh; // built only for a nested call
     const bool reuse = !t_reusedBusy;
-    PipelineInputs& pipeline = reuse ? t_reused : fresh;
+    PipelineInputs& pipeline = reuse ? t_reused : fresh.emplace();
     struct Release {
         bool held;
         ~Release()

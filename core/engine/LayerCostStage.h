@@ -18,7 +18,7 @@ struct LayerCosts {
 };
 
 struct LayerCostStageResult {
-    GpuSpec gpu; // the slowest GPU type of the cluster, which sets the pace
+    const GpuSpec& gpu; // the slowest GPU type of the cluster, which sets the pace (the scenario's)
     ComputeRates rates;
     ActivationContext context;
     LayerCosts layers;

@@ -212,7 +212,7 @@ void pipelineInputStage(const Scenario& scenario, const LayoutStageResult& layou
     const ScheduleShape shape = runShape(scenario.parallel, report.microbatches);
     in.shape = shape;
     in.chunks = chunksPerRank(shape);
-    in.layout = StageLayout::of(scenario.model.layers, shape, scenario.parallel);
+    in.layout.assign(scenario.model.layers, shape, scenario.parallel);
     in.splitBackward = scheduleSplitsBackward(shape.kind);
     in.simulation.shape = shape;
     // Every table below is overwritten row by row; a reused `in` only lends its capacity.

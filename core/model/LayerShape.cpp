@@ -6,8 +6,6 @@ namespace parallax::core {
 LayerShape layerShape(const ModelSpec& m, int layer)
 {
     LayerShape s;
-    // At most: MLA's four projections, the output projection, the dense, shared and expert MLPs, the router.
-    s.linears.reserve(12);
     const double h = static_cast<double>(m.hidden);
     s.heads = m.heads;
     s.kvHeads = m.kvHeads > 0 ? m.kvHeads : m.heads;

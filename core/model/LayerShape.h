@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/model/InlineVector.h"
 #include "core/model/ModelSpec.h"
-
-#include <vector>
 
 namespace parallax::core {
 
@@ -23,7 +22,8 @@ struct LinearShape {
 
 // The per-layer structure the memory and time models share, so that both count the same tensors.
 struct LayerShape {
-    std::vector<LinearShape> linears;
+    // At most: MLA's four projections, the output projection, the router, the shared and routed MLPs (10).
+    InlineVector<LinearShape, 12> linears;
     bool moe = false;
     double heads = 0;
     double kvHeads = 0;

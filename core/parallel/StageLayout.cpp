@@ -9,21 +9,34 @@ namespace parallax::core {
 
 StageLayout::StageLayout(int layers, int stages)
 {
+    assignEven(layers, stages);
+}
+
+void StageLayout::assignEven(int layers, int stages)
+{
     stages = std::max(1, stages);
-    std::vector<int> count(stages, layers / stages);
-    int extra = layers % stages;
+    const int base = layers / stages;
+    const int extra = layers % stages;
     // Middle stages take the remainder first, then the last, then the first.
-    for (int s = 1; s + 1 < stages && extra > 0; ++s, --extra)
-        ++count[s];
-    if (extra > 0 && stages > 1) {
-        ++count[stages - 1];
-        --extra;
-    }
-    if (extra > 0)
-        ++count[0];
+    const int middleExtra = std::min(extra, std::max(0, stages - 2));
+    const bool lastExtra = stages > 1 && extra > middleExtra;
+    const bool firstExtra = extra > middleExtra + (lastExtra ? 1 : 0);
     m_first.assign(stages + 1, 0);
-    for (int s = 0; s < stages; ++s)
-        m_first[s + 1] = m_first[s] + count[s];
+    for (int s = 0; s < stages; ++s) {
+        const bool more = (s == 0 && firstExtra) || (s == stages - 1 && stages > 1 && lastExtra)
+            || (s > 0 && s < stages - 1 && s <= middleExtra);
+        m_first[s + 1] = m_first[s] + base + (more ? 1 : 0);
+    }
+}
+
+void StageLayout::assign(int layers, const ScheduleShape& shape, const ParallelConfig& p)
+{
+    const std::vector<int> uneven = unevenStageLayerCounts(layers, shape, p);
+    if (!uneven.empty()) {
+        *this = StageLayout(uneven);
+        return;
+    }
+    assignEven(layers, modelStageCount(shape));
 }
 
 StageLayout::StageLayout(const std::vector<int>& layersPerStage)

@@ -20,12 +20,15 @@ public:
     // The parallel config's split: Megatron's uneven first/last-rank split when one is set and
     // valid, else the even split above.
     static StageLayout of(int layers, const ScheduleShape& shape, const ParallelConfig& p);
+    // The same into this layout, reusing its storage (an engine evaluation per edit).
+    void assign(int layers, const ScheduleShape& shape, const ParallelConfig& p);
     int stages() const { return static_cast<int>(m_first.size()) - 1; }
     int firstLayer(int stage) const { return m_first[stage]; }
     int endLayer(int stage) const { return m_first[stage + 1]; }
     int layerCount(int stage) const { return endLayer(stage) - firstLayer(stage); }
 
 private:
+    void assignEven(int layers, int stages);
     std::vector<int> m_first;
 };
 

@@ -214,3 +214,28 @@ TEST(PipelineSplit, ScenarioKeysRoundTrip)
     EXPECT_EQ(uneven->parallel.firstStageLayers, 9);
     EXPECT_EQ(uneven->parallel.lastStageLayers, 8);
 }
+
+// The even split's counts, against the rule written out with a count per stage: the middle stages take
+// the remainder first, then the last, then the first.
+TEST(PipelineSplit, EvenSplitTakesTheRemainderOnTheMiddleStagesFirst)
+{
+    for (int stages = 1; stages <= 20; ++stages) {
+        for (int layers = 0; layers <= 100; ++layers) {
+            std::vector<int> count(stages, layers / stages);
+            int extra = layers % stages;
+            for (int s = 1; s + 1 < stages && extra > 0; ++s, --extra)
+                ++count[s];
+            if (extra > 0 && stages > 1) {
+                ++count[stages - 1];
+                --extra;
+            }
+            if (extra > 0)
+                ++count[0];
+            ASSERT_EQ(counts(StageLayout(layers, stages)), count) << layers << " layers over " << stages;
+            StageLayout reused(3, 1);
+            reused.assign(layers, ScheduleShape { ScheduleKind::OneFOneB, stages, stages, 1 },
+                pipeline(stages, ScheduleKind::OneFOneB));
+            ASSERT_EQ(counts(reused), count) << layers << " layers over " << stages << " (assign)";
+        }
+    }
+}
