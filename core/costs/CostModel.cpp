@@ -137,23 +137,36 @@ double CommGroup::flatRingSeconds(CollectiveKind kind, double bytes) const
 DpCollectives dpCollectives(
     const CommGroup& dp, const CommGroup& edp, double denseParams, double expertParams, bool gradReduceInFp32)
 {
+    return dpCollectives(dp, edp, denseParams, expertParams, gradReduceInFp32, -1);
+}
+
+DpCollectives dpCollectives(
+    const CommGroup& dp, const CommGroup& edp, double denseParams, double expertParams, bool gradReduceInFp32, int zero)
+{
+    const bool all = zero < 0;
     const double gradBytes = gradReduceInFp32 ? 4.0 : 2.0;
     const double denseGrad = gradBytes * denseParams;
     const double expertGrad = gradBytes * expertParams;
     const double denseWeights = kWeightBytesPerParam * denseParams;
     const double expertWeights = kWeightBytesPerParam * expertParams;
     DpCollectives c;
-    c.allReduce = dp.seconds(CollectiveKind::AllReduce, denseGrad) + edp.seconds(CollectiveKind::AllReduce, expertGrad);
-    c.reduceScatter
-        = dp.seconds(CollectiveKind::ReduceScatter, denseGrad) + edp.seconds(CollectiveKind::ReduceScatter, expertGrad);
-    c.allGather
-        = dp.seconds(CollectiveKind::AllGather, denseWeights) + edp.seconds(CollectiveKind::AllGather, expertWeights);
-    // ZeRO-3 implementations reduce-scatter in the 16-bit training dtype (DeepSpeed
-    // communication_data_type, FSDP MixedPrecision.reduce_dtype) and accumulate the shard in fp32.
-    c.flatReduceScatter = dp.flatRingSeconds(CollectiveKind::ReduceScatter, denseWeights)
-        + edp.flatRingSeconds(CollectiveKind::ReduceScatter, expertWeights);
-    c.flatAllGather = dp.flatRingSeconds(CollectiveKind::AllGather, denseWeights)
-        + edp.flatRingSeconds(CollectiveKind::AllGather, expertWeights);
+    if (all || zero == 0)
+        c.allReduce
+            = dp.seconds(CollectiveKind::AllReduce, denseGrad) + edp.seconds(CollectiveKind::AllReduce, expertGrad);
+    if (all || zero == 1 || zero == 2) {
+        c.reduceScatter = dp.seconds(CollectiveKind::ReduceScatter, denseGrad)
+            + edp.seconds(CollectiveKind::ReduceScatter, expertGrad);
+        c.allGather = dp.seconds(CollectiveKind::AllGather, denseWeights)
+            + edp.seconds(CollectiveKind::AllGather, expertWeights);
+    }
+    if (all || zero >= 3) {
+        // ZeRO-3 implementations reduce-scatter in the 16-bit training dtype (DeepSpeed
+        // communication_data_type, FSDP MixedPrecision.reduce_dtype) and accumulate the shard in fp32.
+        c.flatReduceScatter = dp.flatRingSeconds(CollectiveKind::ReduceScatter, denseWeights)
+            + edp.flatRingSeconds(CollectiveKind::ReduceScatter, expertWeights);
+        c.flatAllGather = dp.flatRingSeconds(CollectiveKind::AllGather, denseWeights)
+            + edp.flatRingSeconds(CollectiveKind::AllGather, expertWeights);
+    }
     return c;
 }
 

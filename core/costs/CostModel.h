@@ -106,6 +106,10 @@ struct CommGroup {
 // gradients are reduced in fp32 or in the 16-bit training dtype.
 DpCollectives dpCollectives(
     const CommGroup& dp, const CommGroup& edp, double denseParams, double expertParams, bool gradReduceInFp32);
+// Only what ZeRO stage `zero` runs (dataParallelSync reads): the all-reduce at 0, the reduce-scatter and
+// all-gather at 1-2, the flat rings at 3; the other fields stay 0.
+DpCollectives dpCollectives(const CommGroup& dp, const CommGroup& edp, double denseParams, double expertParams,
+    bool gradReduceInFp32, int zero);
 
 // Per micro-batch times of one transformer layer on one GPU, seconds.
 struct LayerTimes {

@@ -127,7 +127,7 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
         // ZeRO-3 gathers and reduces per micro-batch and layer (flat rings); without a timeline, the
         // windows the engine passed.
         const ParameterShard params = rankParameters(in, rank);
-        const DpCollectives c = dpCollectives(dp, edp, params.dense, params.expert, p.gradReduceInFp32);
+        const DpCollectives c = dpCollectives(dp, edp, params.dense, params.expert, p.gradReduceInFp32, p.zero);
         return dataParallelSync(p.zero, in.shape.microbatches, c, forwardWindowSeconds, backwardWindowSeconds);
     }
     // Each chunk's collectives placed on this rank's simulated timeline (core/costs/DataParallelSync.h).
@@ -138,7 +138,7 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
         const int stage = modelStageOf(in.shape, rank, c);
         const ParameterShard params = stageParameters(
             in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), stage == 0, stage == last);
-        const DpCollectives col = dpCollectives(dp, edp, params.dense, params.expert, p.gradReduceInFp32);
+        const DpCollectives col = dpCollectives(dp, edp, params.dense, params.expert, p.gradReduceInFp32, p.zero);
         sync[c].gradSeconds = p.zero == 0 ? col.allReduce : col.reduceScatter;
         sync[c].gatherSeconds = p.zero == 0 ? 0.0 : col.allGather;
         sync[c].firstForwardStartSeconds = in.schedule.makespan;
