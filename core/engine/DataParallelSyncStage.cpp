@@ -31,8 +31,9 @@ DataParallelSyncResult dataParallelSyncStage(const MemoryInputs& memory, const P
             bwd += pipeline.simulation.durations[r][c].backward();
         }
         // Without --overlap-grad-reduce / --overlap-param-gather the collectives run after the backward.
-        const DpSyncTimes dp
-            = dpSyncSeconds(memory, r, comm.dp, comm.edp, par.dpOverlap ? fwd : 0.0, par.dpOverlap ? bwd : 0.0);
+        const ParameterShard params { st.denseParameters, st.expertParameters };
+        const DpSyncTimes dp = dpSyncSeconds(
+            memory, r, comm.dp, comm.edp, par.dpOverlap ? fwd : 0.0, par.dpOverlap ? bwd : 0.0, &params);
         out.exposedSeconds = std::max(out.exposedSeconds, dp.exposedSeconds);
         out.totalSeconds = std::max(out.totalSeconds, dp.totalSeconds);
         fixed.optimizerShardParams = st.optimizerBytes / optimizerStateBytesPerParam(fixed.optimizer);

@@ -72,6 +72,8 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
         StageMemory st;
         st.stage = r;
         const ParameterShard params = rankParameters(in, r);
+        st.denseParameters = params.dense;
+        st.expertParameters = params.expert;
         const ModelStateBytes state
             = modelStateBytes(params, p.zero, p.gradReduceInFp32, in.training.optimizer, dpGroup, edpGroup);
         st.weightsBytes = state.weights;
@@ -115,7 +117,7 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
 }
 
 DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
-    double forwardWindowSeconds, double backwardWindowSeconds)
+    double forwardWindowSeconds, double backwardWindowSeconds, const ParameterShard* rankParams)
 {
     const ParallelConfig& p = in.parallel;
     const int chunks = chunksPerRank(in.shape);
@@ -126,7 +128,7 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
     if (p.zero >= 3 || first == end) {
         // ZeRO-3 gathers and reduces per micro-batch and layer (flat rings); without a timeline, the
         // windows the engine passed.
-        const ParameterShard params = rankParameters(in, rank);
+        const ParameterShard params = rankParams ? *rankParams : rankParameters(in, rank);
         const DpCollectives c = dpCollectives(dp, edp, params.dense, params.expert, p.gradReduceInFp32, p.zero);
         return dataParallelSync(p.zero, in.shape.microbatches, c, forwardWindowSeconds, backwardWindowSeconds);
     }

@@ -55,7 +55,8 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in);
 // Gradient reduction and ZeRO parameter gathers for one pipeline rank (core/costs/DataParallelSync.h):
 // ZeRO 0-2 per model chunk on the rank's simulated timeline (pipelinedDataParallelSync); ZeRO-3, or a
 // schedule in closed form (no ops), against the given one-micro-batch forward / backward windows.
+// `rankParams`: rankParameters(in, rank) when the caller has it (memoryPerStage's StageMemory).
 DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp, const CommGroup& edp,
-    double forwardWindowSeconds, double backwardWindowSeconds);
+    double forwardWindowSeconds, double backwardWindowSeconds, const ParameterShard* rankParams = nullptr);
 
 } // namespace parallax::core

@@ -30,6 +30,8 @@ struct StageMemory {
     double runtimeBytes = 0; // the part of otherBytes outside PyTorch's allocated bytes (context, NCCL, fragmentation)
     double inflightMicrobatches = 0; // peak activations / one micro-batch's activations of one stage
     int layers = 0; // transformer layers on this rank (all chunks)
+    double denseParameters = 0; // parameters this GPU holds (all chunks, its TP share); experts: its EP x ETP share
+    double expertParameters = 0;
     // Range of totalBytes() from the measured error of the memory model (core/memory/PredictionBands.h),
     // applied to the allocator-visible part; the CUDA context and NCCL buffers are taken as stated.
     double lowBytes = 0;
