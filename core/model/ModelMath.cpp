@@ -95,19 +95,44 @@ double finalNormParameters(const ModelSpec& m)
     return normParameters(m);
 }
 
+namespace {
+// The whole model's sums, which add every layer: kept per thread for the last model asked about (an
+// evaluation per edit, or per candidate of a search, reads them for one model over and over).
+struct ModelSums {
+    ModelSpec model;
+    bool valid = false;
+    double total = 0;
+    double active = 0;
+    int flopsSeqLen = -1;
+    double forwardFlops = 0;
+};
+
+ModelSums& sumsOf(const ModelSpec& m)
+{
+    thread_local ModelSums sums;
+    if (sums.valid && sums.model == m)
+        return sums;
+    sums.model = m;
+    sums.valid = true;
+    sums.flopsSeqLen = -1;
+    const double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
+    sums.total = sumOverLayers(m, 0, m.layers, p, [&](int l) { return layerParameters(m, l).total(); });
+    sums.active = sumOverLayers(m, 0, m.layers, p, [&](int l) {
+        const LayerParameters lp = layerParameters(m, l);
+        return lp.total() - lp.routedExperts + (m.isMoeLayer(l) ? lp.oneExpert * m.moe->topK : 0.0);
+    });
+    return sums;
+}
+} // namespace
+
 double totalParameters(const ModelSpec& m)
 {
-    const double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
-    return sumOverLayers(m, 0, m.layers, p, [&](int l) { return layerParameters(m, l).total(); });
+    return sumsOf(m).total;
 }
 
 double activeParameters(const ModelSpec& m)
 {
-    const double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
-    return sumOverLayers(m, 0, m.layers, p, [&](int l) {
-        const LayerParameters lp = layerParameters(m, l);
-        return lp.total() - lp.routedExperts + (m.isMoeLayer(l) ? lp.oneExpert * m.moe->topK : 0.0);
-    });
+    return sumsOf(m).active;
 }
 
 double layerForwardFlopsPerToken(const ModelSpec& m, int layer, int seqLen)
@@ -128,8 +153,13 @@ double lmHeadForwardFlopsPerToken(const ModelSpec& m)
 
 double forwardFlopsPerToken(const ModelSpec& m, int seqLen)
 {
-    return sumOverLayers(
-        m, 0, m.layers, lmHeadForwardFlopsPerToken(m), [&](int l) { return layerForwardFlopsPerToken(m, l, seqLen); });
+    ModelSums& sums = sumsOf(m);
+    if (sums.flopsSeqLen != seqLen) {
+        sums.forwardFlops = sumOverLayers(m, 0, m.layers, lmHeadForwardFlopsPerToken(m),
+            [&](int l) { return layerForwardFlopsPerToken(m, l, seqLen); });
+        sums.flopsSeqLen = seqLen;
+    }
+    return sums.forwardFlops;
 }
 
 } // namespace parallax::core

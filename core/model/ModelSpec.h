@@ -15,6 +15,7 @@ struct MoeSpec {
     int sharedExperts = 0;
     std::int64_t expertFfnHidden = 0;
     int firstDenseLayers = 0; // dense FFN layers before the first MoE layer
+    bool operator==(const MoeSpec&) const = default;
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3, arXiv:2412.19437 sec. 2.1.1).
@@ -24,6 +25,7 @@ struct MlaSpec {
     int qkNopeHeadDim = 0;
     int qkRopeHeadDim = 0;
     int vHeadDim = 0;
+    bool operator==(const MlaSpec&) const = default;
 };
 
 // A decoder-only transformer. Sizes are element counts, not bytes.
@@ -57,6 +59,7 @@ struct ModelSpec {
     bool isMoe() const { return moe.has_value() && moe->experts > 0; }
     bool isMoeLayer(int layer) const { return isMoe() && layer >= moe->firstDenseLayers; }
     int moeLayerCount() const { return isMoe() ? layers - moe->firstDenseLayers : 0; }
+    bool operator==(const ModelSpec&) const = default;
     bool isSlidingWindowLayer(int layer) const
     {
         return slidingWindow > 0 && (slidingWindowPattern <= 0 || (layer + 1) % slidingWindowPattern != 0);

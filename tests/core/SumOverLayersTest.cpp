@@ -95,3 +95,30 @@ TEST(SumOverLayers, ModelSumsAreBitIdenticalToPerLayerSums)
         }
     }
 }
+
+// The whole-model sums are kept per thread for the last model asked about: an edit of any field of the
+// same object is seen, and going back gives the first sums again.
+TEST(SumOverLayers, KeptModelSumsFollowEveryEdit)
+{
+    ModelSpec m = model("llama3-8b");
+    const double total = totalParameters(m);
+    const double flops = forwardFlopsPerToken(m, 8192);
+    EXPECT_EQ(totalParameters(m), perLayerTotal(m));
+    m.layers += 1;
+    EXPECT_GT(totalParameters(m), total);
+    EXPECT_EQ(totalParameters(m), perLayerTotal(m));
+    EXPECT_GT(forwardFlopsPerToken(m, 8192), flops);
+    m.layers -= 1;
+    EXPECT_EQ(totalParameters(m), total);
+    EXPECT_EQ(forwardFlopsPerToken(m, 8192), flops);
+    EXPECT_LT(forwardFlopsPerToken(m, 4096), flops); // another sequence length, the same model
+    m.vocab += 128;
+    EXPECT_GT(totalParameters(m), total);
+
+    ModelSpec moe = model("mixtral-8x7b");
+    const double active = activeParameters(moe);
+    const double moeTotal = totalParameters(moe);
+    moe.moe->topK = 1; // fewer active experts: the total stays
+    EXPECT_LT(activeParameters(moe), active);
+    EXPECT_EQ(totalParameters(moe), moeTotal);
+}
