@@ -297,6 +297,18 @@ GroupRoute stridedGroupRoute(
 
 namespace {
 GroupCrossings alikeGroupCrossings(const Topology& topology, const DomainShape& shape, const RankMap& map, Dim d);
+
+// Adds `groups` groups of dimension d like the one whose first member is `base`, when it leaves its domain.
+void addGroupCrossing(GroupCrossings& out, const Topology& topology, const DomainShape& shape, const RankMap& map,
+    Dim d, int base, long long groups)
+{
+    const int n = map.groupSize(d), s = map.groupStride(d);
+    if (map.domainOfRank(base) == map.domainOfRank(base + (n - 1) * s))
+        return;
+    const GroupRoute route = stridedGroupRoute(topology, shape, base, s, n, d == Dim::Pp);
+    out.fabrics += static_cast<int>(route.crossesFabric * groups);
+    out.rails += static_cast<int>(route.crossesRail * groups);
+}
 } // namespace
 
 GroupCrossings groupCrossings(const Topology& topology, const DomainShape& shape, const RankMap& map, Dim d)
@@ -306,17 +318,9 @@ GroupCrossings groupCrossings(const Topology& topology, const DomainShape& shape
     if (n <= 1 || map.groupsCrossingDomains(d) == 0)
         return out;
     const bool chain = d == Dim::Pp;
-    auto add = [&](int base, long long groups) {
-        const int lastMember = base + (n - 1) * s;
-        if (map.domainOfRank(base) == map.domainOfRank(lastMember))
-            return;
-        const GroupRoute route = stridedGroupRoute(topology, shape, base, s, n, chain);
-        out.fabrics += static_cast<int>(route.crossesFabric * groups);
-        out.rails += static_cast<int>(route.crossesRail * groups);
-    };
     if (!shape.alike) {
         for (int g = 0; g < count; ++g)
-            add(map.member(d, g, 0), 1);
+            addGroupCrossing(out, topology, shape, map, d, map.member(d, g, 0), 1);
         return out;
     }
     // On alike domains the counts depend on the route content, the group size and stride and the world
@@ -336,15 +340,6 @@ GroupCrossings alikeGroupCrossings(const Topology& topology, const DomainShape& 
 {
     GroupCrossings out;
     const int n = map.groupSize(d), s = map.groupStride(d);
-    const bool chain = d == Dim::Pp;
-    auto add = [&](int base, long long groups) {
-        const int lastMember = base + (n - 1) * s;
-        if (map.domainOfRank(base) == map.domainOfRank(lastMember))
-            return;
-        const GroupRoute route = stridedGroupRoute(topology, shape, base, s, n, chain);
-        out.fabrics += static_cast<int>(route.crossesFabric * groups);
-        out.rails += static_cast<int>(route.crossesRail * groups);
-    };
     // Group bases are low + high * s * n (low < s, high < world / (s n)). Shifting a base by whole
     // domains shifts the group by whole domains, so groups with the same base % D have the same
     // route: count the groups per residue (low and high residues combine cyclically) and route one of each.
@@ -377,7 +372,7 @@ GroupCrossings alikeGroupCrossings(const Topology& topology, const DomainShape& 
             base = base < 0 ? b : std::min(base, b);
         }
         if (groups > 0)
-            add(static_cast<int>(base), groups);
+            addGroupCrossing(out, topology, shape, map, d, static_cast<int>(base), groups);
     }
     return out;
 }

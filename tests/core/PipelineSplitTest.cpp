@@ -126,6 +126,19 @@ TEST(PipelineSplit, BalancedSplitTakesALayerOffTheHeadStage)
 // counts (unevenStageLayerCounts, the engine's path), for every first/last pair of several pipelines.
 TEST(PipelineSplit, BalancedSplitIsTheBestValidFirstLastSplit)
 {
+    // The busiest rank's layers, the head counted on the last rank.
+    const auto worstRank = [](int layers, int pp, int vpp, ScheduleKind kind, const ParallelConfig& p, double head) {
+        const ScheduleShape shape { kind, pp, pp, vpp };
+        const StageLayout layout = StageLayout::of(layers, shape, p);
+        double worst = 0;
+        for (int r = 0; r < pp; ++r) {
+            double rank = r == pp - 1 ? head : 0.0;
+            for (int c = 0; c < vpp; ++c)
+                rank += layout.layerCount(modelStageOf(shape, r, c));
+            worst = std::max(worst, rank);
+        }
+        return worst;
+    };
     int compared = 0;
     for (const auto& [layers, pp, vpp] : { std::tuple(80, 9, 1), std::tuple(126, 8, 1), std::tuple(96, 8, 2),
              std::tuple(61, 4, 1), std::tuple(32, 2, 1), std::tuple(48, 6, 4) }) {
@@ -139,16 +152,7 @@ TEST(PipelineSplit, BalancedSplitIsTheBestValidFirstLastSplit)
                 p.lastStageLayers = last;
                 if ((first == 0 && last == 0) || !pipelineSplitProblem(layers, p).empty())
                     continue;
-                const ScheduleShape shape { kind, pp, pp, vpp };
-                const StageLayout layout = StageLayout::of(layers, shape, p);
-                double worst = 0;
-                for (int r = 0; r < pp; ++r) {
-                    double rank = r == pp - 1 ? head : 0.0;
-                    for (int c = 0; c < vpp; ++c)
-                        rank += layout.layerCount(modelStageOf(shape, r, c));
-                    worst = std::max(worst, rank);
-                }
-                bestWorst = std::min(bestWorst, worst);
+                bestWorst = std::min(bestWorst, worstRank(layers, pp, vpp, kind, p, head));
             }
         }
         const StageSplit split = balancedPipelineSplit(layers, pp, vpp, kind, head);
@@ -158,16 +162,8 @@ TEST(PipelineSplit, BalancedSplitIsTheBestValidFirstLastSplit)
         p.firstStageLayers = split.firstStageLayers;
         p.lastStageLayers = split.lastStageLayers;
         ASSERT_EQ(pipelineSplitProblem(layers, p), "") << layers << " layers, pp " << pp;
-        const ScheduleShape shape { kind, pp, pp, vpp };
-        const StageLayout layout = StageLayout::of(layers, shape, p);
-        double worst = 0;
-        for (int r = 0; r < pp; ++r) {
-            double rank = r == pp - 1 ? head : 0.0;
-            for (int c = 0; c < vpp; ++c)
-                rank += layout.layerCount(modelStageOf(shape, r, c));
-            worst = std::max(worst, rank);
-        }
-        EXPECT_NEAR(worst, bestWorst, 1e-9) << layers << " layers, pp " << pp << ", vpp " << vpp;
+        EXPECT_NEAR(worstRank(layers, pp, vpp, kind, p, head), bestWorst, 1e-9)
+            << layers << " layers, pp " << pp << ", vpp " << vpp;
         ++compared;
     }
     EXPECT_GE(compared, 4); // most of these pipelines have a better uneven split
