@@ -290,14 +290,19 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     // With --tp-comm-overlap each collective is split into chunks and pipelined with the GEMM that
     // consumes or produces it (Transformer Engine userbuffers; arXiv:2406.13258 sec. 3.1 style
     // collective matmul), so only what exceeds the layer's GEMM time stays exposed.
-    t.tpForward = c.tpCommOverlap ? exposedAfterOverlap(2.0 * tpCollective, gemmForward) : 2.0 * tpCollective;
+    // The blocks whose input is gathered and output scattered over TP: attention and the MLP. Under SP (which
+    // Megatron-Core requires for MoE with TP) a MoE layer's routed experts take their tokens through the token
+    // dispatcher instead (moeLayerTimes: the all-to-all and, with expert tensor parallelism, the gather over
+    // the ETP group); only its shared experts are a dense MLP on the sequence-parallel tokens.
+    const double tpBlocks = shape.moe && c.sp ? 1.0 + (shape.mlpWidth > 0 ? 1.0 : 0.0) : 2.0;
+    t.tpForward = c.tpCommOverlap ? exposedAfterOverlap(tpBlocks * tpCollective, gemmForward) : tpBlocks * tpCollective;
     t.tpBackward = t.tpForward;
     if (c.recompute == Recompute::Full)
         t.tpBackward += t.tpForward;
     else if ((modules & rm::kMlp) != 0 && !shape.moe && shape.mlpWidth > 0)
         t.tpBackward += 0.5 * t.tpForward; // the MLP's all-gather and reduce-scatter, re-run
     else if ((modules & rm::kMoe) != 0 && shape.moe)
-        t.tpBackward += 0.5 * t.tpForward; // the MoE block's, re-run
+        t.tpBackward += (tpBlocks - 1.0) / tpBlocks * t.tpForward; // the MoE block's shared experts, re-run
 
     // Context parallelism: ring attention passes K and V around the cp ranks, overlapped with the
     // attention blocks (arXiv:2310.01889 sec. 3); only what exceeds that compute is exposed.
@@ -312,7 +317,15 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     // MoE layers: router kernels, token permutation, grouped expert GEMMs and the dispatch/combine
     // all-to-alls (core/costs/MoeCosts).
     if (shape.moe) {
-        const MoeLayerTimes moe = moeLayerTimes(shape, c, rates, groups.ep, h, epCommOverlap);
+        // The expert-tensor-parallel group: the first c.etp ranks of the TP axis (Megatron-Core's expert rank
+        // order etp-ep-dp-pp puts it innermost, as TP is), so it has the TP group's links.
+        CommGroup etp = groups.tp;
+        if (c.etp != c.tp) {
+            etp.size = c.etp;
+            etp.inner = std::max(1, std::min(c.etp, groups.tp.inner));
+            etp.outer = std::max(1, c.etp / etp.inner);
+        }
+        const MoeLayerTimes moe = moeLayerTimes(shape, c, rates, groups.ep, h, epCommOverlap, {}, etp);
         t.forwardCompute += moe.forwardCompute();
         t.backwardInputCompute += moe.backwardInputCompute();
         t.backwardWeightCompute += moe.expertBackwardWeight;

@@ -48,7 +48,8 @@ double permutePassBytes(const LayerShape& shape, const ActivationContext& c, dou
 }
 
 MoeLayerTimes moeLayerTimes(const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates,
-    const CommGroup& ep, double hidden, bool allToAllOverlap, const AllToAllEfficiency& efficiency)
+    const CommGroup& ep, double hidden, bool allToAllOverlap, const AllToAllEfficiency& efficiency,
+    const CommGroup& etp)
 {
     MoeLayerTimes t;
     if (!shape.moe)
@@ -80,14 +81,27 @@ MoeLayerTimes moeLayerTimes(const LayerShape& shape, const ActivationContext& c,
         t.expertBackwardWeight += rates.gemmSeconds(k, n, m, experts);
     }
 
+    // With expert tensor parallelism the token dispatcher all-gathers the tokens an EP rank received
+    // over the ETP group before the expert GEMMs and reduce-scatters their outputs after them (Megatron-Core
+    // token_dispatcher.py: gather_from_sequence_parallel_region / reduce_scatter_to_sequence_parallel_region
+    // on the expert TP group); the backward mirrors both. Not hidden by --tp-comm-overlap, which fuses the
+    // collectives of the dense linears only.
+    if (c.etp > 1 && etp.size > 1) {
+        const double gathered = kBf16Bytes * routedTokensPerGpu(shape, c) * hidden;
+        t.expertTensorGatherForward
+            = etp.seconds(CollectiveKind::AllGather, gathered) + etp.seconds(CollectiveKind::ReduceScatter, gathered);
+    }
     // Dispatch and combine: each GPU sends its tokens' top-k 16-bit copies, the busiest receiver takes
     // the imbalance factor more; the backward runs both again on the gradients.
+    double a2a = t.expertTensorGatherForward;
     if (ep.size > 1) {
         CommGroup achieved = ep;
         achieved.intra.bytesPerSecond *= efficiency.nvlinkFraction;
         achieved.inter.bytesPerSecond *= efficiency.scaleOutFraction;
         const double bytes = kBf16Bytes * tokens * shape.topK * hidden * c.expertLoadImbalance;
-        const double a2a = 2.0 * achieved.seconds(CollectiveKind::AllToAll, bytes);
+        a2a += 2.0 * achieved.seconds(CollectiveKind::AllToAll, bytes);
+    }
+    if (a2a > 0) {
         // With EP communication overlap the all-to-all of one micro-batch runs behind the expert and
         // attention compute of another (Megatron-Core --overlap-moe-expert-parallel-comm).
         t.allToAllForward = allToAllOverlap ? exposedAfterOverlap(a2a, t.expertForward) : a2a;

@@ -26,8 +26,9 @@ struct MoeLayerTimes {
     double expertForward = 0; // grouped GEMMs over the local experts
     double expertBackwardInput = 0;
     double expertBackwardWeight = 0;
-    double allToAllForward = 0; // dispatch + combine
+    double allToAllForward = 0; // dispatch + combine (and the ETP gather / scatter of the routed tokens)
     double allToAllBackward = 0;
+    double expertTensorGatherForward = 0; // the part of allToAllForward spent over the ETP group
     double forwardCompute() const { return routerForward + permuteForward + expertForward; }
     double backwardInputCompute() const { return routerBackward + permuteBackward + expertBackwardInput; }
 };
@@ -40,7 +41,10 @@ double tokensPerLocalExpert(const LayerShape& shape, const ActivationContext& c,
 // Bytes one memory-bound permutation pass moves: it reads and writes every routed 16-bit token copy.
 double permutePassBytes(const LayerShape& shape, const ActivationContext& c, double hidden);
 
+// `etp`: the expert-tensor-parallel group (c.etp ranks); with c.etp > 1 the dispatcher gathers the routed
+// tokens over it and scatters the outputs back.
 MoeLayerTimes moeLayerTimes(const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates,
-    const CommGroup& ep, double hidden, bool allToAllOverlap, const AllToAllEfficiency& efficiency = {});
+    const CommGroup& ep, double hidden, bool allToAllOverlap, const AllToAllEfficiency& efficiency = {},
+    const CommGroup& etp = {});
 
 } // namespace parallax::core

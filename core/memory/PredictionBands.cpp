@@ -15,9 +15,10 @@ namespace {
 constexpr std::array kStepTimeFamilies {
     StepTimeFamily { "a100-sxm-80gb", "a100-sxm-40gb", false, { 0.06, 0.07 }, 120 }, // p10 0.939, p90 1.068
     StepTimeFamily { "h100-sxm", "h800-sxm h200", false, { 0.06, 0.07 }, 101 }, // p10 0.945, p90 1.070
-    // Grok-1 on H100, bf16 and fp8 rows together, with Megatron-Core's expert layout (etp = tp) and the LM head
-    // in bf16 under fp8: the bf16 rows come out 2-7% slow, the fp8 rows 3-8% fast (the 8-GPU proxy 13%).
-    StepTimeFamily { "h100-sxm", "h800-sxm h200", true, { 0.07, 0.09 }, 18 }, // p10 0.937, p90 1.090, min 0.935
+    // Grok-1 on H100, bf16 and fp8 rows together, with Megatron-Core's expert layout (etp = tp), its
+    // dispatcher's gather over the ETP group and the LM head in bf16 under fp8: the bf16 rows come out 5-11%
+    // slow, the fp8 rows within -6% / +1% from 16 GPUs (the 8-GPU proxy 10% fast).
+    StepTimeFamily { "h100-sxm", "h800-sxm h200", true, { 0.10, 0.06 }, 18 }, // p10 0.906, p90 1.051, min 0.904
     // GB200 rows with the sustained-clock GEMM rate (presets/gpus/gb200.json): the engine is 8-11% fast on all six.
     StepTimeFamily { "gb200", "b200", false, { -0.08, 0.14 }, 6 }, // p10 1.096, p90 1.121, min 1.088, max 1.127
 };

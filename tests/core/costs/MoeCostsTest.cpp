@@ -121,3 +121,44 @@ TEST(MoeCosts, AllToAllAtAchievedBandwidthAndOverlap)
     EXPECT_NEAR(
         remote.allToAllForward, 2.0 * 7.0 / 8.0 * bytes / (50e9 * AllToAllEfficiency {}.scaleOutFraction), 1e-12);
 }
+
+// With expert tensor parallelism (etp = 4) the dispatcher all-gathers the tokens an EP rank received over
+// the ETP group and reduce-scatters the outputs: 2 B x (1024 tokens x top-2 x 1.25 x 4 ETP shards) x 6144
+// gathered, each at (n-1)/n of it over NVLink. Without an ETP group (etp = 1) there is none.
+TEST(MoeCosts, ExpertTensorParallelGatherOfTheRoutedTokens)
+{
+    const LayerShape shape = layerShape(moeModel(8, 2, 32768), 0);
+    ActivationContext c = context(4);
+    c.etp = 4;
+    const CommGroup ep = nvlinkGroup(8);
+    const MoeLayerTimes without = moeLayerTimes(shape, c, h100Rates(), ep, 6144, false);
+    const MoeLayerTimes with = moeLayerTimes(shape, c, h100Rates(), ep, 6144, false, {}, nvlinkGroup(4));
+    const double gathered = 2.0 * 1024 * 2 * 1.25 * 4 * 6144;
+    const double collective = 3.0 / 4.0 * gathered / 450e9;
+    EXPECT_NEAR(with.expertTensorGatherForward, 2.0 * collective, 1e-12);
+    EXPECT_NEAR(with.allToAllForward - without.allToAllForward, 2.0 * collective, 1e-12);
+    EXPECT_NEAR(with.allToAllBackward - without.allToAllBackward, 2.0 * collective, 1e-12);
+    EXPECT_DOUBLE_EQ(without.expertTensorGatherForward, 0.0);
+}
+
+// Under sequence parallelism a MoE layer gathers and scatters only its attention over TP (and its shared
+// experts, a dense MLP); the routed experts take their tokens through the dispatcher. A dense layer of the
+// same width has twice the TP traffic of a MoE layer without shared experts.
+TEST(MoeCosts, MoeLayerTensorParallelTrafficIsTheAttentionsAndTheSharedExperts)
+{
+    ModelSpec dense = moeModel(8, 2, 32768);
+    dense.moe.reset();
+    ModelSpec shared = moeModel(8, 2, 32768);
+    shared.moe->sharedExperts = 1;
+    const ActivationContext c = context(4);
+    LayerCommGroups groups;
+    groups.tp = nvlinkGroup(4);
+    const EfficiencyDefaults d;
+    const double denseTp = layerTimes(dense, layerShape(dense, 0), c, h100Rates(), groups, d).tpForward;
+    const ModelSpec routed = moeModel(8, 2, 32768);
+    const double routedTp = layerTimes(routed, layerShape(routed, 0), c, h100Rates(), groups, d).tpForward;
+    const double sharedTp = layerTimes(shared, layerShape(shared, 0), c, h100Rates(), groups, d).tpForward;
+    EXPECT_GT(denseTp, 0.0);
+    EXPECT_NEAR(routedTp, 0.5 * denseTp, 1e-15);
+    EXPECT_NEAR(sharedTp, denseTp, 1e-15);
+}
