@@ -7,7 +7,8 @@
 #
 # Environment: OUT (default ./probe-out) receives calibration.json, probe-stdout.txt,
 # probe-exit-code, torch-reference.json and comparison.json; BUILD (default build-probe-release
-# in the repository) is the CMake build folder.
+# in the repository) is the CMake build folder; PROBE, when set, names an already built parallax-probe
+# to run instead of building one (a machine without the nlohmann_json headers, say).
 #
 # Exit code: the probe's (0 done, 3 no GPU, 4 some measurements failed, 1 or 2 errors), except
 # that a clean probe run that misses the torch comparison (GEMM within 5% of torch.matmul,
@@ -25,18 +26,26 @@ if command -v ninja >/dev/null 2>&1; then
   generator=(-G Ninja)
 fi
 
-echo "== configure and build parallax-probe (Release) in $build"
-if ! cmake -S "$repo" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-    -DPARALLAX_BUILD_UI=OFF -DPARALLAX_BUILD_PROBE=ON -DPARALLAX_BUILD_BENCHMARKS=OFF -DBUILD_TESTING=OFF; then
-  echo "probe-on-gpu: configure failed (needs CMake >= 3.25, the CUDA toolkit with nvcc and cuBLAS," \
-       "and the nlohmann_json headers)" >&2
-  exit 1
-fi
-cmake --build "$build" --target parallax-probe -j "$(nproc)"
-probe="$(find "$build" -type f -name parallax-probe -perm -u+x | head -n 1)"
-if [[ -z "$probe" ]]; then
-  echo "probe-on-gpu: the build produced no parallax-probe binary" >&2
-  exit 1
+if [[ -n "${PROBE:-}" ]]; then
+  probe="$PROBE"
+  if [[ ! -x "$probe" ]]; then
+    echo "probe-on-gpu: PROBE=$probe is not an executable file" >&2
+    exit 1
+  fi
+else
+  echo "== configure and build parallax-probe (Release) in $build"
+  if ! cmake -S "$repo" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+      -DPARALLAX_BUILD_UI=OFF -DPARALLAX_BUILD_PROBE=ON -DPARALLAX_BUILD_BENCHMARKS=OFF -DBUILD_TESTING=OFF; then
+    echo "probe-on-gpu: configure failed (needs CMake >= 3.25, the CUDA toolkit with nvcc and cuBLAS," \
+         "and the nlohmann_json headers)" >&2
+    exit 1
+  fi
+  cmake --build "$build" --target parallax-probe -j "$(nproc)"
+  probe="$(find "$build" -type f -name parallax-probe -perm -u+x | head -n 1)"
+  if [[ -z "$probe" ]]; then
+    echo "probe-on-gpu: the build produced no parallax-probe binary" >&2
+    exit 1
+  fi
 fi
 
 echo "== $probe --out $out/calibration.json $*"

@@ -20,6 +20,10 @@ struct GpuSpec {
     // EfficiencyDefaults. The probe's measurement replaces it.
     double gemmFractionOfPeak = 0;
     int smCount = 0; // streaming multiprocessors (compute units); 0: no wave-quantization model
+    // The GPU's GEMM library spreads the K loop of a GEMM with too few output tiles over the idle SMs
+    // (stream-K, arXiv:2301.03598), so the last partial wave costs no idle SMs; presets/gpus states
+    // where this was measured (gemm_stream_k).
+    bool gemmStreamK = false;
     std::string source; // datasheet citation
 };
 

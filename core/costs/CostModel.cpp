@@ -25,7 +25,9 @@ ComputeRates::ComputeRates(
     m_gemmRate = m_peak * (fp8 ? fp8Fraction : bf16Fraction);
     m_peak16 = gpu.bf16FlopsPerSecond;
     m_gemmRate16 = m_peak16 * bf16Fraction;
-    m_depthOverhead = defaults.gemmDepthOverhead;
+    m_depthOverhead16 = defaults.gemmDepthOverhead;
+    m_depthOverhead = m_depthOverhead16 * (fp8 ? 2.0 : 1.0); // a stage's bytes of k hold twice the fp8 elements
+    m_streamK = gpu.gemmStreamK;
     m_layerKernelShare = defaults.layerKernelShareOfStream;
     m_smCount = gpu.smCount;
     m_launchSeconds = defaults.kernelLaunchSeconds;
@@ -55,6 +57,7 @@ ComputeRates ComputeRates::sixteenBit() const
     r.m_dtype = DType::Bf16;
     r.m_peak = m_peak16;
     r.m_gemmRate = m_gemmRate16;
+    r.m_depthOverhead = m_depthOverhead16;
     r.m_hasGemmCalibration = m_hasGemmCalibration16;
     return r;
 }
@@ -64,7 +67,7 @@ double ComputeRates::gemmSeconds(double m, double n, double k, double count) con
     if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
         return 0;
     const double flops = 2.0 * m * n * k; // 2 FLOPs per multiply-add
-    double rate = m_gemmRate * waveEfficiency(m, n, count) * k / (k + m_depthOverhead);
+    double rate = m_gemmRate * shapeEfficiency(m, n, k, count);
     if (m_hasGemmCalibration) {
         if (auto measured = m_calibration->gemmFlopsPerSecond(std::lround(m), std::lround(n), std::lround(k), m_dtype))
             rate = *measured; // the probe measured this shape (or its neighbours): no default curve
@@ -95,6 +98,30 @@ double ComputeRates::waveEfficiency(double m, double n, double count) const
         const double tiles = std::ceil(m / t.rows) * std::ceil(n / t.cols) * std::max(1.0, count);
         const double waves = std::ceil(tiles / m_smCount);
         best = std::max(best, t.efficiency * tiles / (waves * m_smCount));
+    }
+    return best;
+}
+
+double ComputeRates::shapeEfficiency(double m, double n, double k, double count) const
+{
+    if (!m_streamK || m_smCount <= 0)
+        return waveEfficiency(m, n, count) * k / (k + m_depthOverhead);
+    // Stream-K (Osama et al., arXiv:2301.03598 sec. 4): the main-loop iterations of all output tiles are
+    // divided evenly among the SMs, so no wave is left partly idle; a GEMM with fewer tiles than SMs has
+    // each tile's K loop shared by about SMs / tiles SMs, each paying the stage overhead (and the partial
+    // sums' fix-up), so the depth term sees k spread over that many slices.
+    struct Tile {
+        double rows, cols, efficiency;
+    };
+    constexpr Tile kTiles[] = { { 128, 256, 1.0 }, { 256, 128, 1.0 }, { 128, 128, 0.9 } };
+    const double sms = m_smCount;
+    double best = 0;
+    for (const Tile& t : kTiles) {
+        const double tiles = std::ceil(m / t.rows) * std::ceil(n / t.cols) * std::max(1.0, count);
+        const double iterations = tiles * std::ceil(k / m_depthOverhead);
+        const double balance = iterations / (std::ceil(iterations / sms) * sms);
+        const double slices = std::max(1.0, sms / tiles);
+        best = std::max(best, t.efficiency * balance * k / (k + m_depthOverhead * slices));
     }
     return best;
 }

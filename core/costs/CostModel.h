@@ -19,8 +19,11 @@ struct EfficiencyDefaults {
     // The probe measures the real value.
     double gemmFractionOfPeak = 0.70;
     // GEMM efficiency falls with the reduction depth k: each output tile pays a prologue (filling the
-    // shared-memory pipeline) and an epilogue (writing C) worth about gemmDepthOverhead elements of k (one main-loop
-    // stage) (NVIDIA "Matrix Multiplication Background" user's guide: small-k GEMMs are less efficient).
+    // shared-memory pipeline) and an epilogue (writing C) worth about gemmDepthOverhead 16-bit elements of k (one
+    // main-loop stage) (NVIDIA "Matrix Multiplication Background" user's guide: small-k GEMMs are less efficient).
+    // A stage holds a fixed number of bytes of k, so it spans twice the elements in fp8 (CUTLASS's sm90
+    // tile K: 64 for 16-bit, 128 for 8-bit inputs); the H200 probe data (data/probe/h200-2026-12-04) show
+    // fp8 GEMMs with k = 256 at half their large-k rate.
     double gemmDepthOverhead = 64;
     // Every kernel costs a launch gap on the stream, ~3 us in eager PyTorch (CUDA C Best Practices
     // Guide, "kernel launch overhead"); a transformer layer runs about 16 kernels forward and 32 backward.
@@ -63,6 +66,9 @@ public:
 
     double gemmSeconds(double m, double n, double k, double count = 1) const; // count GEMMs in one batched launch
     double waveEfficiency(double m, double n, double count = 1) const;
+    // The share of the large-GEMM rate an m x n x k GEMM reaches: the tiles' waves (or stream-K's even
+    // split of the K loop, where the GPU does it) and the per-tile depth overhead.
+    double shapeEfficiency(double m, double n, double k, double count = 1) const;
     double attentionSeconds(double flops) const;
     double memorySeconds(double bytes) const; // streaming kernels (optimizer, loss, copies)
     double layerKernelSeconds(double bytes) const; // element-wise / norm / softmax kernels inside a layer
@@ -81,9 +87,11 @@ private:
     double m_gemmRate16 = 0;
     double m_attentionRate = 0;
     double m_hbmRate = 0;
-    double m_depthOverhead = 0;
+    double m_depthOverhead = 0; // in elements of k of the GEMM dtype
+    double m_depthOverhead16 = 0;
     double m_layerKernelShare = 1;
     int m_smCount = 0;
+    bool m_streamK = false;
     double m_launchSeconds = 0;
     DType m_dtype = DType::Bf16;
     const Calibration* m_calibration = nullptr;

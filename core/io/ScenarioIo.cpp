@@ -32,6 +32,7 @@ GpuSpec readGpu(JsonReader& r)
     g.nicGbps = r.number("nic_gbps", 1, 1e5, 400);
     g.gemmFractionOfPeak = r.number("gemm_fraction_of_peak", 0, 1, 0);
     g.smCount = static_cast<int>(r.integer("sm_count", 0, 100000, 0));
+    g.gemmStreamK = r.boolean("gemm_stream_k", false);
     if (r.has("sources")) {
         const json& s = r.at("sources");
         if (s.is_object()) {
@@ -489,6 +490,8 @@ json gpuSpecToJson(const GpuSpec& g)
         j["gemm_fraction_of_peak"] = g.gemmFractionOfPeak;
     if (g.smCount > 0)
         j["sm_count"] = g.smCount;
+    if (g.gemmStreamK)
+        j["gemm_stream_k"] = true;
     return j;
 }
 
