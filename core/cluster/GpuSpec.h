@@ -24,6 +24,12 @@ struct GpuSpec {
     // (stream-K, arXiv:2301.03598), so the last partial wave costs no idle SMs; presets/gpus states
     // where this was measured (gemm_stream_k).
     bool gemmStreamK = false;
+    // Fused causal attention (forward + backward) at long sequences as a share of the bf16 peak; 0: the
+    // engine's default (EfficiencyDefaults::attentionFractionOfPeak). presets/gpus states the measurement.
+    double attentionFractionOfPeak = 0;
+    // Each query tile of a fused attention kernel pays a fixed cost (loading Q, the softmax rescale and
+    // writing O) worth this many keys; 0: no such term (not measured on this GPU).
+    double attentionKeyOverhead = 0;
     std::string source; // datasheet citation
 };
 

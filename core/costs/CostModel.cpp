@@ -31,7 +31,9 @@ ComputeRates::ComputeRates(
     m_layerKernelShare = defaults.layerKernelShareOfStream;
     m_smCount = gpu.smCount;
     m_launchSeconds = defaults.kernelLaunchSeconds;
-    m_attentionRate = gpu.bf16FlopsPerSecond * defaults.attentionFractionOfPeak;
+    m_attentionRate = gpu.bf16FlopsPerSecond
+        * (gpu.attentionFractionOfPeak > 0 ? gpu.attentionFractionOfPeak : defaults.attentionFractionOfPeak);
+    m_attentionKeyOverhead = gpu.attentionKeyOverhead;
     m_hbmRate = gpu.hbmBytesPerSecond * defaults.hbmFractionOfPeak;
     if (calibration) {
         if (auto peak = calibration->peakGemmFlopsPerSecond(fp8 ? DType::Fp8 : DType::Bf16)) {
@@ -42,8 +44,10 @@ ComputeRates::ComputeRates(
             m_gemmRate16 = *peak;
             m_hasGemmCalibration16 = true;
         }
-        if (calibration->attentionFlopsPerSecond)
+        if (calibration->attentionFlopsPerSecond) {
             m_attentionRate = *calibration->attentionFlopsPerSecond;
+            m_attentionKeyOverhead = 0; // the measured rate as it is
+        }
         if (calibration->hbmBytesPerSecond)
             m_hbmRate = *calibration->hbmBytesPerSecond;
     }
@@ -129,6 +133,22 @@ double ComputeRates::shapeEfficiency(double m, double n, double k, double count)
 double ComputeRates::attentionSeconds(double flops) const
 {
     return flops > 0 ? flops / m_attentionRate : 0;
+}
+
+double ComputeRates::causalAttentionSeconds(double flops, double keys) const
+{
+    return attentionSeconds(flops) / causalAttentionEfficiency(keys);
+}
+
+double ComputeRates::causalAttentionEfficiency(double keys) const
+{
+    if (m_attentionKeyOverhead <= 0 || keys <= 0)
+        return 1.0;
+    // A query tile of 128 rows visits (keys + 128) / 2 keys on average under the causal mask and pays
+    // a fixed cost worth m_attentionKeyOverhead keys (the same form as the GEMM depth term; the value
+    // is measured per GPU, presets/gpus attention_key_overhead).
+    const double visited = 0.5 * (keys + 128.0);
+    return visited / (visited + m_attentionKeyOverhead);
 }
 
 double ComputeRates::memorySeconds(double bytes) const
@@ -257,10 +277,12 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         gemmBackwardInput += r.gemmSeconds(rows, k, n);
         gemmBackwardWeight += r.gemmSeconds(k, n, rows);
     }
-    const double attention = c.flashAttention ? rates.attentionSeconds(layerAttentionScoreFlops(shape, c))
+    const double keys = c.seqLen / c.cp; // one fused kernel call: a CP rank's queries against a chunk of keys
+    const double attention = c.flashAttention ? rates.causalAttentionSeconds(layerAttentionScoreFlops(shape, c), keys)
                                               : unfusedAttentionSeconds(m, shape, c, rates).forward;
-    const double attentionBackward = c.flashAttention ? 2.5 * rates.attentionSeconds(layerAttentionScoreFlops(shape, c))
-                                                      : unfusedAttentionSeconds(m, shape, c, rates).backward;
+    const double attentionBackward = c.flashAttention
+        ? 2.5 * rates.causalAttentionSeconds(layerAttentionScoreFlops(shape, c), keys)
+        : unfusedAttentionSeconds(m, shape, c, rates).backward;
     // Element-wise traffic per token: two norms, two residual adds, rotary/bias/activation, each
     // reading and writing 16-bit tensors (memory-bound; stated estimate of ~14 h-wide passes).
     const double width = shape.mlpWidth + (shape.moe ? shape.expertWidth * shape.topK : 0.0);

@@ -70,6 +70,9 @@ public:
     // split of the K loop, where the GPU does it) and the per-tile depth overhead.
     double shapeEfficiency(double m, double n, double k, double count = 1) const;
     double attentionSeconds(double flops) const;
+    // Fused causal attention whose kernel sees `keys` keys per query row (the sequence, or a CP chunk).
+    double causalAttentionSeconds(double flops, double keys) const;
+    double causalAttentionEfficiency(double keys) const;
     double memorySeconds(double bytes) const; // streaming kernels (optimizer, loss, copies)
     double layerKernelSeconds(double bytes) const; // element-wise / norm / softmax kernels inside a layer
     double launchSeconds() const { return m_launchSeconds; }
@@ -86,6 +89,7 @@ private:
     double m_peak16 = 0; // the bf16 peak and GEMM rate, for sixteenBit()
     double m_gemmRate16 = 0;
     double m_attentionRate = 0;
+    double m_attentionKeyOverhead = 0;
     double m_hbmRate = 0;
     double m_depthOverhead = 0; // in elements of k of the GEMM dtype
     double m_depthOverhead16 = 0;

@@ -33,6 +33,8 @@ GpuSpec readGpu(JsonReader& r)
     g.gemmFractionOfPeak = r.number("gemm_fraction_of_peak", 0, 1, 0);
     g.smCount = static_cast<int>(r.integer("sm_count", 0, 100000, 0));
     g.gemmStreamK = r.boolean("gemm_stream_k", false);
+    g.attentionFractionOfPeak = r.number("attention_fraction_of_peak", 0, 1, 0);
+    g.attentionKeyOverhead = r.number("attention_key_overhead", 0, 1e6, 0);
     if (r.has("sources")) {
         const json& s = r.at("sources");
         if (s.is_object()) {
@@ -492,6 +494,10 @@ json gpuSpecToJson(const GpuSpec& g)
         j["sm_count"] = g.smCount;
     if (g.gemmStreamK)
         j["gemm_stream_k"] = true;
+    if (g.attentionFractionOfPeak > 0)
+        j["attention_fraction_of_peak"] = g.attentionFractionOfPeak;
+    if (g.attentionKeyOverhead > 0)
+        j["attention_key_overhead"] = g.attentionKeyOverhead;
     return j;
 }
 

@@ -138,7 +138,8 @@ TEST(RecomputeModules, BackwardPaysEachModulesForward)
     const LayerTimes none = times(0);
     EXPECT_DOUBLE_EQ(none.recomputeCompute, 0.0);
     const ActivationContext c = context(true, 0);
-    EXPECT_DOUBLE_EQ(times(rm::kCoreAttn).recomputeCompute, rates.attentionSeconds(layerAttentionScoreFlops(shape, c)));
+    EXPECT_DOUBLE_EQ(times(rm::kCoreAttn).recomputeCompute,
+        rates.causalAttentionSeconds(layerAttentionScoreFlops(shape, c), c.seqLen / c.cp));
     const double upGemms = rates.gemmSeconds(4096, shape.heads * shape.qkHeadDim, 1536)
         + rates.gemmSeconds(4096, shape.heads * (128 + 128), 512);
     // The GEMMs, and the latents' norms and RoPE with the Q/K assembly reading and writing 16-bit tensors.
