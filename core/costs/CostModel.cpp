@@ -277,12 +277,16 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         gemmBackwardInput += r.gemmSeconds(rows, k, n);
         gemmBackwardWeight += r.gemmSeconds(k, n, rows);
     }
-    const double keys = c.seqLen / c.cp; // one fused kernel call: a CP rank's queries against a chunk of keys
-    const double attention = c.flashAttention ? rates.causalAttentionSeconds(layerAttentionScoreFlops(shape, c), keys)
-                                              : unfusedAttentionSeconds(m, shape, c, rates).forward;
-    const double attentionBackward = c.flashAttention
-        ? 2.5 * rates.causalAttentionSeconds(layerAttentionScoreFlops(shape, c), keys)
-        : unfusedAttentionSeconds(m, shape, c, rates).backward;
+    double attention = 0, attentionBackward = 0;
+    if (c.flashAttention) {
+        const double keys = c.seqLen / c.cp; // one fused kernel call: a CP rank's queries against a chunk of keys
+        attention = rates.causalAttentionSeconds(layerAttentionScoreFlops(shape, c), keys);
+        attentionBackward = 2.5 * attention;
+    } else {
+        const UnfusedAttention unfused = unfusedAttentionSeconds(m, shape, c, rates);
+        attention = unfused.forward;
+        attentionBackward = unfused.backward;
+    }
     // Element-wise traffic per token: two norms, two residual adds, rotary/bias/activation, each
     // reading and writing 16-bit tensors (memory-bound; stated estimate of ~14 h-wide passes).
     const double width = shape.mlpWidth + (shape.moe ? shape.expertWidth * shape.topK : 0.0);
