@@ -86,6 +86,27 @@ double ComputeRates::gemmSeconds(double m, double n, double k, double count) con
     return count * (std::max(flops / rate, bytes / m_hbmRate) + cast);
 }
 
+double ComputeRates::groupedGemmSeconds(double m, double n, double k, double groups) const
+{
+    if (m <= 0 || n <= 0 || k <= 0 || groups <= 0)
+        return 0;
+    // The same tile model as one GEMM over all groups' tiles (shapeEfficiency), with each group's last
+    // 128-row tile part-filled (tile quantization, NVIDIA "Matrix Multiplication Background" guide).
+    constexpr double kTileRows = 128;
+    const double rowFill = m / (std::ceil(m / kTileRows) * kTileRows);
+    const double efficiency = shapeEfficiency(m, n, k, groups) * rowFill;
+    const double compute = 2.0 * m * n * k / (m_gemmRate * efficiency);
+    const double elementBytes = m_dtype == DType::Fp8 ? 1.0 : 2.0;
+    const double memory = (elementBytes * (m * k + k * n) + 2.0 * m * n) / m_hbmRate;
+    // Small groups stream each expert's weights through HBM at about one FLOP per byte per token row,
+    // near the roofline's ridge, where a grouped kernel overlaps loads and math only in part: the two
+    // times add in quadrature (exponent 2 chosen to match the 168 measured grouped GEMMs of
+    // data/probe/h200-2026-12-04/kernels.json, 64-4096 tokens per expert; the max of the two, the plain
+    // roofline, is 1.3-2.5x fast at 64-256 tokens per expert there).
+    const double cast = m_dtype == DType::Fp8 ? 3.0 * m * k / m_hbmRate : 0.0; // as gemmSeconds
+    return groups * (std::hypot(compute, memory) + cast);
+}
+
 double ComputeRates::waveEfficiency(double m, double n, double count) const
 {
     // Tile and wave quantization (NVIDIA "Matrix Multiplication Background" user's guide): the output

@@ -69,6 +69,10 @@ public:
     // The share of the large-GEMM rate an m x n x k GEMM reaches: the tiles' waves (or stream-K's even
     // split of the K loop, where the GPU does it) and the per-tile depth overhead.
     double shapeEfficiency(double m, double n, double k, double count = 1) const;
+    // `groups` GEMMs of m x n x k run as one grouped kernel (an MoE layer's local experts, m the tokens
+    // one expert gets): each group's last row tile part-filled, and the weights streamed per group at an
+    // overlap with the math below the roofline's (measured on one H200, data/probe/h200-2026-12-04/kernels.json).
+    double groupedGemmSeconds(double m, double n, double k, double groups) const;
     double attentionSeconds(double flops) const;
     // Fused causal attention whose kernel sees `keys` keys per query row (the sequence, or a CP chunk).
     double causalAttentionSeconds(double flops, double keys) const;

@@ -18,18 +18,6 @@ constexpr double kRouterPasses = 3.0;
 // metadata, grouped GEMM, un-permute; twice as many in the backward), at the engine's launch gap.
 constexpr int kMoeForwardKernels = 12;
 constexpr int kMoeBackwardKernels = 24;
-// Grouped GEMM kernels tile each expert's rows separately (128-row CTA tiles in CUTLASS / Transformer
-// Engine grouped GEMM), so an expert's last tile is only partly filled ("tile quantization", NVIDIA
-// "Matrix Multiplication Background" guide).
-constexpr double kGroupedTileRows = 128.0;
-
-double groupedGemmSeconds(const ComputeRates& rates, double m, double n, double k, double experts)
-{
-    if (m <= 0)
-        return 0;
-    const double rowFill = m / (std::ceil(m / kGroupedTileRows) * kGroupedTileRows);
-    return rates.gemmSeconds(m, n, k, experts) / rowFill;
-}
 } // namespace
 
 double localExperts(const LayerShape& shape, int ep)
@@ -67,8 +55,8 @@ MoeLayerTimes moeLayerTimes(const LayerShape& shape, const ActivationContext& c,
     t.permuteBackward = 2.0 * pass;
 
     // Grouped GEMM (Megatron-Core --moe-grouped-gemm): one GEMM per local expert, each with the
-    // tokens that expert really gets; tile quantization of small M and the weight gradient's short
-    // reduction depth (M) lower its efficiency (NVIDIA "Matrix Multiplication Background" guide).
+    // tokens that expert really gets; tile quantization of small M, the weights streamed per expert and
+    // the weight gradient's short reduction depth (M) lower its efficiency (ComputeRates::groupedGemmSeconds).
     const double experts = localExperts(shape, ep.size);
     const double m = tokensPerLocalExpert(shape, c, ep.size);
     for (const LinearShape& l : shape.linears) {
@@ -76,9 +64,9 @@ MoeLayerTimes moeLayerTimes(const LayerShape& shape, const ActivationContext& c,
             continue;
         const double k = l.rowParallel ? l.inFeatures / c.etp : l.inFeatures;
         const double n = l.rowParallel ? l.outFeatures : l.outFeatures / c.etp;
-        t.expertForward += groupedGemmSeconds(rates, m, n, k, experts);
-        t.expertBackwardInput += groupedGemmSeconds(rates, m, k, n, experts);
-        t.expertBackwardWeight += rates.gemmSeconds(k, n, m, experts);
+        t.expertForward += rates.groupedGemmSeconds(m, n, k, experts);
+        t.expertBackwardInput += rates.groupedGemmSeconds(m, k, n, experts);
+        t.expertBackwardWeight += rates.groupedGemmSeconds(k, n, m, experts);
     }
 
     // With expert tensor parallelism the token dispatcher all-gathers the tokens an EP rank received

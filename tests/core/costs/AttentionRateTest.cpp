@@ -6,6 +6,7 @@
 // sustained-clock fraction cancels. Each test fails without the term it names.
 #include "core/costs/CostModel.h"
 #include "core/io/PresetLibrary.h"
+#include "tests/core/costs/ProbeData.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,44 +14,25 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 
 using namespace parallax::core;
 
 namespace {
 
-const std::filesystem::path kProbeDir = std::filesystem::path(PARALLAX_SOURCE_DIR) / "data/probe/h200-2026-12-04";
+using parallax::test::loadH200Probe;
+using parallax::test::measuredBf16Gemm8192;
 
-nlohmann::json load(const char* name)
-{
-    std::ifstream in(kProbeDir / name);
-    return nlohmann::json::parse(in);
-}
-
-double measuredGemm8192()
-{
-    const nlohmann::json calibration = load("calibration.json"); // kept: a range-for over a temporary's member dangles
-    for (const auto& g : calibration.at("gemm"))
-        if (g.at("dtype") == "bf16" && g.at("m") == 8192 && g.at("n") == 8192 && g.at("k") == 8192)
-            return g.at("tflops_median");
-    return 0;
-}
-
-struct Fit {
-    double meanAbsError = 0, lowest = 1e9, highest = 0;
-    int points = 0;
-};
+using Fit = parallax::test::RatioFit;
 
 // Every cuDNN point: forward + backward (2.5x the forward's FLOPs, as the engine prices it) against the engine.
 Fit fitAgainstProbe(const GpuSpec& gpu)
 {
     const ComputeRates r(gpu, DType::Bf16, nullptr, EfficiencyDefaults {});
     const double engineGemm = 2.0 * 8192.0 * 8192 * 8192 / r.gemmSeconds(8192, 8192, 8192);
-    const double gemm = measuredGemm8192();
+    const double gemm = measuredBf16Gemm8192();
     EXPECT_GT(gemm, 0);
     Fit fit;
-    const nlohmann::json kernels = load("kernels.json");
+    const nlohmann::json kernels = loadH200Probe("kernels.json");
     for (const auto& a : kernels.at("attention")) {
         if (a.at("backend") != "cudnn" || !a.contains("fwd_tflops"))
             continue;
@@ -59,12 +41,8 @@ Fit fitAgainstProbe(const GpuSpec& gpu)
         const double flops = 1e12;
         const double engine = 3.5 * flops / (3.5 * r.causalAttentionSeconds(flops, seq)) / engineGemm;
         const double ratio = engine / measured;
-        fit.meanAbsError += std::abs(ratio - 1);
-        fit.lowest = std::min(fit.lowest, ratio);
-        fit.highest = std::max(fit.highest, ratio);
-        ++fit.points;
+        fit.add(ratio);
     }
-    fit.meanAbsError /= std::max(1, fit.points);
     return fit;
 }
 

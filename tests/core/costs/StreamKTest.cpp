@@ -6,6 +6,7 @@
 // k. Each test fails without the term it names: the wave-quantized model is 2x slow on few-tile GEMMs.
 #include "core/costs/CostModel.h"
 #include "core/io/PresetLibrary.h"
+#include "tests/core/costs/ProbeData.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +23,7 @@ using namespace parallax::core;
 
 namespace {
 
-const std::filesystem::path kProbeDir = std::filesystem::path(PARALLAX_SOURCE_DIR) / "data/probe/h200-2026-12-04";
+const std::filesystem::path& kProbeDir = parallax::test::h200ProbeDir();
 
 GpuSpec h200(bool streamK)
 {
@@ -63,9 +64,7 @@ double gemmOnlySeconds(const ComputeRates& r, double m, double n, double k, bool
     return r.gemmSeconds(m, n, k) - (fp8 ? r.memorySeconds(3.0 * m * k) : 0.0);
 }
 
-struct Fit {
-    double meanAbsError = 0, lowest = 1e9, highest = 0;
-};
+using Fit = parallax::test::RatioFit;
 
 // The engine's rate for each shape against the measured one, with one scale for all shapes (the
 // geometric mean of the ratios): the fraction of peak is calibrated elsewhere; this checks the shape.
@@ -82,12 +81,8 @@ Fit fitAgainstProbe(const ComputeRates& r, const std::string& dtype)
     }
     const double scale = std::exp(logSum / ratios.size());
     Fit fit;
-    for (double ratio : ratios) {
-        ratio /= scale;
-        fit.meanAbsError += std::abs(ratio - 1) / ratios.size();
-        fit.lowest = std::min(fit.lowest, ratio);
-        fit.highest = std::max(fit.highest, ratio);
-    }
+    for (double ratio : ratios)
+        fit.add(ratio / scale);
     return fit;
 }
 
