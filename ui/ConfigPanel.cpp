@@ -681,6 +681,22 @@ QGroupBox* ConfigPanel::buildTrainingGroup()
         { { QStringLiteral("bf16"), QStringLiteral("BF16") }, { QStringLiteral("fp8"), QStringLiteral("FP8") } },
         [](const S& s) { return QString::fromLatin1(core::toString(s.training.dtype)); },
         [](S& s, const QString& v) { core::parseDType(v.toStdString(), s.training.dtype); });
+    doubleField(
+        form, tr("Expert capacity:"), QStringLiteral("training.moe_expert_capacity_factor"), 0.0, 64.0, 0.05, 2,
+        [](const S& s) { return s.training.moeExpertCapacityFactor; },
+        [](S& s, double v) { s.training.moeExpertCapacityFactor = v; },
+        tr("MoE token dropping: an expert takes at most this multiple of the mean tokens and drops the rest, so the "
+           "busiest expert's load is capped there (--moe-expert-capacity-factor); 0 is dropless, where the engine "
+           "sizes the busiest expert at 1.25x the mean"));
+    if (auto* spin = qobject_cast<QDoubleSpinBox*>(fieldEditor(QStringLiteral("training.moe_expert_capacity_factor"))))
+        spin->setSpecialValueText(tr("dropless"));
+    boolField(
+        form, tr("Pad experts to capacity"), QStringLiteral("training.moe_pad_expert_input_to_capacity"),
+        [](const S& s) { return s.training.moePadExpertInputToCapacity; },
+        [](S& s, bool on) { s.training.moePadExpertInputToCapacity = on; },
+        tr("Every expert's input is padded to exactly the capacity: fixed shapes, each expert computes capacity x "
+           "mean tokens (--moe-pad-expert-input-to-capacity; needs an expert capacity)"),
+        true);
     return box;
 }
 

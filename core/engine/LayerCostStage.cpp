@@ -22,7 +22,7 @@ ActivationContext activationContext(const Scenario& s, int seqLen, const Efficie
     ctx.etp = par.etp;
     ctx.recompute = train.recompute;
     ctx.recomputeModules = train.recomputeModules;
-    ctx.expertLoadImbalance = s.model.isMoe() ? defaults.expertLoadImbalance : 1.0;
+    ctx.expertLoadImbalance = s.model.isMoe() ? expertLoadFactor(train, defaults.expertLoadImbalance) : 1.0;
     ctx.flashAttention = train.flashAttention;
     ctx.tpCommOverlap = par.tpCommOverlap && par.tp > 1;
     ctx.fp8 = train.dtype == DType::Fp8;

@@ -323,6 +323,15 @@ void readTraining(JsonReader& t, TrainingConfig& c, json& extra)
     c.flashAttention = t.boolean("flash_attention", true);
     c.activationFuncFp8InputStore = t.boolean("activation_func_fp8_input_store", false);
     c.deepseekActivationCache = t.boolean("deepseek_activation_cache", false);
+    // Megatron-Core --moe-expert-capacity-factor / --moe-pad-expert-input-to-capacity (token dropping).
+    c.moeExpertCapacityFactor = t.number("moe_expert_capacity_factor", 0.0, 64.0, 0.0);
+    if (t.has("moe_expert_capacity_factor") && c.moeExpertCapacityFactor <= 0)
+        t.fail("moe_expert_capacity_factor", "must be above 0 (remove the key for dropless MoE)");
+    c.moePadExpertInputToCapacity = t.boolean("moe_pad_expert_input_to_capacity", false);
+    if (c.moePadExpertInputToCapacity && c.moeExpertCapacityFactor <= 0)
+        t.fail("moe_pad_expert_input_to_capacity",
+            "pads to the capacity moe_expert_capacity_factor sets: give that factor (e.g. 1.0) or remove the key "
+            "(Megatron-Core requires --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity)");
     readOptimizer(t, c.optimizer, extra);
 }
 
@@ -630,6 +639,10 @@ json scenarioToJson(const Scenario& s)
         j["training"]["activation_func_fp8_input_store"] = true;
     if (t.deepseekActivationCache)
         j["training"]["deepseek_activation_cache"] = true;
+    if (t.moeExpertCapacityFactor > 0)
+        j["training"]["moe_expert_capacity_factor"] = t.moeExpertCapacityFactor;
+    if (t.moePadExpertInputToCapacity && t.moeExpertCapacityFactor > 0) // without a capacity it pads to nothing
+        j["training"]["moe_pad_expert_input_to_capacity"] = true;
     if (!(t.optimizer == OptimizerPrecision {}))
         j["training"]["optimizer"] = optimizerPrecisionToJson(t.optimizer);
     if (s.mode == ScenarioMode::Inference) {

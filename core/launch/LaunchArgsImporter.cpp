@@ -101,6 +101,8 @@ const std::map<std::string, std::string>& nemoKeys()
         { "moe_router_topk", "moe-router-topk" },
         { "moe_ffn_hidden_size", "moe-ffn-hidden-size" },
         { "moe_shared_expert_intermediate_size", "moe-shared-expert-intermediate-size" },
+        { "moe_expert_capacity_factor", "moe-expert-capacity-factor" },
+        { "moe_pad_expert_input_to_capacity", "moe-pad-expert-input-to-capacity" },
         { "num_nodes", "nnodes" },
         { "num_gpus_per_node", "nproc-per-node" },
         { "devices", "nproc-per-node" },
@@ -516,6 +518,10 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
             training["activation_func_fp8_input_store"] = true;
         if (mark("deepseek_activation_cache", "false") == "true")
             training["deepseek_activation_cache"] = true;
+        if (f.has("moe-expert-capacity-factor"))
+            training["moe_expert_capacity_factor"] = f.number("moe-expert-capacity-factor", 0.0);
+        if (f.has("moe-pad-expert-input-to-capacity"))
+            training["moe_pad_expert_input_to_capacity"] = true;
         if (f.has("recompute-modules")) {
             const std::string given = f.text("recompute-modules", "");
             std::istringstream names(given == "1" ? std::string() : given); // "1": the flag with no names

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/MegatronArgsWriter.h"
+#include "core/search/NumberText.h"
 
 #include "core/launch/LaunchMarker.h"
 #include "core/parallel/PipelineSplit.h"
@@ -80,6 +81,10 @@ Block moeArgs(const Scenario& s)
             "--moe-layer-freq \"([0]*" + num(m.moe->firstDenseLayers) + "+[1]*" + num(m.moeLayerCount()) + ")\"");
     l.emplace_back("--moe-grouped-gemm");
     l.emplace_back("--moe-token-dispatcher-type alltoall");
+    if (s.training.moeExpertCapacityFactor > 0)
+        l.emplace_back("--moe-expert-capacity-factor " + fixedText(s.training.moeExpertCapacityFactor, 2));
+    if (s.training.moePadExpertInputToCapacity && s.training.moeExpertCapacityFactor > 0)
+        l.emplace_back("--moe-pad-expert-input-to-capacity");
     l.emplace_back("--expert-model-parallel-size " + num(s.parallel.ep));
     l.emplace_back("--expert-tensor-parallel-size " + num(s.parallel.etp));
     return b;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/NemoRecipeWriter.h"
+#include "core/search/NumberText.h"
 
 #include "core/launch/LaunchMarker.h"
 
@@ -163,6 +164,10 @@ std::string NemoRecipeWriter::write(const Scenario& s)
               << "\n";
         if (m.moe->firstDenseLayers > 0)
             o << mc << "moe_layer_freq = ([0]*" << m.moe->firstDenseLayers << "+[1]*" << m.moeLayerCount() << ")\n";
+        if (s.training.moeExpertCapacityFactor > 0)
+            o << mc << "moe_expert_capacity_factor = " << fixedText(s.training.moeExpertCapacityFactor, 2) << "\n";
+        if (s.training.moePadExpertInputToCapacity && s.training.moeExpertCapacityFactor > 0)
+            o << mc << "moe_pad_expert_input_to_capacity = True\n";
     }
 
     o << "\n# Recompute and precision\n";

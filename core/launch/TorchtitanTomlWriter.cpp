@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/TorchtitanTomlWriter.h"
+#include "core/search/NumberText.h"
 
 #include "core/launch/LaunchMarker.h"
 
@@ -142,6 +143,9 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
         o << "# NOTE: torchtitan saves activations in their compute dtype; the scenario's "
           << (t.deepseekActivationCache ? "DeepSeek-V3 fp8/E5M6 activation cache" : "fp8 SwiGLU input store")
           << " is not reproduced\n";
+    if (t.moeExpertCapacityFactor > 0)
+        o << "# NOTE: torchtitan's MoE is dropless; the scenario's expert capacity factor "
+          << fixedText(t.moeExpertCapacityFactor, 2) << " (token dropping) is not reproduced\n";
     if (!t.flashAttention)
         o << "# NOTE: torchtitan uses scaled_dot_product_attention (flash or memory-efficient kernels); the "
              "scenario's unfused attention is not reproduced\n";

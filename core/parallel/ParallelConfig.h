@@ -3,6 +3,7 @@
 
 #include "core/parallel/OptimizerPrecision.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -91,7 +92,22 @@ struct TrainingConfig {
     // DeepSeek-V3's low-precision activation cache (arXiv:2412.19437 sec. 3.3.2): the MoE SwiGLU inputs
     // in fp8, and the attention output, which the output projection also reads, once in 12-bit E5M6.
     bool deepseekActivationCache = false;
+    // Megatron-Core token dropping (--moe-expert-capacity-factor; TransformerConfig.moe_expert_capacity_factor):
+    // an expert takes at most this multiple of the mean tokens and drops the rest; 0: dropless. With
+    // --moe-pad-expert-input-to-capacity every expert's input is padded to exactly that capacity.
+    double moeExpertCapacityFactor = 0;
+    bool moePadExpertInputToCapacity = false;
 };
+
+// The busiest expert's tokens over the mean: the engine's load imbalance, capped by a capacity factor
+// (tokens beyond it are dropped), or the capacity itself where the input is padded to it (GShard's
+// capacity factor, arXiv:2006.16668 sec. 2.2; Megatron-Core moe_utils.py, token dropping).
+inline double expertLoadFactor(const TrainingConfig& t, double imbalance)
+{
+    if (t.moeExpertCapacityFactor <= 0)
+        return imbalance;
+    return t.moePadExpertInputToCapacity ? t.moeExpertCapacityFactor : std::min(imbalance, t.moeExpertCapacityFactor);
+}
 
 // Number of micro-batches per pipeline per step: m = global / (micro * dp).
 inline int microbatchesPerStep(const ParallelConfig& p, const TrainingConfig& t)

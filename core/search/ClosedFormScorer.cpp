@@ -247,7 +247,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.etp = 1;
     ctx.recompute = recompute;
     ctx.recomputeModules = m_base.training.recomputeModules;
-    ctx.expertLoadImbalance = model.isMoe() ? m_defaults.expertLoadImbalance : 1.0;
+    ctx.expertLoadImbalance = model.isMoe() ? expertLoadFactor(m_base.training, m_defaults.expertLoadImbalance) : 1.0;
     ctx.flashAttention = m_base.training.flashAttention;
     ctx.tpCommOverlap = m_base.parallel.tpCommOverlap && l.tp > 1;
     ctx.fp8 = m_base.training.dtype == DType::Fp8;
@@ -495,8 +495,8 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         m_perMb[r] = f + bi + w;
         slowest = std::max(slowest, m_perMb[r]);
         // As PipelineInputStage: a MoE layer stores its routed part at the rank's summed load.
-        const double moeActivation = rankMoeLayerActivationBytes(
-            c.moe.activation, c.moe.routedActivation, m_defaults.expertLoadImbalance, row.moe);
+        const double moeActivation = rankMoeLayerActivationBytes(c.moe.activation, c.moe.routedActivation,
+            expertLoadFactor(m_base.training, m_defaults.expertLoadImbalance), row.moe);
         const double weight = row.dense * c.dense.activation + row.moe * moeActivation;
         m_activations[r] = weight / chunks * inflightChunks(kind, p, m, v, r);
         // The least a simulation can hold at its peak: one micro-batch of the rank's lightest chunk.

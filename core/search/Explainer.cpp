@@ -214,7 +214,7 @@ Reason Explainer::explainLoss(const SearchPoint& w, const Report& wr, const Sear
         const int domains = lr.groupsCrossingDomains[static_cast<int>(Dim::Ep)] > 0
             ? std::max(2, l.ep / std::max(1, m_domainSize))
             : 1;
-        const double imbalance = EfficiencyDefaults {}.expertLoadImbalance;
+        const double imbalance = expertLoadFactor(m_base.training, EfficiencyDefaults {}.expertLoadImbalance);
         r.kind = ReasonKind::ExpertAllToAll;
         r.text = "MoE all-to-all: EP=" + std::to_string(l.ep)
             + (domains > 1 ? " spans " + std::to_string(domains) + " NVLink domains, so dispatch and combine cross IB"

@@ -27,7 +27,8 @@ inline nlohmann::json loadH200Probe(const char* name)
 // The bf16 8192^3 GEMM measured in the same session (calibration.json), in TFLOP/s; 0 when absent.
 inline double measuredBf16Gemm8192()
 {
-    const nlohmann::json calibration = loadH200Probe("calibration.json"); // kept: a range-for over a temporary's member dangles
+    const nlohmann::json calibration
+        = loadH200Probe("calibration.json"); // kept: a range-for over a temporary's member dangles
     for (const auto& g : calibration.at("gemm"))
         if (g.at("dtype") == "bf16" && g.at("m") == 8192 && g.at("n") == 8192 && g.at("k") == 8192)
             return g.at("tflops_median");
