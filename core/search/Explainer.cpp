@@ -219,10 +219,13 @@ Reason Explainer::explainLoss(const SearchPoint& w, const Report& wr, const Sear
         r.text = "MoE all-to-all: EP=" + std::to_string(l.ep)
             + (domains > 1 ? " spans " + std::to_string(domains) + " NVLink domains, so dispatch and combine cross IB"
                            : " stays in one NVLink domain")
-            + "; sized for the busiest expert at " + fixedText(imbalance, 2)
-            + "x the mean load (load imbalance; GShard capacity factor, arXiv:2006.16668 sec. 2.2) it costs "
-            + secondsText(b.ep) + " per step against " + secondsText(a.ep) + ", of which the imbalance alone is "
-            + secondsText(b.ep * (1.0 - 1.0 / imbalance)) + "; " + slower;
+            + "; sized for the busiest expert at " + fixedText(imbalance, 2) + "x the mean load ("
+            + (m_base.training.moeExpertCapacityFactor > 0 ? "training.moe_expert_capacity_factor" : "load imbalance")
+            + "; GShard capacity factor, arXiv:2006.16668 sec. 2.2) it costs " + secondsText(b.ep)
+            + " per step against " + secondsText(a.ep)
+            + (imbalance > 1.0 ? ", of which the imbalance alone is " + secondsText(b.ep * (1.0 - 1.0 / imbalance))
+                               : "")
+            + "; " + slower;
         r.brief = "all-to-all " + secondsText(b.ep) + " vs " + secondsText(a.ep) + " (" + fixedText(imbalance, 2)
             + "x imbalance" + (domains > 1 ? ", over IB)" : ")");
         break;
