@@ -78,12 +78,20 @@ double ComputeRates::gemmSeconds(double m, double n, double k, double count) con
     }
     // Roofline: a GEMM is bound by its FLOPs or by moving A, B and C once through HBM
     // (Williams et al., "Roofline", CACM 2009).
+    return count * (std::max(flops / rate, gemmTrafficSeconds(m, n, k)) + fp8CastSeconds(m, k));
+}
+
+double ComputeRates::gemmTrafficSeconds(double m, double n, double k) const
+{
     const double elementBytes = m_dtype == DType::Fp8 ? 1.0 : 2.0;
-    const double bytes = elementBytes * (m * k + k * n) + 2.0 * m * n;
+    return (elementBytes * (m * k + k * n) + 2.0 * m * n) / m_hbmRate; // A and B in the GEMM dtype, C in 16 bits
+}
+
+double ComputeRates::fp8CastSeconds(double m, double k) const
+{
     // FP8 training casts the 16-bit input to fp8 before each GEMM (Transformer Engine): one
     // memory-bound pass reading 2 B and writing 1 B per input element, plus the amax reduction.
-    const double cast = m_dtype == DType::Fp8 ? 3.0 * m * k / m_hbmRate : 0.0;
-    return count * (std::max(flops / rate, bytes / m_hbmRate) + cast);
+    return m_dtype == DType::Fp8 ? 3.0 * m * k / m_hbmRate : 0.0;
 }
 
 double ComputeRates::groupedGemmSeconds(double m, double n, double k, double groups) const
@@ -96,15 +104,12 @@ double ComputeRates::groupedGemmSeconds(double m, double n, double k, double gro
     const double rowFill = m / (std::ceil(m / kTileRows) * kTileRows);
     const double efficiency = shapeEfficiency(m, n, k, groups) * rowFill;
     const double compute = 2.0 * m * n * k / (m_gemmRate * efficiency);
-    const double elementBytes = m_dtype == DType::Fp8 ? 1.0 : 2.0;
-    const double memory = (elementBytes * (m * k + k * n) + 2.0 * m * n) / m_hbmRate;
     // Small groups stream each expert's weights through HBM at about one FLOP per byte per token row,
     // near the roofline's ridge, where a grouped kernel overlaps loads and math only in part: the two
     // times add in quadrature (exponent 2 chosen to match the 168 measured grouped GEMMs of
     // data/probe/h200-2026-12-04/kernels.json, 64-4096 tokens per expert; the max of the two, the plain
-    // roofline, is 1.3-2.5x fast at 64-256 tokens per expert there).
-    const double cast = m_dtype == DType::Fp8 ? 3.0 * m * k / m_hbmRate : 0.0; // as gemmSeconds
-    return groups * (std::hypot(compute, memory) + cast);
+    // roofline, is 19.4% off there and up to 2.2x fast at 64-256 tokens per expert).
+    return groups * (std::hypot(compute, gemmTrafficSeconds(m, n, k)) + fp8CastSeconds(m, k));
 }
 
 double ComputeRates::waveEfficiency(double m, double n, double count) const

@@ -88,6 +88,8 @@ public:
     ComputeRates sixteenBit() const;
 
 private:
+    double gemmTrafficSeconds(double m, double n, double k) const; // A, B and C once through HBM
+    double fp8CastSeconds(double m, double k) const; // the fp8 cast of an m x k input, 0 in 16 bits
     double m_peak = 0; // dense peak of the GEMM dtype
     double m_gemmRate = 0;
     double m_peak16 = 0; // the bf16 peak and GEMM rate, for sixteenBit()
