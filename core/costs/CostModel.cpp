@@ -66,25 +66,41 @@ ComputeRates ComputeRates::sixteenBit() const
     return r;
 }
 
-double ComputeRates::gemmSeconds(double m, double n, double k, double count) const
+double ComputeRates::gemmComputeSeconds(double m, double n, double k, double count) const
 {
-    if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
-        return 0;
-    const double flops = 2.0 * m * n * k; // 2 FLOPs per multiply-add
     double rate = m_gemmRate * shapeEfficiency(m, n, k, count);
     if (m_hasGemmCalibration) {
         if (auto measured = m_calibration->gemmFlopsPerSecond(std::lround(m), std::lround(n), std::lround(k), m_dtype))
             rate = *measured; // the probe measured this shape (or its neighbours): no default curve
     }
-    // Roofline: a GEMM is bound by its FLOPs or by moving A, B and C once through HBM
-    // (Williams et al., "Roofline", CACM 2009).
-    return count * (std::max(flops / rate, gemmTrafficSeconds(m, n, k)) + fp8CastSeconds(m, k));
+    return 2.0 * m * n * k / rate; // 2 FLOPs per multiply-add
 }
 
-double ComputeRates::gemmTrafficSeconds(double m, double n, double k) const
+double ComputeRates::gemmSeconds(double m, double n, double k, double count) const
 {
-    const double elementBytes = m_dtype == DType::Fp8 ? 1.0 : 2.0;
-    return (elementBytes * (m * k + k * n) + 2.0 * m * n) / m_hbmRate; // A and B in the GEMM dtype, C in 16 bits
+    if (m <= 0 || n <= 0 || k <= 0 || count <= 0)
+        return 0;
+    // Roofline: a GEMM is bound by its FLOPs or by moving A, B and C once through HBM (Williams et al.,
+    // CACM 2009). The training shapes (sweep/*.json: 1024+ rows) fit the max of the two better than the
+    // quadrature sum of gemmTime (bf16 4.8% against 5.5% mean, StreamKTest).
+    return count
+        * (std::max(gemmComputeSeconds(m, n, k, count), gemmTrafficSeconds(m, n, k, elementBytes()))
+            + fp8CastSeconds(m, k));
+}
+
+double ComputeRates::gemmTime(double computeSeconds, double trafficSeconds)
+{
+    // A GEMM that streams its weights at a few hundred rows or fewer sits near the roofline's ridge, where
+    // its loads and math overlap only in part: the two times add in quadrature (exponent 2 chosen to match
+    // data/probe/h200-2026-12-04/kernels.json: the 168 grouped GEMMs, 12.5% mean against the max's 18.7%,
+    // and the same 168 run one by one through cuBLAS, 20.1% against 31.9%; GroupedGemmRateTest).
+    return std::hypot(computeSeconds, trafficSeconds);
+}
+
+double ComputeRates::gemmTrafficSeconds(double m, double n, double k, double weightBytes) const
+{
+    // A (the activations) in the GEMM dtype, B (the weights) at weightBytes per element, C in 16 bits.
+    return (elementBytes() * m * k + weightBytes * k * n + 2.0 * m * n) / m_hbmRate;
 }
 
 double ComputeRates::fp8CastSeconds(double m, double k) const
@@ -94,22 +110,39 @@ double ComputeRates::fp8CastSeconds(double m, double k) const
     return m_dtype == DType::Fp8 ? 3.0 * m * k / m_hbmRate : 0.0;
 }
 
-double ComputeRates::groupedGemmSeconds(double m, double n, double k, double groups) const
+double ComputeRates::groupedComputeSeconds(double m, double n, double k, double groups) const
 {
-    if (m <= 0 || n <= 0 || k <= 0 || groups <= 0)
-        return 0;
     // The same tile model as one GEMM over all groups' tiles (shapeEfficiency), with each group's last
     // 128-row tile part-filled (tile quantization, NVIDIA "Matrix Multiplication Background" guide).
     constexpr double kTileRows = 128;
     const double rowFill = m / (std::ceil(m / kTileRows) * kTileRows);
-    const double efficiency = shapeEfficiency(m, n, k, groups) * rowFill;
-    const double compute = 2.0 * m * n * k / (m_gemmRate * efficiency);
+    return 2.0 * m * n * k / (m_gemmRate * shapeEfficiency(m, n, k, groups) * rowFill);
+}
+
+double ComputeRates::groupedGemmSeconds(double m, double n, double k, double groups) const
+{
+    if (m <= 0 || n <= 0 || k <= 0 || groups <= 0)
+        return 0;
     // Small groups stream each expert's weights through HBM at about one FLOP per byte per token row,
-    // near the roofline's ridge, where a grouped kernel overlaps loads and math only in part: the two
-    // times add in quadrature (exponent 2 chosen to match the 168 measured grouped GEMMs of
-    // data/probe/h200-2026-12-04/kernels.json, 64-4096 tokens per expert; the max of the two, the plain
-    // roofline, is 19.4% off there and up to 2.2x fast at 64-256 tokens per expert).
-    return groups * (std::hypot(compute, gemmTrafficSeconds(m, n, k)) + fp8CastSeconds(m, k));
+    // near the roofline's ridge (gemmTime; the plain max of the two is 18.7% off on the 168 measured
+    // grouped GEMMs and up to 2.2x fast at 64-256 tokens per expert).
+    return groups
+        * (gemmTime(groupedComputeSeconds(m, n, k, groups), gemmTrafficSeconds(m, n, k, elementBytes()))
+            + fp8CastSeconds(m, k));
+}
+
+GemmSplit ComputeRates::servingGemm(double m, double n, double k, double weightBytes, double groups) const
+{
+    GemmSplit g;
+    if (m <= 0 || n <= 0 || k <= 0 || groups <= 0)
+        return g;
+    // Serving kernels quantize the activations inside the previous fused kernel (no separate cast pass)
+    // and dequantize the weights in the GEMM's main loop, so the weights cross HBM in their stored format.
+    const double compute = groups > 1 ? groupedComputeSeconds(m, n, k, groups) : gemmComputeSeconds(m, n, k, 1);
+    const double traffic = gemmTrafficSeconds(m, n, k, weightBytes);
+    g.seconds = groups * gemmTime(compute, traffic);
+    g.trafficBound = traffic >= compute;
+    return g;
 }
 
 double ComputeRates::waveEfficiency(double m, double n, double count) const

@@ -59,6 +59,12 @@ struct EfficiencyDefaults {
 double pipelineSendSeconds(
     double bytes, double linkLatencySeconds, double linkBytesPerSecond, const EfficiencyDefaults& d);
 
+// A serving GEMM's time and which side of the roofline bounds it (the weights' HBM stream or the math).
+struct GemmSplit {
+    double seconds = 0;
+    bool trafficBound = false;
+};
+
 // Achievable rates of one GPU: datasheet x defaults, or a calibration's measurements.
 class ComputeRates {
 public:
@@ -73,6 +79,9 @@ public:
     // one expert gets): each group's last row tile part-filled, and the weights streamed per group at an
     // overlap with the math below the roofline's (measured on one H200, data/probe/h200-2026-12-04/kernels.json).
     double groupedGemmSeconds(double m, double n, double k, double groups) const;
+    // A serving GEMM whose weights (B) are stored at `weightBytes` per element (fp8, int4, nvfp4 formats);
+    // groups > 1: a grouped kernel over that many experts, m tokens each.
+    GemmSplit servingGemm(double m, double n, double k, double weightBytes, double groups = 1) const;
     double attentionSeconds(double flops) const;
     // Fused causal attention whose kernel sees `keys` keys per query row (the sequence, or a CP chunk).
     double causalAttentionSeconds(double flops, double keys) const;
@@ -81,6 +90,8 @@ public:
     double layerKernelSeconds(double bytes) const; // element-wise / norm / softmax kernels inside a layer
     double launchSeconds() const { return m_launchSeconds; }
     double peakFlopsPerSecond() const { return m_peak; }
+    double gemmFlopsPerSecond() const { return m_gemmRate; } // the large-GEMM rate of the GEMM dtype
+    double hbmBytesPerSecond() const { return m_hbmRate; }
     bool gemmCalibrated() const { return m_calibration != nullptr && m_hasGemmCalibration; }
     // The same GPU's rates for 16-bit GEMMs. Under FP8 training only Transformer Engine's modules run
     // in fp8; Megatron-Core's LM head (tensor_parallel.ColumnParallelLinear in gpt_model.py), its MoE
@@ -88,7 +99,11 @@ public:
     ComputeRates sixteenBit() const;
 
 private:
-    double gemmTrafficSeconds(double m, double n, double k) const; // A, B and C once through HBM
+    double gemmComputeSeconds(double m, double n, double k, double count) const;
+    double groupedComputeSeconds(double m, double n, double k, double groups) const;
+    double gemmTrafficSeconds(double m, double n, double k, double weightBytes) const; // A, B and C once through HBM
+    static double gemmTime(double computeSeconds, double trafficSeconds); // the two sides of the roofline combined
+    double elementBytes() const { return m_dtype == DType::Fp8 ? 1.0 : 2.0; }
     double fp8CastSeconds(double m, double k) const; // the fp8 cast of an m x k input, 0 in 16 bits
     double m_peak = 0; // dense peak of the GEMM dtype
     double m_gemmRate = 0;

@@ -217,6 +217,7 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     // Time.
     ServingTimeInputs timeIn { m, config, L, rates, comm.tp, comm.ep };
     timeIn.defaults = defaults;
+    timeIn.maxBatchedTokens = memoryDefaults.maxBatchedTokens;
     if (L.pp > 1) {
         const int first = report.rankMap.member(Dim::Pp, 0, 0), second = report.rankMap.member(Dim::Pp, 0, 1);
         timeIn.ppHopLatencySeconds = s.topology.p2pLatencySeconds(first, second);

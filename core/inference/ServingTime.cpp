@@ -3,6 +3,7 @@
 
 #include "core/inference/KvCache.h"
 #include "core/inference/WeightBytes.h"
+#include "core/model/LayerShape.h"
 #include "core/model/ModelMath.h"
 #include "core/parallel/StageLayout.h"
 
@@ -32,36 +33,66 @@ double tokensInExpertGroup(const ServingLayout& L, double tokensPerReplica)
     return tokensPerReplica * std::max(1.0, static_cast<double>(L.ep) / L.tp);
 }
 
+// One layer's kernels, run one after another: each GEMM bound by its math or by streaming its weights
+// (ComputeRates::servingGemm), the attention kernel by its FLOPs or by reading the KV cache.
 struct LayerCost {
-    double weightsSeconds = 0, kvSeconds = 0, computeSeconds = 0, tpSeconds = 0, epSeconds = 0;
-    double roofline() const { return std::max(weightsSeconds + kvSeconds, computeSeconds); }
+    double weightsSeconds = 0; // GEMMs bound by their weights' HBM stream
+    double kvSeconds = 0; // the attention kernel, bound by its KV reads
+    double computeSeconds = 0; // GEMMs and attention bound by their FLOPs
+    double tpSeconds = 0, epSeconds = 0;
+    double kernelsSeconds() const { return weightsSeconds + kvSeconds + computeSeconds; }
+    void addGemm(const GemmSplit& g) { (g.trafficBound ? weightsSeconds : computeSeconds) += g.seconds; }
 };
 
+// The routed experts of one MoE layer for `groupTokens` tokens entering its EP group: a grouped GEMM per
+// expert linear over the local experts the step touches, each with its share of the routed tokens.
+void addRoutedExperts(const ServingTimeInputs& in, const LayerShape& s, double groupTokens, bool decode, LayerCost& c)
+{
+    const ServingLayout& L = in.layout;
+    const double k = s.topK, e = s.experts;
+    // Experts a step touches under uniform routing: 1 - (1 - k/E)^T of them (expected distinct bins of
+    // T draws of k; DeepSeek-V3's balanced routing, arXiv:2412.19437 sec. 2.1.2).
+    const double touched = decode ? 1.0 - std::pow(1.0 - k / e, groupTokens) : 1.0;
+    // ep ranks each hold E / ep experts, tensor-split expertShards / ep ways (ServingLayout).
+    const double localExperts = e / L.ep;
+    const double widthShard = static_cast<double>(L.expertShards()) / L.ep;
+    const double groups = std::max(1.0, localExperts * touched);
+    const double tokensPerExpert = groupTokens * k / (e * touched);
+    for (const LinearShape& lin : s.linears) {
+        if (!lin.routedExpert)
+            continue;
+        const double kDim = lin.rowParallel ? lin.inFeatures / widthShard : lin.inFeatures;
+        const double nDim = lin.rowParallel ? lin.outFeatures : lin.outFeatures / widthShard;
+        const double bpp = weightBytesPerParameter(in.config.weightFormat, lin.inFeatures);
+        c.addGemm(in.rates.servingGemm(tokensPerExpert, nDim, kDim, bpp, groups));
+    }
+}
+
 // One layer for `tokens` new tokens per replica; `kvBytes` of cache read; `attentionFlops` per GPU.
-LayerCost layerCost(const ServingTimeInputs& in, int layer, double tokens, double kvBytes, double attentionFlops,
-    double gemmRate, bool decode)
+LayerCost layerCost(
+    const ServingTimeInputs& in, int layer, double tokens, double kvBytes, double attentionFlops, bool decode)
 {
     const ModelSpec& m = in.model;
     const ServingLayout& L = in.layout;
-    const LayerParameters p = layerParameters(m, layer);
-    const double bpp = weightBytesPerParameter(in.config.weightFormat, static_cast<double>(m.hidden));
-    const double denseLocal = (p.attention + p.denseMlp + p.sharedExperts) / L.tp;
-    double weightBytes = bpp * denseLocal + 2.0 * (p.router + p.norms);
-    double flops = 2.0 * tokens * (denseLocal + p.router); // 2 FLOPs per multiply-add
-    const bool moe = m.isMoeLayer(layer);
-    if (moe) {
-        const double groupTokens = tokensInExpertGroup(L, tokens);
-        // Experts a step touches under uniform routing: 1 - (1 - k/E)^T of them (expected distinct
-        // bins of T draws of k; DeepSeek-V3's balanced routing, arXiv:2412.19437 sec. 2.1.2).
-        const double k = m.moe->topK, e = m.moe->experts;
-        const double touched = decode ? 1.0 - std::pow(1.0 - k / e, groupTokens) : 1.0;
-        weightBytes += bpp * p.routedExperts / L.expertShards() * touched;
-        flops += 2.0 * groupTokens * k * p.oneExpert / L.expertShards();
-    }
+    const LayerShape s = layerShape(m, layer);
     LayerCost c;
-    c.weightsSeconds = in.rates.memorySeconds(weightBytes);
-    c.kvSeconds = in.rates.memorySeconds(kvBytes);
-    c.computeSeconds = flops / gemmRate + in.rates.attentionSeconds(attentionFlops);
+    for (const LinearShape& lin : s.linears) {
+        if (lin.routedExpert)
+            continue;
+        const double shard = lin.tensorParallel ? L.tp : 1.0;
+        const double kDim = lin.rowParallel ? lin.inFeatures / shard : lin.inFeatures;
+        const double nDim = lin.rowParallel ? lin.outFeatures : lin.outFeatures / shard;
+        // Routers stay in bf16 in quantized checkpoints (WeightBytes.h).
+        const double bpp
+            = lin.part == LinearPart::Router ? 2.0 : weightBytesPerParameter(in.config.weightFormat, lin.inFeatures);
+        c.addGemm(in.rates.servingGemm(tokens, nDim, kDim, bpp));
+    }
+    const bool moe = m.isMoeLayer(layer);
+    if (moe)
+        addRoutedExperts(in, s, tokensInExpertGroup(L, tokens), decode, c);
+    const double kvRead = in.rates.memorySeconds(kvBytes);
+    const double attention = in.rates.attentionSeconds(attentionFlops);
+    (kvRead >= attention ? c.kvSeconds : c.computeSeconds) += std::max(kvRead, attention);
     // Megatron-style TP: one all-reduce after attention and one after the MLP (arXiv:1909.08053 sec. 3);
     // an EP MoE layer replaces the second by the dispatch and combine all-to-alls.
     const double activationBytes = 2.0 * tokens * m.hidden;
@@ -75,11 +106,12 @@ LayerCost layerCost(const ServingTimeInputs& in, int layer, double tokens, doubl
     return c;
 }
 
-double headSeconds(const ServingTimeInputs& in, double tokens, double gemmRate)
+// The LM head (bf16 in quantized checkpoints, WeightBytes.h) over `tokens` rows.
+GemmSplit headGemm(const ServingTimeInputs& in, double tokens)
 {
-    const double local = lmHeadParameters(in.model) > 0 ? lmHeadParameters(in.model) : embeddingParameters(in.model);
-    const double params = local / in.layout.tp;
-    return std::max(in.rates.memorySeconds(2.0 * params), 2.0 * tokens * params / gemmRate);
+    const ModelSpec& m = in.model;
+    const double vocab = lmHeadParameters(m) > 0 ? lmHeadParameters(m) / m.hidden : embeddingParameters(m) / m.hidden;
+    return in.rates.servingGemm(tokens, vocab / in.layout.tp, static_cast<double>(m.hidden), 2.0);
 }
 
 double hopSeconds(const ServingTimeInputs& in, double tokens)
@@ -105,7 +137,6 @@ DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double 
 {
     const ModelSpec& m = in.model;
     const ServingLayout& L = in.layout;
-    const double gemmRate = sustainedGemmFlopsPerSecond(in.rates);
     const double batch = std::max(1.0, requests / L.pp); // one micro-batch of the pipeline
     const AttentionWidth w = decodeAttentionWidth(m);
     const double headsLocal = static_cast<double>(m.heads) / L.tp;
@@ -115,31 +146,25 @@ DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double 
         const double ctx = m.isSlidingWindowLayer(l) ? std::min(averageContext, static_cast<double>(m.slidingWindow))
                                                      : averageContext;
         const double attention = 2.0 * batch * ctx * headsLocal * (w.qk + w.v);
-        const LayerCost c = layerCost(in, l, batch, kv, attention, gemmRate, true);
-        const double roof = c.roofline();
-        // Split the roofline time between its parts for the breakdown (the bound side takes it all).
-        if (c.computeSeconds >= c.weightsSeconds + c.kvSeconds) {
-            d.computeSeconds += roof;
-        } else {
-            d.weightsSeconds += c.weightsSeconds;
-            d.kvSeconds += c.kvSeconds;
-        }
+        const LayerCost c = layerCost(in, l, batch, kv, attention, true);
+        d.weightsSeconds += c.weightsSeconds;
+        d.kvSeconds += c.kvSeconds;
+        d.computeSeconds += c.computeSeconds;
         d.tpSeconds += c.tpSeconds;
         d.epSeconds += c.epSeconds;
     }
-    const double head = headSeconds(in, batch, gemmRate);
-    d.weightsSeconds += head;
+    const GemmSplit head = headGemm(in, batch);
+    (head.trafficBound ? d.weightsSeconds : d.computeSeconds) += head.seconds;
     if (L.pp > 1)
         d.ppSeconds = L.pp * hopSeconds(in, batch); // the sampled token returns to the first stage
     d.stepSeconds = d.weightsSeconds + d.kvSeconds + d.computeSeconds + d.tpSeconds + d.epSeconds + d.ppSeconds;
     return d;
 }
 
-PrefillTime prefill(const ServingTimeInputs& in, double tokens)
+PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts)
 {
     const ModelSpec& m = in.model;
     const ServingLayout& L = in.layout;
-    const double gemmRate = sustainedGemmFlopsPerSecond(in.rates);
     const double headsLocal = static_cast<double>(m.heads) / L.tp;
     const double qk = queryKeyHeadDim(m), v = valueHeadDim(m);
     PrefillTime t;
@@ -148,14 +173,14 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens)
         // Causal attention: QK^T and AV over the lower triangle, 2 FLOPs per multiply-add
         // (arXiv:2205.14135 sec. 3 counts 4 s^2 d per head forward without the causal half).
         const double attention = 2.0 * tokens * span / (span < tokens ? 1.0 : 2.0) * headsLocal * (qk + v);
-        const double kvWrite = kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, tokens);
-        const LayerCost c = layerCost(in, l, tokens, kvWrite, attention, gemmRate, false);
-        t.computeSeconds += c.roofline();
+        const double kvWrite = prompts * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, tokens);
+        const LayerCost c = layerCost(in, l, prompts * tokens, kvWrite, prompts * attention, false);
+        t.computeSeconds += c.kernelsSeconds();
         t.commSeconds += c.tpSeconds + c.epSeconds;
     }
-    t.computeSeconds += headSeconds(in, 1, gemmRate); // logits of the last prompt token only
+    t.computeSeconds += headGemm(in, prompts).seconds; // logits of each prompt's last token only
     if (L.pp > 1)
-        t.commSeconds += (L.pp - 1) * hopSeconds(in, tokens);
+        t.commSeconds += (L.pp - 1) * hopSeconds(in, prompts * tokens);
     return t;
 }
 
@@ -165,7 +190,10 @@ ConcurrencyPoint servingThroughput(const ServingTimeInputs& in, int concurrency,
     const double perReplica = std::max(1.0, static_cast<double>(concurrency) / L.dp);
     const double isl = in.config.isl, osl = in.config.osl;
     const DecodeBreakdown d = decodeStep(in, perReplica, isl + osl / 2.0);
-    const double prefillSeconds = prefill(in, isl).totalSeconds();
+    // Continuous batching prefills the waiting prompts together, up to max_num_batched_tokens per
+    // forward, so the weights cross HBM once per forward, not once per prompt.
+    const double prompts = std::clamp(in.maxBatchedTokens / isl, 1.0, perReplica);
+    const double prefillSeconds = prefill(in, isl, prompts).totalSeconds() / prompts;
     const double gpusPerReplica = static_cast<double>(L.tp) * L.pp;
     const double round = perReplica * prefillSeconds + osl * d.stepSeconds;
     ConcurrencyPoint point;

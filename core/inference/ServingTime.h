@@ -19,6 +19,9 @@ struct ServingTimeInputs {
     CommGroup ep; // the expert-parallel group
     double ppHopLatencySeconds = 0;
     double ppHopBytesPerSecond = 0;
+    // Prompt tokens one forward takes (vLLM --max-num-batched-tokens, TensorRT-LLM max_num_tokens;
+    // ServingMemoryDefaults::maxBatchedTokens).
+    double maxBatchedTokens = 8192;
     EfficiencyDefaults defaults {};
 };
 
@@ -29,25 +32,28 @@ DType servingComputeDType(WeightFormat f);
 // Sustained FLOP/s of the engine's GEMM model at a saturating 8192^3 shape (core/costs/CostModel.h).
 double sustainedGemmFlopsPerSecond(const ComputeRates& rates);
 
-// One decode step on one replica with `requests` in flight at `averageContext` tokens each: per layer a
-// roofline max(bytes / HBM, FLOPs / GEMM rate) (Williams et al., "Roofline", CACM 2009; decode reads
-// every weight it touches and the whole KV cache once per step), plus per layer the TP all-reduces and
-// the MoE all-to-alls, plus a pipeline hop per stage. With pp > 1 the requests run as pp micro-batches
+// One decode step on one replica with `requests` in flight at `averageContext` tokens each: per layer its
+// kernels one after another, each GEMM bound by its FLOPs or by streaming its weights (the engine's GEMM
+// model, ComputeRates::servingGemm) and the attention kernel by its FLOPs or by reading the KV cache
+// (decode reads every weight it touches and the whole KV cache once per step), plus per layer the TP
+// all-reduces and the MoE all-to-alls, plus a pipeline hop per stage. With pp > 1 the requests run as pp micro-batches
 // (vLLM's virtual engines), so a token's step is the sum of the stages at requests / pp.
 DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double averageContext);
 
-// Prefill of one request of `tokens` alone (TTFT without queueing): the same roofline per layer with
-// causal attention, the collectives on tokens x hidden, and pp - 1 hops.
+// Prefill of `prompts` requests of `tokens` each in one forward (1: TTFT without queueing): the layer's
+// kernels on prompts x tokens rows with each prompt's causal attention, the collectives on those rows,
+// and pp - 1 hops.
 struct PrefillTime {
     double computeSeconds = 0;
     double commSeconds = 0;
     double totalSeconds() const { return computeSeconds + commSeconds; }
 };
-PrefillTime prefill(const ServingTimeInputs& in, double tokens);
+PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts = 1);
 
 // Output tokens per second per GPU with `concurrency` requests over all dp replicas, in the steady state
-// of continuous batching (Orca, OSDI 2022; vLLM): every request costs its prefill once and osl decode
-// steps at the mean context isl + osl / 2.
+// of continuous batching (Orca, OSDI 2022; vLLM): every request costs its prefill once, batched with the
+// other waiting prompts up to maxBatchedTokens per forward, and osl decode steps at the mean context
+// isl + osl / 2.
 ConcurrencyPoint servingThroughput(const ServingTimeInputs& in, int concurrency, double* decodeOnlyPerGpu = nullptr);
 
 } // namespace parallax::core

@@ -36,12 +36,12 @@ std::string familyNotYetModelled(const PublishedServingRun& run, const std::vect
         figures += std::string(figures.empty() ? "" : "; ") + toString(c.metric) + " " + fixedText(c.predicted, 1)
             + " against " + fixedText(c.published, 1) + " printed";
     for (const ServingComparison& c : rows) {
-        // A prompt of a few hundred tokens is launch- and runtime-bound: the engine's roofline has no
+        // A prompt of a few hundred tokens is launch- and runtime-bound: the engine's serving model has no
         // per-request fixed cost (scheduling, the first sampling step, host round trips).
         if (c.metric == ServingMetric::TtftMs && run.scenario.inference.isl < 512)
             return "not yet modelled: TTFT of a short prompt (isl " + std::to_string(run.scenario.inference.isl)
-                + ") is dominated by the runtime's fixed per-request cost, which the roofline lacks (engine: " + figures
-                + ")";
+                + ") is dominated by the runtime's fixed per-request cost, which the serving model lacks (engine: "
+                + figures + ")";
         // TensorRT-LLM of 2023 (v0.5, v0.6) generated GQA with its masked multi-head kernel; the XQA kernel for
         // MQA / GQA generation came after (TensorRT-LLM blog "New XQA-kernel provides 2.4x more Llama-70B
         // throughput within the same latency budget", docs/source/blogs/XQA-kernel.md, 2024-01-30).

@@ -3,6 +3,7 @@
 
 #include "core/cluster/CommGroups.h"
 #include "core/inference/InferenceEngine.h"
+#include "core/inference/ServingTime.h"
 #include "core/model/ModelMath.h"
 
 #include <gtest/gtest.h>
@@ -102,4 +103,43 @@ TEST(ServingTime, PipelineAddsAHopPerStage)
     const InferenceReport in = *evaluate(s).inference;
     EXPECT_GT(in.decode.ppSeconds, 0);
     EXPECT_GT(in.ttftSeconds, 0);
+}
+
+TEST(ServingTime, DecodeKernelsRunOneAfterAnotherNearTheRidge)
+{
+    // Llama 3 70B fp8 on one H200 at 160 requests of ~1.2K tokens: the GEMMs' math and weight stream are
+    // about equal, and the attention kernel reads the KV cache after them, not under them.
+    Scenario s = servingScenario("llama3-70b", "h200", 1, 1);
+    s.inference.weightFormat = WeightFormat::Fp8;
+    s.inference.kvDtype = KvDtype::Fp8;
+    s.inference.isl = 128;
+    s.inference.osl = 2048;
+    s.inference.concurrency = 160;
+    const InferenceReport in = *evaluate(s).inference;
+    const ComputeRates rates(s.topology.gpuSpec(0), DType::Fp8, nullptr, EfficiencyDefaults {});
+    const double hbm = s.topology.gpuSpec(0).hbmBytesPerSecond * EfficiencyDefaults {}.hbmFractionOfPeak;
+    const double kvBytes = 160 * in.kvBytesPerTokenPerGpu * (128 + 1024);
+    const double gemmFlops = 2.0 * activeParameters(s.model) * 160;
+    // One roofline over the whole layer: max(all bytes / HBM, all FLOPs / the large-GEMM rate).
+    const double roofline
+        = std::max((in.weightsBytesPerGpu + kvBytes) / hbm, gemmFlops / sustainedGemmFlopsPerSecond(rates));
+    EXPECT_GT(in.tpotSeconds, 1.25 * roofline) << in.tpotSeconds << " vs " << roofline;
+    EXPECT_LT(in.tpotSeconds, 2.0 * roofline);
+    EXPECT_GT(in.decode.kvSeconds, 0.9 * kvBytes / hbm); // the attention kernel is bound by its reads
+}
+
+TEST(ServingTime, ShortPromptsArePrefilledTogether)
+{
+    // 256 prompts of 128 tokens: prefilled one by one, each would stream all weights for 128 rows;
+    // batched up to max_num_batched_tokens (8192), 64 share one pass.
+    Scenario s = servingScenario("llama3-8b", "h100-sxm", 1, 1);
+    s.inference.weightFormat = WeightFormat::Fp8;
+    s.inference.isl = 128;
+    s.inference.osl = 128;
+    s.inference.concurrency = 256;
+    const InferenceReport in = *evaluate(s).inference;
+    ASSERT_EQ(in.concurrency, 256);
+    const double oneByOne = 256.0 * 128 / (256 * in.ttftSeconds + 128 * in.tpotSeconds);
+    EXPECT_GT(in.tokensPerSecondPerGpu, 1.15 * oneByOne) << in.tokensPerSecondPerGpu << " vs " << oneByOne;
+    EXPECT_LT(in.tokensPerSecondPerGpu, in.decodeTokensPerSecondPerGpu); // prefill still costs something
 }
