@@ -68,9 +68,10 @@ void addRoutedExperts(const ServingTimeInputs& in, const LayerShape& s, double g
     }
 }
 
-// One layer for `tokens` new tokens per replica; `kvBytes` of cache read; `attentionFlops` per GPU.
+// One layer for `tokens` new tokens per replica; `kvBytes` of cache read; the attention kernel's math
+// takes `attentionSeconds` on one GPU.
 LayerCost layerCost(
-    const ServingTimeInputs& in, int layer, double tokens, double kvBytes, double attentionFlops, bool decode)
+    const ServingTimeInputs& in, int layer, double tokens, double kvBytes, double attentionSeconds, bool decode)
 {
     const ModelSpec& m = in.model;
     const ServingLayout& L = in.layout;
@@ -91,8 +92,7 @@ LayerCost layerCost(
     if (moe)
         addRoutedExperts(in, s, tokensInExpertGroup(L, tokens), decode, c);
     const double kvRead = in.rates.memorySeconds(kvBytes);
-    const double attention = in.rates.attentionSeconds(attentionFlops);
-    (kvRead >= attention ? c.kvSeconds : c.computeSeconds) += std::max(kvRead, attention);
+    (kvRead >= attentionSeconds ? c.kvSeconds : c.computeSeconds) += std::max(kvRead, attentionSeconds);
     // Megatron-style TP: one all-reduce after attention and one after the MLP (arXiv:1909.08053 sec. 3);
     // an EP MoE layer replaces the second by the dispatch and combine all-to-alls.
     const double activationBytes = 2.0 * tokens * m.hidden;
@@ -146,7 +146,7 @@ DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double 
         const double ctx = m.isSlidingWindowLayer(l) ? std::min(averageContext, static_cast<double>(m.slidingWindow))
                                                      : averageContext;
         const double attention = 2.0 * batch * ctx * headsLocal * (w.qk + w.v);
-        const LayerCost c = layerCost(in, l, batch, kv, attention, true);
+        const LayerCost c = layerCost(in, l, batch, kv, in.rates.attentionSeconds(attention), true);
         d.weightsSeconds += c.weightsSeconds;
         d.kvSeconds += c.kvSeconds;
         d.computeSeconds += c.computeSeconds;
@@ -174,7 +174,10 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts)
         // (arXiv:2205.14135 sec. 3 counts 4 s^2 d per head forward without the causal half).
         const double attention = 2.0 * tokens * span / (span < tokens ? 1.0 : 2.0) * headsLocal * (qk + v);
         const double kvWrite = prompts * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, tokens);
-        const LayerCost c = layerCost(in, l, prompts * tokens, kvWrite, prompts * attention, false);
+        // Each prompt's fused causal kernel over its own keys, with the per-tile cost the probe measured
+        // (ComputeRates::causalAttentionSeconds, as training prices it).
+        const double attentionSeconds = prompts * in.rates.causalAttentionSeconds(attention, span);
+        const LayerCost c = layerCost(in, l, prompts * tokens, kvWrite, attentionSeconds, false);
         t.computeSeconds += c.kernelsSeconds();
         t.commSeconds += c.tpSeconds + c.epSeconds;
     }

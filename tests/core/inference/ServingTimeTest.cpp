@@ -143,3 +143,22 @@ TEST(ServingTime, ShortPromptsArePrefilledTogether)
     EXPECT_GT(in.tokensPerSecondPerGpu, 1.15 * oneByOne) << in.tokensPerSecondPerGpu << " vs " << oneByOne;
     EXPECT_LT(in.tokensPerSecondPerGpu, in.decodeTokensPerSecondPerGpu); // prefill still costs something
 }
+
+TEST(ServingTime, PrefillAttentionPaysTheMeasuredPerTileCost)
+{
+    // A 2048-token prompt's causal kernel visits (2048 + 128) / 2 keys per 128-row query tile and pays the
+    // H100 preset's 730-key tile cost: 0.6 of the long-sequence attention rate (ComputeRates).
+    Scenario s = servingScenario("llama3-8b", "h100-sxm", 1, 1);
+    s.inference.isl = 2048;
+    s.inference.osl = 16;
+    s.inference.concurrency = 1;
+    const double withTileCost = evaluate(s).inference->ttftSeconds;
+    GpuSpec g = s.topology.gpuSpec(0);
+    ASSERT_GT(g.attentionKeyOverhead, 0);
+    g.attentionKeyOverhead = 0;
+    s.topology = Topology::regular(g, 1, 1, 400);
+    const double flat = evaluate(s).inference->ttftSeconds;
+    // Attention is about 4.5% of this prefill (bf16 on Llama 3 8B); the tile cost adds two thirds of it.
+    EXPECT_GT(withTileCost, 1.02 * flat) << withTileCost << " vs " << flat;
+    EXPECT_LT(withTileCost, 1.06 * flat);
+}
