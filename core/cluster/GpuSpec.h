@@ -30,6 +30,9 @@ struct GpuSpec {
     // Each query tile of a fused attention kernel pays a fixed cost (loading Q, the softmax rescale and
     // writing O) worth this many keys; 0: no such term (not measured on this GPU).
     double attentionKeyOverhead = 0;
+    // A streaming kernel's share of the datasheet HBM bandwidth; 0: the engine's default
+    // (EfficiencyDefaults::hbmFractionOfPeak). presets/gpus states the measurement.
+    double hbmFractionOfPeak = 0;
     std::string source; // datasheet citation
 };
 

@@ -28,13 +28,16 @@ ComputeRates::ComputeRates(
     m_depthOverhead16 = defaults.gemmDepthOverhead;
     m_depthOverhead = m_depthOverhead16 * (fp8 ? 2.0 : 1.0); // a stage's bytes of k hold twice the fp8 elements
     m_streamK = gpu.gemmStreamK;
-    m_layerKernelShare = defaults.layerKernelShareOfStream;
+    // Layer kernels at their share of the default stream rate, whatever a preset or the probe measures
+    // for a plain stream: their own rate is what the share states (EfficiencyDefaults).
+    m_layerKernelRate = gpu.hbmBytesPerSecond * defaults.hbmFractionOfPeak * defaults.layerKernelShareOfStream;
     m_smCount = gpu.smCount;
     m_launchSeconds = defaults.kernelLaunchSeconds;
     m_attentionRate = gpu.bf16FlopsPerSecond
         * (gpu.attentionFractionOfPeak > 0 ? gpu.attentionFractionOfPeak : defaults.attentionFractionOfPeak);
     m_attentionKeyOverhead = gpu.attentionKeyOverhead;
-    m_hbmRate = gpu.hbmBytesPerSecond * defaults.hbmFractionOfPeak;
+    m_hbmRate
+        = gpu.hbmBytesPerSecond * (gpu.hbmFractionOfPeak > 0 ? gpu.hbmFractionOfPeak : defaults.hbmFractionOfPeak);
     if (calibration) {
         if (auto peak = calibration->peakGemmFlopsPerSecond(fp8 ? DType::Fp8 : DType::Bf16)) {
             m_gemmRate = *peak;
@@ -217,7 +220,7 @@ double ComputeRates::memorySeconds(double bytes) const
 
 double ComputeRates::layerKernelSeconds(double bytes) const
 {
-    return bytes > 0 ? bytes / (m_hbmRate * m_layerKernelShare) : 0;
+    return bytes > 0 ? bytes / m_layerKernelRate : 0;
 }
 
 double CommGroup::seconds(CollectiveKind kind, double bytes) const

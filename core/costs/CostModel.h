@@ -41,7 +41,9 @@ struct EfficiencyDefaults {
     // The element-wise, normalisation and softmax kernels of a transformer layer are short, launch-
     // bound and partly reduction-shaped: they sustain about half the bandwidth of a streaming copy.
     // The profiled forward passes of arXiv:2401.10241 Table 6 (A100, GPT layers, h = 2304-6144) minus
-    // their weight-gradient GEMM time leave 1.8-2.0x what 90% of the HBM peak would take.
+    // their weight-gradient GEMM time leave 1.8-2.0x what 90% of the HBM peak would take. The share is of
+    // that default stream (0.9 x 0.55 = 0.50 of the datasheet on every GPU): on one H200 the probe
+    // measured norms at 0.43-0.47 and fused SwiGLU / residual adds at 0.81 (data/probe/h200-2026-12-04).
     double layerKernelShareOfStream = 0.55;
     // Busiest expert's load over the mean; GShard's capacity factor 1.25 bounds it in training
     // (arXiv:2006.16668 sec. 2.2). DeepSeek-V3's auxiliary-loss-free balancing keeps it near 1.
@@ -114,7 +116,7 @@ private:
     double m_hbmRate = 0;
     double m_depthOverhead = 0; // in elements of k of the GEMM dtype
     double m_depthOverhead16 = 0;
-    double m_layerKernelShare = 1;
+    double m_layerKernelRate = 0;
     int m_smCount = 0;
     bool m_streamK = false;
     double m_launchSeconds = 0;

@@ -35,6 +35,7 @@ GpuSpec readGpu(JsonReader& r)
     g.gemmStreamK = r.boolean("gemm_stream_k", false);
     g.attentionFractionOfPeak = r.number("attention_fraction_of_peak", 0, 1, 0);
     g.attentionKeyOverhead = r.number("attention_key_overhead", 0, 1e6, 0);
+    g.hbmFractionOfPeak = r.number("hbm_fraction_of_peak", 0, 1, 0);
     if (r.has("sources")) {
         const json& s = r.at("sources");
         if (s.is_object()) {
@@ -507,6 +508,8 @@ json gpuSpecToJson(const GpuSpec& g)
         j["attention_fraction_of_peak"] = g.attentionFractionOfPeak;
     if (g.attentionKeyOverhead > 0)
         j["attention_key_overhead"] = g.attentionKeyOverhead;
+    if (g.hbmFractionOfPeak > 0)
+        j["hbm_fraction_of_peak"] = g.hbmFractionOfPeak;
     return j;
 }
 

@@ -3,6 +3,7 @@
 
 #include "core/Engine.h"
 #include "core/calibration/Calibration.h"
+#include "core/costs/CostModel.h"
 
 #include <gtest/gtest.h>
 
@@ -76,7 +77,9 @@ TEST(CalibrationEngine, HbmBandwidthScalesTheOptimizerStep)
     const Scenario s = singleStage();
     const Report datasheet = evaluate(s);
     Calibration c;
-    c.hbmBytesPerSecond = 0.9 * s.topology.domains[0].gpu.hbmBytesPerSecond / 2;
+    // Half the stream rate the preset states (its hbm_fraction_of_peak of the datasheet).
+    const GpuSpec& gpu = s.topology.domains[0].gpu;
+    c.hbmBytesPerSecond = ComputeRates(gpu, DType::Bf16, nullptr, EfficiencyDefaults {}).hbmBytesPerSecond() / 2;
     EvaluateOptions o;
     o.calibration = &c;
     const Report slow = evaluate(s, o);

@@ -50,10 +50,10 @@ TEST(PublishedServing, ErrorsWithinTheStatedBounds)
     ASSERT_TRUE(s.perMetric.count("kv_cache_tokens"));
     // Regression guard a little above the figures of 2026-12-04 (decode as its kernels one after another,
     // each GEMM in the measured quadrature of math and weight stream; prompts prefilled together up to
-    // max_num_batched_tokens; prefill attention with the measured per-tile cost): throughput 6.4% (31 rows),
-    // TTFT 12.8% (4 rows), KV tokens 11.4% (1 row), worst figure 19.9% (before, one roofline per layer and
-    // prompts prefilled one by one: 18.6%, 16.6%, 11.4%, 54.6%).
-    EXPECT_LE(s.perMetric.at("output_tokens_per_s_per_gpu").meanAbs, 0.07);
+    // max_num_batched_tokens; prefill attention with the measured per-tile cost; Hopper's measured HBM
+    // stream rate): throughput 4.5% (31 rows), TTFT 12.7% (4 rows), KV tokens 11.4% (1 row), worst figure
+    // 19.6% (before, one roofline per layer and prompts prefilled one by one: 18.6%, 16.6%, 11.4%, 54.6%).
+    EXPECT_LE(s.perMetric.at("output_tokens_per_s_per_gpu").meanAbs, 0.05);
     EXPECT_LE(s.perMetric.at("ttft_ms").meanAbs, 0.14);
     EXPECT_LE(s.perMetric.at("kv_cache_tokens").meanAbs, 0.12);
     EXPECT_LE(s.all.maxAbs, 0.21) << s.all.worstId;
