@@ -6,6 +6,7 @@
 #include "core/launch/LaunchArgsImporter.h"
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/launch/NemoRecipeWriter.h"
+#include "core/launch/ServingLaunchWriter.h"
 #include "core/launch/TorchtitanTomlWriter.h"
 
 #include "ui/MainWindow.h"
@@ -20,10 +21,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include <stdexcept>
+
 namespace parallax::ui::launch {
 
-QString launchText(const core::Scenario& scenario, const QString& target)
+QString launchText(const core::Scenario& scenario, const QString& target, QString* error)
 {
+    if (const auto serving = core::parseServingFramework(target.toStdString())) {
+        try {
+            return QString::fromStdString(core::ServingLaunchWriter::write(scenario, *serving));
+        } catch (const std::invalid_argument& e) {
+            if (error)
+                *error = QObject::tr("The design is for training: %1").arg(QString::fromUtf8(e.what()));
+            return {};
+        }
+    }
+    if (scenario.mode == core::ScenarioMode::Inference) {
+        if (error)
+            *error = QObject::tr("The design is for serving (Plan for: Inference): export a vLLM, SGLang or "
+                                 "TensorRT-LLM launch instead of a training one.");
+        return {};
+    }
     if (target == QLatin1String("nemo"))
         return QString::fromStdString(core::NemoRecipeWriter::write(scenario));
     if (target == QLatin1String("torchtitan"))
@@ -37,13 +55,22 @@ QString suggestedFileName(const QString& target)
         return QStringLiteral("nemo_recipe.py");
     if (target == QLatin1String("torchtitan"))
         return QStringLiteral("torchtitan.toml");
+    if (core::parseServingFramework(target.toStdString()))
+        return QStringLiteral("serve-%1.sh").arg(target);
     return QStringLiteral("launch-megatron.sh");
 }
 
 bool exportLaunch(const core::Scenario& scenario, const QString& target, const QString& path, QString* error)
 {
+    QString textError;
+    const QString text = launchText(scenario, target, &textError);
+    if (text.isEmpty()) {
+        if (error)
+            *error = textError;
+        return false;
+    }
     std::string why;
-    if (core::writeFileAtomically(path.toStdString(), launchText(scenario, target).toStdString(), why))
+    if (core::writeFileAtomically(path.toStdString(), text.toStdString(), why))
         return true;
     if (error)
         *error = QObject::tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), QString::fromStdString(why));
@@ -106,8 +133,13 @@ void addMenuActions(QMenu* file, MainWindow* window)
     const std::pair<QString, QString> targets[]
         = { { QStringLiteral("megatron"), QObject::tr("&Megatron-LM Arguments…") },
               { QStringLiteral("nemo"), QObject::tr("&NeMo 2.0 Recipe…") },
-              { QStringLiteral("torchtitan"), QObject::tr("&torchtitan TOML…") } };
+              { QStringLiteral("torchtitan"), QObject::tr("&torchtitan TOML…") },
+              { QStringLiteral("vllm"), QObject::tr("&vLLM Serve Command…") },
+              { QStringLiteral("sglang"), QObject::tr("&SGLang Server Command…") },
+              { QStringLiteral("trtllm"), QObject::tr("Tensor&RT-LLM Serve Command…") } };
     for (const auto& [target, label] : targets) {
+        if (target == QLatin1String("vllm"))
+            launchMenu->addSeparator(); // serving designs below, training above
         launchMenu->addAction(label, window, [window, target = target] {
             const QString path = QFileDialog::getSaveFileName(
                 window, QObject::tr("Export launch configuration"), launch::suggestedFileName(target));

@@ -17,10 +17,12 @@ class MainWindow;
 // problem.
 namespace launch {
 
-// "megatron", "nemo", "torchtitan"
-QString launchText(const core::Scenario& scenario, const QString& target);
+// "megatron", "nemo", "torchtitan" (training designs), "vllm", "sglang", "trtllm" (serving designs);
+// empty with `error` set when the target does not serve the design's mode.
+QString launchText(const core::Scenario& scenario, const QString& target, QString* error = nullptr);
 bool exportLaunch(const core::Scenario& scenario, const QString& target, const QString& path, QString* error);
-// Suggested file name for a target: "launch-megatron.sh", "nemo_recipe.py", "torchtitan.toml".
+// Suggested file name for a target: "launch-megatron.sh", "nemo_recipe.py", "torchtitan.toml",
+// "serve-vllm.sh", "serve-sglang.sh", "serve-trtllm.sh".
 QString suggestedFileName(const QString& target);
 // A Hugging Face config.json as a model.
 std::optional<core::ModelSpec> readHfModel(const QString& path, QString* error);

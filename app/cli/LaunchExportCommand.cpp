@@ -5,9 +5,11 @@
 #include "core/io/ScenarioIo.h"
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/launch/NemoRecipeWriter.h"
+#include "core/launch/ServingLaunchWriter.h"
 #include "core/launch/TorchtitanTomlWriter.h"
 
 #include <iostream>
+#include <stdexcept>
 
 namespace parallax::cli {
 
@@ -18,8 +20,10 @@ int runExportLaunch(const std::vector<std::string>& argv)
     known.insert(known.end(), { "launch", "out" });
     probe.allowOnly(known);
     const std::string target = probe.value("launch");
-    if (target != "megatron" && target != "nemo" && target != "torchtitan")
-        throw UsageError("--launch: unknown target \"" + target + "\"; use megatron, nemo or torchtitan");
+    const auto serving = core::parseServingFramework(target);
+    if (target != "megatron" && target != "nemo" && target != "torchtitan" && !serving)
+        throw UsageError("--launch: unknown target \"" + target
+            + "\"; use megatron, nemo or torchtitan (training), vllm, sglang or trtllm (serving)");
     // OUT follows the target ("--launch megatron OUT", "-" for standard output) or comes as --out, so
     // that the scenario file is never mistaken for it.
     std::string out = probe.value("out");
@@ -42,7 +46,16 @@ int runExportLaunch(const std::vector<std::string>& argv)
     const Args args(rest, {});
     const core::Scenario scenario = scenarioFromArgs(args);
     std::string text;
-    if (target == "megatron")
+    if (serving) {
+        try {
+            text = core::ServingLaunchWriter::write(scenario, *serving);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError("--launch " + target + ": " + e.what());
+        }
+    } else if (scenario.mode == core::ScenarioMode::Inference) {
+        throw UsageError(
+            "--launch " + target + ": this is a serving design (mode inference); use --launch vllm, sglang or trtllm");
+    } else if (target == "megatron")
         text = core::MegatronArgsWriter::write(scenario);
     else if (target == "nemo")
         text = core::NemoRecipeWriter::write(scenario);

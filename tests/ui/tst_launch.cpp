@@ -39,6 +39,28 @@ private Q_SLOTS:
         QCOMPARE(w.errors.size(), 1);
     }
 
+    void servingDesignsExportServingCommandsOnly()
+    {
+        test::Window w;
+        w.load(test::presetScenario("serve-dsv3-dpattn-8xh200"));
+        QTemporaryDir dir;
+        const std::pair<QString, QString> expected[] = { { "vllm", "--enable-expert-parallel" },
+            { "sglang", "--enable-dp-attention" }, { "trtllm", "enable_attention_dp: true" } };
+        for (const auto& [target, line] : expected) {
+            const QString path = dir.filePath(target + ".sh");
+            QVERIFY(w.window.exportLaunch(target, path));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY2(QString::fromUtf8(f.readAll()).contains(line), qPrintable(target));
+        }
+        QVERIFY(w.errors.isEmpty());
+        // A training launch of a serving design is refused with a message, and nothing is written.
+        const QString megatron = dir.filePath("megatron.sh");
+        QVERIFY(!w.window.exportLaunch("megatron", megatron));
+        QCOMPARE(w.errors.size(), 1);
+        QVERIFY(!QFile::exists(megatron));
+    }
+
     void importModelReplacesTheModelAsOneUndoStep()
     {
         test::Window w;

@@ -30,8 +30,8 @@ TEST(HbmStream, StreamingKernelsUseItAndLayerKernelsKeepTheirShare)
     const ComputeRates r(h200, DType::Bf16, nullptr, d);
     const double bytes = 1e9;
     EXPECT_DOUBLE_EQ(r.memorySeconds(bytes), bytes / (h200.hbmBytesPerSecond * h200.hbmFractionOfPeak));
-    EXPECT_DOUBLE_EQ(
-        r.layerKernelSeconds(bytes), bytes / (h200.hbmBytesPerSecond * d.hbmFractionOfPeak * d.layerKernelShareOfStream));
+    EXPECT_DOUBLE_EQ(r.layerKernelSeconds(bytes),
+        bytes / (h200.hbmBytesPerSecond * d.hbmFractionOfPeak * d.layerKernelShareOfStream));
     GpuSpec unmeasured = h200;
     unmeasured.hbmFractionOfPeak = 0;
     EXPECT_DOUBLE_EQ(ComputeRates(unmeasured, DType::Bf16, nullptr, d).memorySeconds(bytes),

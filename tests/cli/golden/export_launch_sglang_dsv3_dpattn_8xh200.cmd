@@ -1,0 +1,2 @@
+args: export presets/scenarios/serve-dsv3-dpattn-8xh200.parallax.json --launch sglang -
+exit: 0
