@@ -420,8 +420,17 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
         const bool moe = model.contains("moe");
         const int layers = model["layers"].get<int>();
 
-        const int nodes = static_cast<int>(f.integer("nnodes", defaults.nodes));
-        const int perNode = static_cast<int>(f.integer("nproc-per-node", defaults.gpusPerNode));
+        int nodes = static_cast<int>(f.integer("nnodes", defaults.nodes));
+        int perNode = static_cast<int>(f.integer("nproc-per-node", defaults.gpusPerNode));
+        // A rack-scale NVLink domain launched per host (LaunchHosts): the marker gives the domain back.
+        if (marker.count("gpus_per_domain")) {
+            const int domain = std::stoi(marker.at("gpus_per_domain"));
+            const long long gpus = static_cast<long long>(nodes) * perNode;
+            if (domain > 0 && gpus % domain == 0) {
+                nodes = static_cast<int>(gpus / domain);
+                perNode = domain;
+            }
+        }
         json ib { { "nic_gbps", std::stod(mark("nic_gbps", std::to_string(defaults.nicGbps))) },
             { "nics_per_node", std::stoi(mark("nics_per_node", std::to_string(perNode))) } };
         if (marker.count("latency_us"))

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/LaunchMarker.h"
 
+#include "core/launch/LaunchHosts.h"
+
 #include <cmath>
 #include <sstream>
 
@@ -15,6 +17,9 @@ std::vector<std::string> LaunchMarker::lines(const Scenario& s, const std::strin
         m << " topology=explicit";
     if (!s.gpuPreset.empty())
         m << " gpu=" << s.gpuPreset;
+    // A rack-scale domain launches per host: the import rebuilds the domain from this.
+    if (const LaunchHosts h = launchHosts(s.topology); h.domainSpansHosts())
+        m << " gpus_per_domain=" << h.gpusPerDomain;
     if (!s.topology.fabrics.empty()) {
         const Fabric& f = s.topology.fabrics.front();
         m << " nic_gbps=" << f.nicGbps;

@@ -2,6 +2,7 @@
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/search/NumberText.h"
 
+#include "core/launch/LaunchHosts.h"
 #include "core/launch/LaunchMarker.h"
 #include "core/parallel/PipelineSplit.h"
 #include "core/parallel/StageLayout.h"
@@ -242,10 +243,9 @@ Block trainingArgs(const Scenario& s)
 std::vector<Block> blocks(const Scenario& s)
 {
     std::vector<Block> out;
-    const int gpusPerNode = s.topology.domains.empty() ? 0 : s.topology.domains.front().gpuCount;
-    out.push_back({ "TORCHRUN_ARGS",
-        { "--nnodes " + num(static_cast<long long>(s.topology.domains.size())),
-            "--nproc-per-node " + num(gpusPerNode) } });
+    const LaunchHosts hosts = launchHosts(s.topology);
+    out.push_back(
+        { "TORCHRUN_ARGS", { "--nnodes " + num(hosts.hosts), "--nproc-per-node " + num(hosts.gpusPerHost) } });
     out.push_back(modelArgs(s));
     if (s.model.isMoe())
         out.push_back(moeArgs(s));

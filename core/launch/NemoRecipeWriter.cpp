@@ -2,6 +2,7 @@
 #include "core/launch/NemoRecipeWriter.h"
 #include "core/search/NumberText.h"
 
+#include "core/launch/LaunchHosts.h"
 #include "core/launch/LaunchMarker.h"
 
 #include <map>
@@ -31,8 +32,9 @@ std::string NemoRecipeWriter::write(const Scenario& s)
     const ParallelConfig& p = s.parallel;
     const TrainingConfig& t = s.training;
     const ModelSpec& m = s.model;
-    const int nodes = static_cast<int>(s.topology.domains.size());
-    const int perNode = s.topology.domains.empty() ? 0 : s.topology.domains.front().gpuCount;
+    const LaunchHosts hosts = launchHosts(s.topology);
+    const int nodes = hosts.hosts;
+    const int perNode = hosts.gpusPerHost;
     std::ostringstream o;
     o << "# NeMo 2.0 recipe overrides for \"" << s.name << "\", written by Parallax.\n"
       << "# Names as in NeMo 25.07: nemo.collections.llm recipes, nemo.lightning.MegatronStrategy, Megatron-Core\n"

@@ -2,6 +2,7 @@
 #include "core/launch/ServingLaunchWriter.h"
 
 #include "core/Engine.h"
+#include "core/launch/LaunchHosts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,7 +38,7 @@ bool checkpointIsQuantized(const std::string& preset, WeightFormat f)
 
 struct Plan {
     int tp = 1, pp = 1, dp = 1, ep = 1;
-    int gpus = 1, nodes = 1, gpusPerNode = 1;
+    int gpus = 1, gpusPerNode = 1;
     bool dpAttention = false;
     int context = 0;
     int perReplicaRequests = 0; // the concurrency the design runs, per attention replica
@@ -54,12 +55,7 @@ Plan planOf(const Scenario& s)
     p.dp = s.parallel.dp;
     p.ep = s.parallel.ep;
     p.gpus = p.tp * p.pp * p.dp;
-    p.nodes = std::max(1, static_cast<int>(s.topology.domains.size()));
-    p.gpusPerNode = s.topology.domains.empty() ? p.gpus : s.topology.domains.front().gpuCount;
-    // A rack-scale NVLink domain spans several hosts: a GB200 NVL72 compute tray holds 4 GPUs (NVIDIA
-    // GB200 NVL72 datasheet: 18 compute trays of 2 superchips), and processes launch per host.
-    if (!s.topology.domains.empty() && s.topology.domains.front().gpu.id == "gb200")
-        p.gpusPerNode = std::min(p.gpusPerNode, 4);
+    p.gpusPerNode = launchHosts(s.topology).gpusPerHost; // a rack-scale domain launches per host
     p.dpAttention = p.dp > 1 && p.ep > 1;
     p.config = &s.inference;
     p.context = s.inference.effectiveContextLen();

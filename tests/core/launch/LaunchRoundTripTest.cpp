@@ -94,6 +94,28 @@ TEST(LaunchRoundTrip, NonDefaultSwitchesSurvive)
     expectRoundTrip(NemoRecipeWriter::write(s), s);
 }
 
+TEST(LaunchRoundTrip, RackScaleDomainsLaunchPerHostAndComeBack)
+{
+    // Two GB200 NVL72 racks: each NVLink domain of 72 GPUs is 18 hosts of 4 (compute trays).
+    LoadError error;
+    const auto s = parseScenario(R"({"format": "parallax-scenario", "version": 1, "name": "405B on two NVL72",
+        "model": "llama3-405b", "cluster": {"gpu": "gb200", "nodes": 2, "gpus_per_node": 72,
+        "ib": {"nic_gbps": 400, "nics_per_node": 72}},
+        "parallel": {"tp": 4, "sp": true, "cp": 1, "pp": 2, "vpp": 1, "dp": 18, "ep": 1, "zero": 1,
+        "schedule": "1f1b", "order": "tp-cp-ep-dp-pp"},
+        "training": {"micro_batch": 1, "recompute": "selective", "dtype": "bf16", "global_batch": 144,
+        "seq_len": 8192}})",
+        error);
+    ASSERT_TRUE(s) << error.text();
+    const std::string megatron = MegatronArgsWriter::write(*s);
+    EXPECT_NE(megatron.find("--nnodes 36\n"), std::string::npos) << megatron;
+    EXPECT_NE(megatron.find("--nproc-per-node 4\n"), std::string::npos);
+    const std::string nemo = NemoRecipeWriter::write(*s);
+    EXPECT_NE(nemo.find("num_nodes=36"), std::string::npos) << nemo;
+    expectRoundTrip(megatron, *s);
+    expectRoundTrip(nemo, *s);
+}
+
 TEST(LaunchExport, MissingFeaturesBecomeNotes)
 {
     Scenario ds = presetScenario("deepseek-v3-2048xh800");

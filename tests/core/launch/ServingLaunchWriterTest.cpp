@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Serving designs as vLLM, SGLang and TensorRT-LLM launch commands: the layout's flags in each engine's
 // own terms (DP-attention, expert parallelism), the solved concurrency, KV dtype and context length.
+#include "core/launch/ServingLaunchWriter.h"
 #include "core/Engine.h"
 #include "core/io/ScenarioIo.h"
-#include "core/launch/ServingLaunchWriter.h"
 
 #include <gtest/gtest.h>
 
@@ -26,7 +26,10 @@ Scenario preset(const std::string& file)
     return *s;
 }
 
-bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+bool has(const std::string& text, const std::string& needle)
+{
+    return text.find(needle) != std::string::npos;
+}
 
 } // namespace
 
