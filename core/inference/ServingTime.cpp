@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace parallax::core {
 
@@ -106,6 +107,22 @@ LayerCost layerCost(
     return c;
 }
 
+// A layer's cost depends on the layer only through its kind (MoE or dense, windowed or full attention):
+// each kind is priced once per step and reused for the layers of that kind.
+class LayerKinds {
+public:
+    template <class Price> const LayerCost& of(const ModelSpec& m, int layer, Price&& price)
+    {
+        const int kind = (m.isMoeLayer(layer) ? 1 : 0) + (m.isSlidingWindowLayer(layer) ? 2 : 0);
+        if (!m_cost[kind])
+            m_cost[kind] = price();
+        return *m_cost[kind];
+    }
+
+private:
+    std::optional<LayerCost> m_cost[4];
+};
+
 // The LM head (bf16 in quantized checkpoints, WeightBytes.h) over `tokens` rows.
 GemmSplit headGemm(const ServingTimeInputs& in, double tokens)
 {
@@ -141,12 +158,16 @@ DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double 
     const AttentionWidth w = decodeAttentionWidth(m);
     const double headsLocal = static_cast<double>(m.heads) / L.tp;
     DecodeBreakdown d;
+    LayerKinds kinds;
     for (int l = 0; l < m.layers; ++l) {
-        const double kv = batch * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, averageContext);
-        const double ctx = m.isSlidingWindowLayer(l) ? std::min(averageContext, static_cast<double>(m.slidingWindow))
-                                                     : averageContext;
-        const double attention = 2.0 * batch * ctx * headsLocal * (w.qk + w.v);
-        const LayerCost c = layerCost(in, l, batch, kv, in.rates.attentionSeconds(attention), true);
+        const LayerCost& c = kinds.of(m, l, [&] {
+            const double kv = batch * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, averageContext);
+            const double ctx = m.isSlidingWindowLayer(l)
+                ? std::min(averageContext, static_cast<double>(m.slidingWindow))
+                : averageContext;
+            const double attention = 2.0 * batch * ctx * headsLocal * (w.qk + w.v);
+            return layerCost(in, l, batch, kv, in.rates.attentionSeconds(attention), true);
+        });
         d.weightsSeconds += c.weightsSeconds;
         d.kvSeconds += c.kvSeconds;
         d.computeSeconds += c.computeSeconds;
@@ -168,16 +189,20 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts)
     const double headsLocal = static_cast<double>(m.heads) / L.tp;
     const double qk = queryKeyHeadDim(m), v = valueHeadDim(m);
     PrefillTime t;
+    LayerKinds kinds;
     for (int l = 0; l < m.layers; ++l) {
-        const double span = m.isSlidingWindowLayer(l) ? std::min(tokens, static_cast<double>(m.slidingWindow)) : tokens;
-        // Causal attention: QK^T and AV over the lower triangle, 2 FLOPs per multiply-add
-        // (arXiv:2205.14135 sec. 3 counts 4 s^2 d per head forward without the causal half).
-        const double attention = 2.0 * tokens * span / (span < tokens ? 1.0 : 2.0) * headsLocal * (qk + v);
-        const double kvWrite = prompts * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, tokens);
-        // Each prompt's fused causal kernel over its own keys, with the per-tile cost the probe measured
-        // (ComputeRates::causalAttentionSeconds, as training prices it).
-        const double attentionSeconds = prompts * in.rates.causalAttentionSeconds(attention, span);
-        const LayerCost c = layerCost(in, l, prompts * tokens, kvWrite, attentionSeconds, false);
+        const LayerCost& c = kinds.of(m, l, [&] {
+            const double span
+                = m.isSlidingWindowLayer(l) ? std::min(tokens, static_cast<double>(m.slidingWindow)) : tokens;
+            // Causal attention: QK^T and AV over the lower triangle, 2 FLOPs per multiply-add
+            // (arXiv:2205.14135 sec. 3 counts 4 s^2 d per head forward without the causal half).
+            const double attention = 2.0 * tokens * span / (span < tokens ? 1.0 : 2.0) * headsLocal * (qk + v);
+            const double kvWrite = prompts * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, tokens);
+            // Each prompt's fused causal kernel over its own keys, with the per-tile cost the probe measured
+            // (ComputeRates::causalAttentionSeconds, as training prices it).
+            const double attentionSeconds = prompts * in.rates.causalAttentionSeconds(attention, span);
+            return layerCost(in, l, prompts * tokens, kvWrite, attentionSeconds, false);
+        });
         t.computeSeconds += c.kernelsSeconds();
         t.commSeconds += c.tpSeconds + c.epSeconds;
     }
