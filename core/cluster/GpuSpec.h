@@ -33,6 +33,9 @@ struct GpuSpec {
     // A streaming kernel's share of the datasheet HBM bandwidth; 0: the engine's default
     // (EfficiencyDefaults::hbmFractionOfPeak). presets/gpus states the measurement.
     double hbmFractionOfPeak = 0;
+    // GPUs one host (one OS instance, where a launcher starts processes) holds, when fewer than the
+    // NVLink domain (a rack-scale domain spans hosts); 0: a domain is one host. presets/gpus cites it.
+    int gpusPerHost = 0;
     std::string source; // datasheet citation
 };
 

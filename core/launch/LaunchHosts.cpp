@@ -12,8 +12,7 @@ LaunchHosts launchHosts(const Topology& t)
         return h;
     const NvlinkDomain& first = t.domains.front();
     h.gpusPerDomain = std::max(1, first.gpuCount);
-    constexpr int kGb200GpusPerTray = 4;
-    h.gpusPerHost = first.gpu.id == "gb200" ? std::min(h.gpusPerDomain, kGb200GpusPerTray) : h.gpusPerDomain;
+    h.gpusPerHost = first.gpu.gpusPerHost > 0 ? std::min(h.gpusPerDomain, first.gpu.gpusPerHost) : h.gpusPerDomain;
     const int gpus = t.gpuCount();
     h.hosts = std::max(1, (gpus + h.gpusPerHost - 1) / h.gpusPerHost);
     return h;

@@ -14,6 +14,18 @@
 using namespace parallax;
 using namespace parallax::ui;
 
+namespace {
+// Exports `target` through the window into `dir` and says whether the written file holds `line`.
+bool exportHolds(test::Window& w, const QTemporaryDir& dir, const QString& target, const QString& line)
+{
+    const QString path = dir.filePath(target + ".out");
+    if (!w.window.exportLaunch(target, path))
+        return false;
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) && QString::fromUtf8(f.readAll()).contains(line);
+}
+} // namespace
+
 class LaunchTest : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -27,13 +39,8 @@ private Q_SLOTS:
         const std::pair<QString, QString> expected[] = { { "megatron", "--pipeline-model-parallel-size 8" },
             { "nemo", "recipe.trainer.strategy.pipeline_model_parallel_size = 8" },
             { "torchtitan", "pipeline_parallel_degree = 8" } };
-        for (const auto& [target, line] : expected) {
-            const QString path = dir.filePath(target + ".out");
-            QVERIFY(w.window.exportLaunch(target, path));
-            QFile f(path);
-            QVERIFY(f.open(QIODevice::ReadOnly));
-            QVERIFY2(QString::fromUtf8(f.readAll()).contains(line), qPrintable(target));
-        }
+        for (const auto& [target, line] : expected)
+            QVERIFY2(exportHolds(w, dir, target, line), qPrintable(target));
         QVERIFY(w.errors.isEmpty());
         QVERIFY(!w.window.exportLaunch("megatron", dir.filePath("no/such/folder/x.sh")));
         QCOMPARE(w.errors.size(), 1);
@@ -46,13 +53,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const std::pair<QString, QString> expected[] = { { "vllm", "--enable-expert-parallel" },
             { "sglang", "--enable-dp-attention" }, { "trtllm", "enable_attention_dp: true" } };
-        for (const auto& [target, line] : expected) {
-            const QString path = dir.filePath(target + ".sh");
-            QVERIFY(w.window.exportLaunch(target, path));
-            QFile f(path);
-            QVERIFY(f.open(QIODevice::ReadOnly));
-            QVERIFY2(QString::fromUtf8(f.readAll()).contains(line), qPrintable(target));
-        }
+        for (const auto& [target, line] : expected)
+            QVERIFY2(exportHolds(w, dir, target, line), qPrintable(target));
         QVERIFY(w.errors.isEmpty());
         // A training launch of a serving design is refused with a message, and nothing is written.
         const QString megatron = dir.filePath("megatron.sh");
