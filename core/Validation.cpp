@@ -233,6 +233,24 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         c.error("training.deepseek_activation_cache",
             "DeepSeek-V3's activation cache stores fp8 and E5M6 tensors of FP8 training (arXiv:2412.19437 sec. "
             "3.3.2): set training.dtype to fp8 or turn the cache off");
+    if (t.deepseekFp8Dispatch && (t.dtype != DType::Fp8 || t.moeTokenDispatcher != MoeDispatcher::DeepEp))
+        c.error("training.deepseek_fp8_dispatch",
+            "DeepSeek-V3 sends fp8 tokens through DeepEP's dispatch in FP8 training (arXiv:2412.19437 sec. 3.3.2): set "
+            "training.dtype to fp8 and training.moe_token_dispatcher to deepep, or turn fp8 dispatch off");
+    if (t.moeTokenDispatcher == MoeDispatcher::DeepEp) {
+        if (!m.isMoe() || p.ep <= 1)
+            c.note("training.moe_token_dispatcher",
+                "DeepEP dispatches routed tokens between expert-parallel ranks; with no MoE layers or ep=1 it moves "
+                "nothing");
+        for (const auto& d : s.topology.domains) {
+            if (d.gpu.smCount > 0 && t.moeDeepepNumSms >= d.gpu.smCount) {
+                c.error("training.moe_deepep_num_sms",
+                    str(t.moeDeepepNumSms) + " SMs for DeepEP leave none of the " + str(d.gpu.smCount) + " SMs of the "
+                        + d.gpu.name + " for compute: use fewer (Megatron-Core's default is 20)");
+                break;
+            }
+        }
+    }
     if (t.activationFuncFp8InputStore && m.activation != Activation::SwiGlu)
         c.note("training.activation_func_fp8_input_store",
             "Megatron-Core stores the activation input in fp8 only in its fused SwiGLU; this model's activation is "

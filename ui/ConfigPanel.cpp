@@ -697,6 +697,25 @@ QGroupBox* ConfigPanel::buildTrainingGroup()
         tr("Every expert's input is padded to exactly the capacity: fixed shapes, each expert computes capacity x "
            "mean tokens (--moe-pad-expert-input-to-capacity; needs an expert capacity)"),
         true);
+    choiceField(
+        form, tr("Token dispatcher:"), QStringLiteral("training.moe_token_dispatcher"),
+        { { QStringLiteral("alltoall"), tr("all-to-all (NCCL)") }, { QStringLiteral("deepep"), tr("DeepEP") } },
+        [](const S& s) { return QString::fromLatin1(core::toString(s.training.moeTokenDispatcher)); },
+        [](S& s, const QString& v) { core::parseMoeDispatcher(v.toStdString(), s.training.moeTokenDispatcher); },
+        tr("All-to-all sends one copy of a token per expert; DeepEP sends it once per node over InfiniBand and "
+           "forwards it over NVLink (--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep)"));
+    intField(
+        form, tr("DeepEP SMs:"), QStringLiteral("training.moe_deepep_num_sms"), 1, 1024,
+        [](const S& s) { return s.training.moeDeepepNumSms; }, [](S& s, int v) { s.training.moeDeepepNumSms = v; },
+        tr("SMs DeepEP's kernels hold; compute running beside an overlapped dispatch gets the rest "
+           "(--moe-deepep-num-sms, default 20; DeepSeek-V3 used 20 of 132)"));
+    boolField(
+        form, tr("FP8 dispatch (DeepSeek-V3)"), QStringLiteral("training.deepseek_fp8_dispatch"),
+        [](const S& s) { return s.training.deepseekFp8Dispatch; },
+        [](S& s, bool on) { s.training.deepseekFp8Dispatch = on; },
+        tr("DeepSeek-V3 dispatches tokens in fp8 with one scale per 128 values and combines in bf16 "
+           "(arXiv:2412.19437 sec. 3.3.2); needs FP8 and DeepEP, no Megatron-Core flag"),
+        true);
     return box;
 }
 

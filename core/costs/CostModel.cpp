@@ -457,6 +457,13 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         t.epBackward = moe.allToAllBackward;
         if (wholeMoe)
             t.epBackward += moe.allToAllForward;
+        // DeepEP's kernels hold their SMs while the layer's compute runs next to them (overlapped dispatch):
+        // the compute that shares the GPU with the dispatch and combine goes at the remaining SMs' rate.
+        if (c.epCommConcurrent && c.dispatcher == MoeDispatcher::DeepEp) {
+            t.forwardCompute += dispatchSmSeconds(t.forwardCompute, moe.dispatchForward, c.dispatchSmShare);
+            t.backwardInputCompute += dispatchSmSeconds(
+                t.backwardInputCompute + t.backwardWeightCompute, moe.dispatchBackward, c.dispatchSmShare);
+        }
     }
     return t;
 }

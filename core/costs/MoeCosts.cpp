@@ -20,6 +20,132 @@ constexpr int kMoeForwardKernels = 12;
 constexpr int kMoeBackwardKernels = 24;
 } // namespace
 
+namespace {
+// Bytes per element of a DeepSeek fp8 dispatch: 1-byte e4m3 values and one fp32 scale per 1 x 128 tile
+// (arXiv:2412.19437 sec. 3.3.2, fine-grained quantization of activations).
+constexpr double kFp8DispatchBytes = 1.0 + 4.0 / 128.0;
+
+// C(n - x, k) / C(n, k): the chance that k distinct picks out of n all miss a given x of them.
+double missAll(double n, double x, double k)
+{
+    double p = 1.0;
+    for (int i = 0; i < static_cast<int>(k); ++i) {
+        const double left = n - x - i;
+        if (left <= 0)
+            return 0.0;
+        p *= left / (n - i);
+    }
+    return p;
+}
+
+double logChoose(double n, double r)
+{
+    return std::lgamma(n + 1) - std::lgamma(r + 1) - std::lgamma(n - r + 1);
+}
+
+// Expected units (nodes or ranks, `units` equal blocks of the experts) holding at least one of a token's
+// k picks, the picks uniform over the experts of `chosen` of `groups` equal groups (groups = chosen = 1:
+// over all experts). Exact where a unit lies inside one group or holds whole groups; otherwise the groups
+// are dropped (uniform over all experts).
+double expectedUnitsTouched(double experts, double k, int groups, int chosen, double units)
+{
+    if (groups <= 1 || chosen >= groups) {
+        groups = 1;
+        chosen = 1;
+    }
+    const double group = experts / groups;
+    const double unit = experts / units;
+    const double eligible = chosen * group;
+    const bool unitInGroup = std::fmod(group, unit) == 0;
+    const bool groupsInUnit = std::fmod(unit, group) == 0;
+    if (unitInGroup)
+        return units * chosen / groups * (1.0 - missAll(eligible, unit, k));
+    if (!groupsInUnit)
+        return expectedUnitsTouched(experts, k, 1, 1, units);
+    // j of the unit's m groups are among the chosen ones: hypergeometric.
+    const double m = unit / group;
+    double touched = 0;
+    for (int j = 1; j <= static_cast<int>(std::min<double>(m, chosen)); ++j) {
+        if (chosen - j > groups - m)
+            continue;
+        const double pj = std::exp(logChoose(m, j) + logChoose(groups - m, chosen - j) - logChoose(groups, chosen));
+        touched += pj * (1.0 - missAll(eligible, j * group, k));
+    }
+    return units * touched;
+}
+} // namespace
+
+RoutedFanout routedFanout(const LayerShape& shape, int nodes, int gpusPerNode)
+{
+    RoutedFanout f;
+    if (!shape.moe || shape.experts <= 0)
+        return f;
+    const double experts = shape.experts;
+    const double k = std::min(shape.topK, experts);
+    const double n = std::min<double>(std::max(1, nodes), experts);
+    const double r = std::min<double>(std::max(1, nodes) * std::max(1, gpusPerNode), experts);
+    f.copies = k;
+    f.nodes = expectedUnitsTouched(experts, k, shape.routerGroups, shape.routerGroupTopk, n);
+    f.gpus = expectedUnitsTouched(experts, k, shape.routerGroups, shape.routerGroupTopk, r);
+    // By symmetry the sender's own node (rank) is touched with the average chance, touched / units.
+    f.remoteNodes = f.nodes * (1.0 - 1.0 / n);
+    f.remoteGpus = f.gpus * (1.0 - 1.0 / r);
+    return f;
+}
+
+void setDispatch(ActivationContext& c, const TrainingConfig& t, const ParallelConfig& p, int smCount)
+{
+    c.dispatcher = t.moeTokenDispatcher;
+    c.fp8Dispatch = t.deepseekFp8Dispatch;
+    c.dispatchSmShare = t.moeTokenDispatcher == MoeDispatcher::DeepEp && smCount > t.moeDeepepNumSms
+        ? static_cast<double>(t.moeDeepepNumSms) / smCount
+        : 0.0;
+    c.epCommConcurrent
+        = p.epCommOverlap || p.schedule == ScheduleKind::DualPipe || p.schedule == ScheduleKind::DualPipeV;
+}
+
+double dispatchSmSeconds(double compute, double comm, double smShare)
+{
+    if (smShare <= 0 || smShare >= 1 || compute <= 0 || comm <= 0)
+        return 0;
+    // While the communication runs, compute goes at (1 - s): all of it if it fits, else for comm seconds.
+    return std::min(compute * smShare / (1.0 - smShare), comm * smShare);
+}
+
+double dispatchCombineSeconds(const LayerShape& shape, const ActivationContext& c, const CommGroup& ep, double hidden,
+    const AllToAllEfficiency& efficiency)
+{
+    if (!shape.moe || ep.size <= 1)
+        return 0;
+    const double tokens = localTokens(c);
+    const double dispatchBytes = c.fp8Dispatch ? kFp8DispatchBytes : kBf16Bytes;
+    CommGroup achieved = ep;
+    achieved.intra.bytesPerSecond *= efficiency.nvlinkFraction;
+    achieved.inter.bytesPerSecond *= efficiency.scaleOutFraction;
+    if (c.dispatcher == MoeDispatcher::AllToAll) {
+        // Each GPU sends its tokens' top-k copies; the busiest receiver takes the imbalance factor more.
+        const double copies = tokens * shape.topK * hidden * c.expertLoadImbalance;
+        return achieved.seconds(CollectiveKind::AllToAll, copies * dispatchBytes)
+            + achieved.seconds(CollectiveKind::AllToAll, copies * kBf16Bytes);
+    }
+    // DeepEP normal kernels: one RDMA send per (token, remote node) to the rank of the same local index
+    // there, which forwards it over NVLink to the ranks holding its experts; a rank's NVLink traffic is the
+    // copies for the distinct ranks of its tokens, the two links pipelined (deepseek-ai/DeepEP README).
+    const RoutedFanout fan = routedFanout(shape, ep.outer, ep.inner);
+    auto pass = [&](double bytesPerElement) {
+        const double perCopy = tokens * hidden * bytesPerElement * c.expertLoadImbalance;
+        const double scaleOut = ep.outer > 1 && achieved.inter.bytesPerSecond > 0
+            ? fan.remoteNodes * perCopy / achieved.inter.bytesPerSecond + achieved.inter.latencySeconds
+            : 0.0;
+        const double nvlinkCopies = fan.gpus * (1.0 - 1.0 / std::max(1, ep.inner));
+        const double nvlink = ep.inner > 1 && achieved.intra.bytesPerSecond > 0
+            ? nvlinkCopies * perCopy / achieved.intra.bytesPerSecond + achieved.intra.latencySeconds
+            : 0.0;
+        return std::max(scaleOut, nvlink);
+    };
+    return pass(dispatchBytes) + pass(kBf16Bytes);
+}
+
 double localExperts(const LayerShape& shape, int ep)
 {
     return std::max(1.0, shape.experts / std::max(1, ep));
@@ -79,16 +205,11 @@ MoeLayerTimes moeLayerTimes(const LayerShape& shape, const ActivationContext& c,
         t.expertTensorGatherForward
             = etp.seconds(CollectiveKind::AllGather, gathered) + etp.seconds(CollectiveKind::ReduceScatter, gathered);
     }
-    // Dispatch and combine: each GPU sends its tokens' top-k 16-bit copies, the busiest receiver takes
-    // the imbalance factor more; the backward runs both again on the gradients.
-    double a2a = t.expertTensorGatherForward;
-    if (ep.size > 1) {
-        CommGroup achieved = ep;
-        achieved.intra.bytesPerSecond *= efficiency.nvlinkFraction;
-        achieved.inter.bytesPerSecond *= efficiency.scaleOutFraction;
-        const double bytes = kBf16Bytes * tokens * shape.topK * hidden * c.expertLoadImbalance;
-        a2a += 2.0 * achieved.seconds(CollectiveKind::AllToAll, bytes);
-    }
+    // Dispatch and combine (dispatchCombineSeconds); the backward runs both again on the gradients, the
+    // dispatch of the gradients in the dispatch's precision as well (arXiv:2412.19437 sec. 3.3.2).
+    const double a2a = t.expertTensorGatherForward + dispatchCombineSeconds(shape, c, ep, hidden, efficiency);
+    t.dispatchForward = a2a;
+    t.dispatchBackward = a2a;
     if (a2a > 0) {
         // With EP communication overlap the all-to-all of one micro-batch runs behind the expert and
         // attention compute of another (Megatron-Core --overlap-moe-expert-parallel-comm).

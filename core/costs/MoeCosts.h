@@ -16,6 +16,33 @@ struct AllToAllEfficiency {
     double scaleOutFraction = 0.86;
 };
 
+// Where one token's top_k routed copies go, per token, in an EP group of `nodes` NVLink domains of
+// `gpusPerNode` ranks each, the experts split evenly and in order over the ranks. Routing is taken as
+// uniform over the experts a token may pick (those of its router_group_topk groups under group-limited
+// routing): the balanced load that auxiliary losses and DeepSeek's bias terms aim for.
+struct RoutedFanout {
+    double copies = 0; // top_k
+    double nodes = 0; // expected distinct nodes (NVLink domains) holding at least one of its experts
+    double gpus = 0; // expected distinct ranks holding at least one of its experts
+    double remoteNodes = 0; // of `nodes`, those other than the sender's
+    double remoteGpus = 0; // of `gpus`, those other than the sender
+};
+RoutedFanout routedFanout(const LayerShape& shape, int nodes, int gpusPerNode);
+
+// Extra seconds compute takes while DeepEP's kernels hold `smShare` of the SMs next to it: the part of
+// `compute` that runs alongside `comm` goes at (1 - smShare) of its rate (arXiv:2412.19437 sec. 3.2.2).
+double dispatchSmSeconds(double compute, double comm, double smShare);
+// Sets c's dispatcher fields from the training configuration: DeepEP's SM share of a GPU with `smCount` SMs,
+// fp8 dispatch, and whether the dispatch runs next to compute (ep comm overlap or a DualPipe schedule).
+void setDispatch(ActivationContext& c, const TrainingConfig& t, const ParallelConfig& p, int smCount);
+
+// Seconds of one dispatch + combine pair of one micro-batch on the busiest rank. The all-to-all dispatcher
+// sends every (token, expert) copy on its own; DeepEP sends a token once over InfiniBand to each remote node
+// it needs and forwards it over NVLink there (deepseek-ai/DeepEP README; arXiv:2412.19437 sec. 3.2.2), the
+// two links pipelined. `fp8Dispatch`: the dispatch moves 1-byte values plus a 4-byte scale per 128.
+double dispatchCombineSeconds(const LayerShape& shape, const ActivationContext& c, const CommGroup& ep, double hidden,
+    const AllToAllEfficiency& efficiency = {});
+
 // One MoE layer's expert path on the busiest GPU, per micro-batch, in seconds. The router GEMM and
 // the shared experts stay with the dense linears of the layer (LayerShape).
 struct MoeLayerTimes {
@@ -29,6 +56,8 @@ struct MoeLayerTimes {
     double allToAllForward = 0; // dispatch + combine (and the ETP gather / scatter of the routed tokens)
     double allToAllBackward = 0;
     double expertTensorGatherForward = 0; // the part of allToAllForward spent over the ETP group
+    double dispatchForward = 0; // the dispatch + combine pair before any overlap (allToAll* after it)
+    double dispatchBackward = 0;
     double forwardCompute() const { return routerForward + permuteForward + expertForward; }
     double backwardInputCompute() const { return routerBackward + permuteBackward + expertBackwardInput; }
 };

@@ -2,6 +2,7 @@
 #include "core/engine/LayerCostStage.h"
 
 #include "core/calibration/Calibration.h"
+#include "core/costs/MoeCosts.h"
 #include "core/model/LayerShape.h"
 
 #include <algorithm>
@@ -62,6 +63,7 @@ LayerCostStageResult layerCostStage(const Scenario& scenario, const TopologySumm
     report.hbmBytes = topology.minHbmBytes;
     LayerCostStageResult out { gpu, ComputeRates(gpu, scenario.training.dtype, options.calibration, defaults),
         activationContext(scenario, report.seqLen, defaults), {}, {} };
+    setDispatch(out.context, scenario.training, scenario.parallel, gpu.smCount);
     report.peakFlopsPerSecond = out.rates.peakFlopsPerSecond();
     if (out.rates.gemmCalibrated())
         report.calibrated.push_back("GEMM throughput (" + options.calibration->path + ")");

@@ -169,6 +169,12 @@ json readDeepSeek(const Fields& f, const std::string& name)
         m["moe"] = { { "experts", f.integer("n_routed_experts") }, { "top_k", f.integer("num_experts_per_tok") },
             { "expert_ffn_hidden", f.integer("moe_intermediate_size") },
             { "shared_experts", f.integer("n_shared_experts", 0) }, { "first_dense_layers", firstDense } };
+    // Group-limited routing (modeling_deepseek_v3.py MoEGate: n_group groups, the top topk_group of them;
+    // DeepSeek-V2-Lite's n_group 1 is plain top-k).
+    if (m.contains("moe") && f.integer("n_group", 1) > 1 && f.integer("topk_group", 0) > 0) {
+        m["moe"]["router_groups"] = f.integer("n_group");
+        m["moe"]["router_group_topk"] = f.integer("topk_group");
+    }
     m["mla"] = { { "q_lora_rank", f.integer("q_lora_rank", 0) }, { "kv_lora_rank", f.integer("kv_lora_rank") },
         { "qk_nope_head_dim", f.integer("qk_nope_head_dim") }, { "qk_rope_head_dim", f.integer("qk_rope_head_dim") },
         { "v_head_dim", f.integer("v_head_dim") } };

@@ -99,6 +99,21 @@ ModelSpec readModel(JsonReader& r)
         moe.sharedExperts = static_cast<int>(mr.integer("shared_experts", 0, kMaxExperts, 0));
         moe.expertFfnHidden = mr.integer("expert_ffn_hidden", 1, 1LL << 24);
         moe.firstDenseLayers = static_cast<int>(mr.integer("first_dense_layers", 0, m.layers - 1, 0));
+        moe.routerGroups = static_cast<int>(mr.integer("router_groups", 1, moe.experts, 0));
+        moe.routerGroupTopk = static_cast<int>(mr.integer("router_group_topk", 1, std::max(1, moe.routerGroups), 0));
+        if (moe.routerGroups > 0 && moe.experts % moe.routerGroups != 0)
+            mr.fail("router_groups",
+                "experts=" + std::to_string(moe.experts) + " is not divisible by router_groups="
+                    + std::to_string(moe.routerGroups) + ": choose a group count that divides the experts");
+        if ((moe.routerGroups > 0) != (moe.routerGroupTopk > 0))
+            mr.fail(moe.routerGroups > 0 ? "router_group_topk" : "router_groups",
+                "group-limited routing needs both router_groups and router_group_topk (Megatron-Core "
+                "--moe-router-num-groups and --moe-router-group-topk)");
+        else if (moe.routerGroups > 0
+            && static_cast<std::int64_t>(moe.routerGroupTopk) * (moe.experts / moe.routerGroups) < moe.topK)
+            mr.fail("router_group_topk",
+                "the " + std::to_string(moe.routerGroupTopk) + " chosen groups hold fewer than top_k="
+                    + std::to_string(moe.topK) + " experts: raise router_group_topk");
         m.moe = moe;
     }
     if (r.has("mla")) {
@@ -334,6 +349,14 @@ void readTraining(JsonReader& t, TrainingConfig& c, json& extra)
         t.fail("moe_pad_expert_input_to_capacity",
             "pads to the capacity moe_expert_capacity_factor sets: give that factor (e.g. 1.0) or remove the key "
             "(Megatron-Core requires --moe-expert-capacity-factor with --moe-pad-expert-input-to-capacity)");
+    const std::string dispatcher = t.string("moe_token_dispatcher", "alltoall");
+    if (!parseMoeDispatcher(dispatcher, c.moeTokenDispatcher))
+        t.fail("moe_token_dispatcher",
+            "must be \"alltoall\" or \"deepep\" (Megatron-Core --moe-token-dispatcher-type alltoall, or flex with "
+            "--moe-flex-dispatcher-backend deepep), got \""
+                + dispatcher + "\"");
+    c.moeDeepepNumSms = static_cast<int>(t.integer("moe_deepep_num_sms", 1, 1024, 20));
+    c.deepseekFp8Dispatch = t.boolean("deepseek_fp8_dispatch", false);
     readOptimizer(t, c.optimizer, extra);
 }
 
@@ -541,6 +564,10 @@ json modelSpecToJson(const ModelSpec& m)
         j["moe"]
             = { { "experts", m.moe->experts }, { "top_k", m.moe->topK }, { "shared_experts", m.moe->sharedExperts },
                   { "expert_ffn_hidden", m.moe->expertFfnHidden }, { "first_dense_layers", m.moe->firstDenseLayers } };
+    if (m.moe && m.moe->routerGroups > 0) {
+        j["moe"]["router_groups"] = m.moe->routerGroups;
+        j["moe"]["router_group_topk"] = m.moe->routerGroupTopk;
+    }
     if (m.mla)
         j["mla"] = { { "q_lora_rank", m.mla->qLoraRank }, { "kv_lora_rank", m.mla->kvLoraRank },
             { "qk_nope_head_dim", m.mla->qkNopeHeadDim }, { "qk_rope_head_dim", m.mla->qkRopeHeadDim },
@@ -649,6 +676,12 @@ json scenarioToJson(const Scenario& s)
         j["training"]["moe_expert_capacity_factor"] = t.moeExpertCapacityFactor;
     if (t.moePadExpertInputToCapacity && t.moeExpertCapacityFactor > 0) // without a capacity it pads to nothing
         j["training"]["moe_pad_expert_input_to_capacity"] = true;
+    if (t.moeTokenDispatcher != MoeDispatcher::AllToAll)
+        j["training"]["moe_token_dispatcher"] = toString(t.moeTokenDispatcher);
+    if (t.moeDeepepNumSms != 20)
+        j["training"]["moe_deepep_num_sms"] = t.moeDeepepNumSms;
+    if (t.deepseekFp8Dispatch)
+        j["training"]["deepseek_fp8_dispatch"] = true;
     if (!(t.optimizer == OptimizerPrecision {}))
         j["training"]["optimizer"] = optimizerPrecisionToJson(t.optimizer);
     if (s.mode == ScenarioMode::Inference) {

@@ -103,6 +103,12 @@ const std::map<std::string, std::string>& nemoKeys()
         { "moe_shared_expert_intermediate_size", "moe-shared-expert-intermediate-size" },
         { "moe_expert_capacity_factor", "moe-expert-capacity-factor" },
         { "moe_pad_expert_input_to_capacity", "moe-pad-expert-input-to-capacity" },
+        { "moe_router_num_groups", "moe-router-num-groups" },
+        { "moe_router_group_topk", "moe-router-group-topk" },
+        { "moe_token_dispatcher_type", "moe-token-dispatcher-type" },
+        { "moe_flex_dispatcher_backend", "moe-flex-dispatcher-backend" },
+        { "moe_enable_deepep", "moe-enable-deepep" },
+        { "moe_deepep_num_sms", "moe-deepep-num-sms" },
         { "num_nodes", "nnodes" },
         { "num_gpus_per_node", "nproc-per-node" },
         { "devices", "nproc-per-node" },
@@ -360,8 +366,12 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
                 f.has("moe-layer-freq")
                     ? firstDenseFromLayerFreq(f.text("moe-layer-freq", "1"), static_cast<int>(layers))
                     : 0 } };
+        if (f.has("moe-router-num-groups") || f.has("moe-router-group-topk")) {
+            m["moe"]["router_groups"] = f.integer("moe-router-num-groups", 0);
+            m["moe"]["router_group_topk"] = f.integer("moe-router-group-topk", 0);
+        }
     }
-    for (const char* k : { "normalization", "attention-backend", "moe-grouped-gemm", "moe-token-dispatcher-type" })
+    for (const char* k : { "normalization", "attention-backend", "moe-grouped-gemm" })
         f.has(k);
     if (f.text("attention-backend", "") == "unfused")
         notes.emplace_back(
@@ -531,6 +541,21 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
             training["moe_expert_capacity_factor"] = f.number("moe-expert-capacity-factor", 0.0);
         if (f.has("moe-pad-expert-input-to-capacity"))
             training["moe_pad_expert_input_to_capacity"] = true;
+        // --moe-token-dispatcher-type flex with DeepEP (--moe-flex-dispatcher-backend deepep, or the older
+        // --moe-enable-deepep); other dispatchers and the HybridEP backend are priced as the all-to-all.
+        const std::string dispatcher = f.text("moe-token-dispatcher-type", "alltoall");
+        const std::string backend = f.text("moe-flex-dispatcher-backend", f.has("moe-enable-deepep") ? "deepep" : "");
+        if (dispatcher == "flex" && backend == "deepep") {
+            training["moe_token_dispatcher"] = "deepep";
+            if (f.has("moe-deepep-num-sms"))
+                training["moe_deepep_num_sms"] = f.integer("moe-deepep-num-sms", 20);
+        } else if (dispatcher != "alltoall") {
+            result.notes.push_back("--moe-token-dispatcher-type " + dispatcher
+                + (backend.empty() ? "" : " (" + backend + ")") + ": priced as the all-to-all dispatcher");
+        }
+        f.has("moe-deepep-num-sms");
+        if (mark("deepseek_fp8_dispatch", "false") == "true")
+            training["deepseek_fp8_dispatch"] = true;
         if (f.has("recompute-modules")) {
             const std::string given = f.text("recompute-modules", "");
             std::istringstream names(given == "1" ? std::string() : given); // "1": the flag with no names

@@ -38,6 +38,8 @@ std::vector<std::string> LaunchMarker::lines(const Scenario& s, const std::strin
         m << " model=" << s.modelPreset;
     if (s.training.deepseekActivationCache) // no framework flag carries it (MegatronArgsWriter's NOTE)
         m << " deepseek_activation_cache=true";
+    if (s.training.deepseekFp8Dispatch) // no framework flag carries it either
+        m << " deepseek_fp8_dispatch=true";
     std::vector<std::string> out { comment + " parallax-name: " + s.name, m.str() };
     if (!regular)
         out.push_back(comment

@@ -80,8 +80,22 @@ Block moeArgs(const Scenario& s)
     if (m.moe->firstDenseLayers > 0)
         l.push_back(
             "--moe-layer-freq \"([0]*" + num(m.moe->firstDenseLayers) + "+[1]*" + num(m.moeLayerCount()) + ")\"");
+    if (m.moe->routerGroups > 0) {
+        l.emplace_back("--moe-router-num-groups " + num(m.moe->routerGroups));
+        l.emplace_back("--moe-router-group-topk " + num(m.moe->routerGroupTopk));
+    }
     l.emplace_back("--moe-grouped-gemm");
-    l.emplace_back("--moe-token-dispatcher-type alltoall");
+    if (s.training.moeTokenDispatcher == MoeDispatcher::DeepEp) {
+        l.emplace_back("--moe-token-dispatcher-type flex");
+        l.emplace_back("--moe-flex-dispatcher-backend deepep");
+        l.emplace_back("--moe-deepep-num-sms " + num(s.training.moeDeepepNumSms));
+    } else {
+        l.emplace_back("--moe-token-dispatcher-type alltoall");
+    }
+    if (s.training.deepseekFp8Dispatch)
+        l.emplace_back("# NOTE: Megatron-LM's DeepEP dispatch sends bf16 tokens; DeepSeek-V3's fp8 dispatch "
+                       "(arXiv:2412.19437 sec. 3.3.2) has no flag, so the dispatch moves about twice the bytes the "
+                       "scenario assumes");
     if (s.training.moeExpertCapacityFactor > 0)
         l.emplace_back("--moe-expert-capacity-factor " + fixedText(s.training.moeExpertCapacityFactor, 2));
     if (s.training.moePadExpertInputToCapacity && s.training.moeExpertCapacityFactor > 0)

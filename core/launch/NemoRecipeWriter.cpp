@@ -170,6 +170,16 @@ std::string NemoRecipeWriter::write(const Scenario& s)
             o << mc << "moe_expert_capacity_factor = " << fixedText(s.training.moeExpertCapacityFactor, 2) << "\n";
         if (s.training.moePadExpertInputToCapacity && s.training.moeExpertCapacityFactor > 0)
             o << mc << "moe_pad_expert_input_to_capacity = True\n";
+        if (m.moe->routerGroups > 0)
+            o << mc << "moe_router_num_groups = " << m.moe->routerGroups << "\n"
+              << mc << "moe_router_group_topk = " << m.moe->routerGroupTopk << "\n";
+        if (s.training.moeTokenDispatcher == MoeDispatcher::DeepEp)
+            o << mc << "moe_token_dispatcher_type = \"flex\"\n"
+              << mc << "moe_flex_dispatcher_backend = \"deepep\"\n"
+              << mc << "moe_deepep_num_sms = " << s.training.moeDeepepNumSms << "\n";
+        if (s.training.deepseekFp8Dispatch)
+            o << "# NOTE: NeMo's DeepEP dispatch sends bf16 tokens; DeepSeek-V3's fp8 dispatch (arXiv:2412.19437 "
+                 "sec. 3.3.2) has no switch, so the dispatch moves about twice the bytes the scenario assumes\n";
     }
 
     o << "\n# Recompute and precision\n";

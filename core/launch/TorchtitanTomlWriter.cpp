@@ -143,6 +143,10 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
         o << "# NOTE: torchtitan saves activations in their compute dtype; the scenario's "
           << (t.deepseekActivationCache ? "DeepSeek-V3 fp8/E5M6 activation cache" : "fp8 SwiGLU input store")
           << " is not reproduced\n";
+    if (t.moeTokenDispatcher == MoeDispatcher::DeepEp || t.deepseekFp8Dispatch)
+        o << "# NOTE: the scenario's "
+          << (t.deepseekFp8Dispatch ? "DeepEP dispatch with fp8 tokens" : "DeepEP dispatch")
+          << " is not reproduced; torchtitan's expert parallelism exchanges bf16 tokens with all-to-all\n";
     if (t.moeExpertCapacityFactor > 0)
         o << "# NOTE: torchtitan's MoE is dropless; the scenario's expert capacity factor "
           << fixedText(t.moeExpertCapacityFactor, 2) << " (token dropping) is not reproduced\n";

@@ -25,6 +25,13 @@ struct ActivationContext {
     bool fp8 = false;
     bool swigluFp8InputStore = false; // TrainingConfig::activationFuncFp8InputStore
     bool deepseekActivationCache = false; // TrainingConfig::deepseekActivationCache
+    // MoE token dispatch (TrainingConfig::moeTokenDispatcher, deepseekFp8Dispatch) and the share of the SMs
+    // DeepEP's kernels hold (moeDeepepNumSms / SMs; 0 without DeepEP). epCommConcurrent: the dispatch and
+    // combine run while other compute does (--overlap-moe-expert-parallel-comm, or DualPipe's pairing).
+    MoeDispatcher dispatcher = MoeDispatcher::AllToAll;
+    bool fp8Dispatch = false;
+    double dispatchSmShare = 0;
+    bool epCommConcurrent = false;
 };
 
 // The modules this context's selective recompute re-runs; 0 unless recompute is Selective.

@@ -43,6 +43,8 @@ LayerShape layerShape(const ModelSpec& m, int layer)
         s.moe = true;
         s.experts = m.moe->experts;
         s.topK = m.moe->topK;
+        s.routerGroups = m.moe->routerGroups;
+        s.routerGroupTopk = m.moe->routerGroupTopk;
         s.expertWidth = static_cast<double>(m.moe->expertFfnHidden);
         s.linears.push_back({ "router", h, s.experts, false, false, false, LinearPart::Router });
         if (m.moe->sharedExperts > 0) {

@@ -33,6 +33,8 @@ struct LayerShape {
     double expertWidth = 0;
     double topK = 0;
     double experts = 0;
+    int routerGroups = 0; // group-limited routing (MoeSpec::routerGroups); 0: none
+    int routerGroupTopk = 0;
     double mlaLatentWidth = 0; // MLA: q and kv latent widths stored per token (replicated over tp)
 };
 

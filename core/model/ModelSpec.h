@@ -15,6 +15,13 @@ struct MoeSpec {
     int sharedExperts = 0;
     std::int64_t expertFfnHidden = 0;
     int firstDenseLayers = 0; // dense FFN layers before the first MoE layer
+    // Group-limited routing (Megatron-Core --moe-router-num-groups / --moe-router-group-topk; Hugging Face
+    // n_group / topk_group): the experts form routerGroups equal groups, and each token picks its top_k
+    // experts from its routerGroupTopk best groups. DeepSeek-V3 uses 8 groups of 32 experts, one per node of
+    // its EP group, and 4 of them, so a token reaches at most 4 nodes (arXiv:2412.19437 sec. 2.1.2, 3.2.2).
+    // 0: not group-limited.
+    int routerGroups = 0;
+    int routerGroupTopk = 0;
     bool operator==(const MoeSpec&) const = default;
 };
 

@@ -35,6 +35,10 @@ constexpr std::array<std::pair<DType, const char*>, 2> kDTypes { {
     { DType::Bf16, "bf16" },
     { DType::Fp8, "fp8" },
 } };
+constexpr std::array<std::pair<MoeDispatcher, const char*>, 2> kDispatchers { {
+    { MoeDispatcher::AllToAll, "alltoall" },
+    { MoeDispatcher::DeepEp, "deepep" },
+} };
 
 template <typename Enum, std::size_t N>
 const char* nameOf(const std::array<std::pair<Enum, const char*>, N>& table, Enum value)
@@ -71,6 +75,14 @@ const char* toString(DType d)
 {
     return nameOf(kDTypes, d);
 }
+const char* toString(MoeDispatcher d)
+{
+    return nameOf(kDispatchers, d);
+}
+bool parseMoeDispatcher(const std::string& s, MoeDispatcher& out)
+{
+    return valueOf(kDispatchers, s, out);
+}
 std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const TrainingConfig& t)
 {
     std::vector<std::string> out;
@@ -92,6 +104,10 @@ std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const Train
         out.emplace_back("fp8 SwiGLU input store");
     if (t.deepseekActivationCache)
         out.emplace_back("DeepSeek fp8/E5M6 activation cache");
+    if (t.moeTokenDispatcher == MoeDispatcher::DeepEp && p.ep > 1)
+        out.push_back("DeepEP dispatcher (" + std::to_string(t.moeDeepepNumSms) + " SMs)");
+    if (t.deepseekFp8Dispatch && p.ep > 1)
+        out.emplace_back("fp8 dispatch");
     return out;
 }
 

@@ -12,6 +12,9 @@ namespace parallax::core {
 enum class ScheduleKind { GPipe, OneFOneB, Interleaved1F1B, ZbH1, ZbH2, ZbV, DualPipe, DualPipeV };
 enum class Recompute { None, Selective, Full };
 enum class DType { Bf16, Fp8 };
+// Megatron-Core's MoE token dispatcher (--moe-token-dispatcher-type): NCCL all-to-all, or the flex
+// dispatcher with DeepEP's kernels (--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep).
+enum class MoeDispatcher { AllToAll, DeepEp };
 
 // The submodules selective recompute re-runs in the backward, as bits: Megatron-Core
 // TransformerConfig.recompute_modules / --recompute-modules (megatron/core/transformer/
@@ -97,6 +100,14 @@ struct TrainingConfig {
     // --moe-pad-expert-input-to-capacity every expert's input is padded to exactly that capacity.
     double moeExpertCapacityFactor = 0;
     bool moePadExpertInputToCapacity = false;
+    // The token dispatcher. DeepEP sends a token once to each node its experts are on and forwards it over
+    // NVLink there (deepseek-ai/DeepEP README, "normal kernels"); its kernels hold moeDeepepNumSms SMs
+    // (--moe-deepep-num-sms, Megatron-Core default 20; DeepSeek-V3 used 20 of 132, arXiv:2412.19437 sec. 3.2.2).
+    MoeDispatcher moeTokenDispatcher = MoeDispatcher::AllToAll;
+    int moeDeepepNumSms = 20;
+    // DeepSeek-V3's low-precision communication (arXiv:2412.19437 sec. 3.3.2): the dispatch sends fp8 with
+    // one fp32 scale per 128 values, the combine stays bf16. Needs FP8 and DeepEP; no Megatron-Core flag.
+    bool deepseekFp8Dispatch = false;
 };
 
 // The busiest expert's tokens over the mean: the engine's load imbalance, capped by a capacity factor
@@ -119,6 +130,8 @@ inline int microbatchesPerStep(const ParallelConfig& p, const TrainingConfig& t)
 const char* toString(ScheduleKind k);
 const char* toString(Recompute r);
 const char* toString(DType d);
+const char* toString(MoeDispatcher d);
+bool parseMoeDispatcher(const std::string& s, MoeDispatcher& out);
 bool parseSchedule(const std::string& s, ScheduleKind& out);
 bool parseRecompute(const std::string& s, Recompute& out);
 bool parseDType(const std::string& s, DType& out);

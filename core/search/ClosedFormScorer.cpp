@@ -6,6 +6,7 @@
 #include "core/calibration/Calibration.h"
 #include "core/cluster/FabricPath.h"
 #include "core/cluster/GradientGroupStride.h"
+#include "core/costs/MoeCosts.h"
 #include "core/costs/StepOverheads.h"
 #include "core/memory/ActivationMemory.h"
 #include "core/memory/MemoryModel.h"
@@ -253,6 +254,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.fp8 = m_base.training.dtype == DType::Fp8;
     ctx.swigluFp8InputStore = m_base.training.activationFuncFp8InputStore;
     ctx.deepseekActivationCache = m_base.training.deepseekActivationCache;
+    setDispatch(ctx, m_base.training, m_base.parallel, m_gpu.smCount);
     const LayerCommGroups groups { comm.tp, comm.cp, comm.ep };
     auto cost = std::make_unique<LayerCostSet>();
     auto fill = [&](const LayerShape& shape, LayerCostSet::Kind& k) {

@@ -311,6 +311,12 @@ bool applyOverride(Scenario& s, const std::string& field, const std::string& val
         t.deepseekActivationCache = value == "true";
         return true;
     }
+    if (field == "deepseek_fp8_dispatch" && (value == "true" || value == "false")) {
+        t.deepseekFp8Dispatch = value == "true";
+        return true;
+    }
+    if (field == "moe_token_dispatcher" && parseMoeDispatcher(value, t.moeTokenDispatcher))
+        return true;
     if (auto served = applyInferenceOverride(s, field, value, error))
         return *served;
     error = "unknown variant field or value " + field + "=" + value;

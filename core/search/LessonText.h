@@ -19,7 +19,8 @@ struct SearchResult;
 //   {{name field=value ...}}      the same number for a variant of the scenario, e.g.
 //                                 {{bubble_pct schedule=interleaved-1f1b vpp=2}}; fields: tp, sp (on|off),
 //                                 cp, pp, vpp, dp, ep, zero, schedule, micro_batch, global_batch, seq_len,
-//                                 recompute, dtype, deepseek_activation_cache (true|false)
+//                                 recompute, dtype, deepseek_activation_cache, deepseek_fp8_dispatch (true|false),
+//                                 moe_token_dispatcher (alltoall|deepep)
 //   {{recommended...}}, {{fix}}   what a search over every configuration says (see lessonPlaceholderNames())
 //
 // Unknown names, bad fields and invalid variants are errors: the text keeps the placeholder and

@@ -158,6 +158,9 @@ std::string readLayout(const json& p, const SourceConventions& conv, Scenario& s
         train.recomputeModules = conv.selectiveModules;
     train.optimizer = conv.optimizer;
     train.deepseekActivationCache = conv.deepseekActivationCache && train.dtype == DType::Fp8;
+    train.moeTokenDispatcher = conv.moeDispatcher;
+    train.deepseekFp8Dispatch
+        = conv.deepseekFp8Dispatch && conv.moeDispatcher == MoeDispatcher::DeepEp && train.dtype == DType::Fp8;
     if (!conv.memoryNote.empty())
         assumed.push_back(conv.memoryNote);
     readFrameworkKnobs(p, conv, s, assumed);

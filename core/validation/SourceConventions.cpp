@@ -138,7 +138,13 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         c.deepseekActivationCache = true;
         c.memoryNote = "recompute_modules layernorm, mla_up_proj, moe_act; AdamW moments bf16, fp32 master weights; "
                        "fp8 SwiGLU inputs and E5M6 attention output under fp8 (arXiv:2412.19437 sec. 3.2.3, 3.3)";
-        c.kernelNote = "DeepSeek's framework: all-to-all and pipeline sends overlapped by DualPipe (sec. 3.2.1-3.2.2)";
+        // Its dispatch (sec. 3.2.2, 3.3.2): each token crosses InfiniBand once per node it needs (at most 4,
+        // node-limited routing) and is forwarded over NVLink, by kernels on 20 of the 132 SMs; fp8 dispatch.
+        c.moeDispatcher = MoeDispatcher::DeepEp;
+        c.deepseekFp8Dispatch = true;
+        c.kernelNote = "DeepSeek's framework: all-to-all and pipeline sends overlapped by DualPipe (sec. 3.2.1-3.2.2); "
+                       "tokens sent once per node over IB and forwarded over NVLink on 20 SMs, dispatched in fp8 "
+                       "(sec. 3.2.2, 3.3.2)";
     }
     if (arxiv == "2407.21783") {
         // Llama 3 (arXiv:2407.21783 sec. 3.3.1-3.3.2): FSDP shards the optimizer states and the gradients

@@ -37,6 +37,9 @@ struct SourceConventions {
     unsigned selectiveModules = recompute_module::kDefault;
     OptimizerPrecision optimizer;
     bool deepseekActivationCache = false;
+    // The MoE token dispatch of the source's framework (DeepSeek-V3: DeepEP-style, fp8 dispatch under FP8).
+    MoeDispatcher moeDispatcher = MoeDispatcher::AllToAll;
+    bool deepseekFp8Dispatch = false;
     std::string memoryNote;
     bool flashAttention = true;
     bool tpCommOverlap = false;

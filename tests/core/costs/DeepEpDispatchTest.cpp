@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// Token dispatch as DeepSeek-V3 and DeepEP run it (core/costs/MoeCosts): how many nodes and ranks a token's
+// experts are on under plain and group-limited routing (checked against a seeded simulation of the router),
+// DeepEP's one InfiniBand send per remote node, fp8 dispatch, and the SMs DeepEP's kernels take from compute.
+#include "core/costs/CostModel.h"
+#include "core/costs/MoeCosts.h"
+#include "core/io/PresetLibrary.h"
+#include "core/model/LayerShape.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <set>
+#include <vector>
+
+using namespace parallax::core;
+
+namespace {
+
+LayerShape moeShape(int experts, int topK, int groups, int groupTopk)
+{
+    LayerShape s;
+    s.moe = true;
+    s.experts = experts;
+    s.topK = topK;
+    s.routerGroups = groups;
+    s.routerGroupTopk = groupTopk;
+    return s;
+}
+
+// The router, simulated: pick `chosen` of `groups` groups, then top_k distinct experts among theirs, all
+// uniformly; count the distinct units (blocks of experts / units experts) the picks land on.
+double simulatedUnitsTouched(int experts, int topK, int groups, int chosen, int units, int samples)
+{
+    std::mt19937 rng(12345);
+    const int perGroup = experts / groups;
+    const int perUnit = experts / units;
+    std::vector<int> groupIds(groups);
+    std::iota(groupIds.begin(), groupIds.end(), 0);
+    double total = 0;
+    for (int n = 0; n < samples; ++n) {
+        std::shuffle(groupIds.begin(), groupIds.end(), rng);
+        std::vector<int> eligible;
+        for (int g = 0; g < chosen; ++g) {
+            for (int e = 0; e < perGroup; ++e)
+                eligible.push_back(groupIds[g] * perGroup + e);
+        }
+        std::shuffle(eligible.begin(), eligible.end(), rng);
+        std::set<int> touched;
+        for (int i = 0; i < topK; ++i)
+            touched.insert(eligible[i] / perUnit);
+        total += static_cast<double>(touched.size());
+    }
+    return total / samples;
+}
+
+CommGroup eightNodesOfEight()
+{
+    CommGroup g;
+    g.size = 64;
+    g.inner = 8;
+    g.outer = 8;
+    g.intra = { 200e9, 0 }; // H800 NVLink per direction
+    g.inter = { 50e9, 0 }; // 400 Gb/s CX7 per GPU
+    return g;
+}
+
+ActivationContext deepSeekContext(MoeDispatcher dispatcher, bool fp8Dispatch)
+{
+    ActivationContext c;
+    c.seqLen = 4096;
+    c.microBatch = 1;
+    c.expertLoadImbalance = 1.25;
+    c.dispatcher = dispatcher;
+    c.fp8Dispatch = fp8Dispatch;
+    return c;
+}
+
+} // namespace
+
+// Without group limits a token's 8 experts of 256 land on 8 (1 - C(224, 8) / C(256, 8)) = 5.28 of 8 nodes.
+TEST(DeepEpDispatch, UniformRoutingReachesMostNodes)
+{
+    const RoutedFanout f = routedFanout(moeShape(256, 8, 0, 0), 8, 8);
+    double miss = 1;
+    for (int i = 0; i < 8; ++i)
+        miss *= (224.0 - i) / (256.0 - i);
+    EXPECT_NEAR(f.nodes, 8 * (1 - miss), 1e-9);
+    EXPECT_NEAR(f.nodes, simulatedUnitsTouched(256, 8, 1, 1, 8, 40000), 0.03);
+    EXPECT_NEAR(f.remoteNodes, f.nodes * 7.0 / 8.0, 1e-12);
+    EXPECT_NEAR(f.gpus, simulatedUnitsTouched(256, 8, 1, 1, 64, 40000), 0.03);
+    EXPECT_DOUBLE_EQ(f.copies, 8.0);
+}
+
+// DeepSeek-V3's node-limited routing (8 groups, one per node, the best 4): at most 4 nodes, 3.6 on average
+// with uniform picks inside the chosen groups, 3.2 of them remote (arXiv:2412.19437 sec. 2.1.2).
+TEST(DeepEpDispatch, NodeLimitedRoutingCapsTheNodes)
+{
+    const RoutedFanout limited = routedFanout(moeShape(256, 8, 8, 4), 8, 8);
+    EXPECT_LE(limited.nodes, 4.0);
+    EXPECT_NEAR(limited.nodes, simulatedUnitsTouched(256, 8, 8, 4, 8, 40000), 0.03);
+    EXPECT_NEAR(limited.gpus, simulatedUnitsTouched(256, 8, 8, 4, 64, 40000), 0.03);
+    EXPECT_NEAR(limited.remoteNodes, 3.17, 0.01);
+    const RoutedFanout free = routedFanout(moeShape(256, 8, 0, 0), 8, 8);
+    EXPECT_LT(limited.remoteNodes, 0.75 * free.remoteNodes);
+}
+
+// Groups smaller than a node (4 per node, the best 6 of 32): the node holds j chosen groups with the
+// hypergeometric chance; checked against the simulated router.
+TEST(DeepEpDispatch, GroupsInsideNodesFollowTheSimulatedRouter)
+{
+    const RoutedFanout f = routedFanout(moeShape(256, 8, 32, 6), 8, 8);
+    EXPECT_NEAR(f.nodes, simulatedUnitsTouched(256, 8, 32, 6, 8, 40000), 0.03);
+    EXPECT_NEAR(f.gpus, simulatedUnitsTouched(256, 8, 32, 6, 64, 40000), 0.03);
+}
+
+// The all-to-all dispatcher sends every (token, expert) copy, 7 of 8 of them over InfiniBand; DeepEP sends
+// each token once per remote node (3.17 under node-limited routing) and the fp8 dispatch 1 + 4/128 bytes a
+// value. The InfiniBand side is the slower link here, so the pair takes exactly its bytes at 0.86 of 50 GB/s.
+TEST(DeepEpDispatch, DeepEpSendsEachTokenOncePerRemoteNode)
+{
+    const LayerShape shape = moeShape(256, 8, 8, 4);
+    const CommGroup ep = eightNodesOfEight();
+    const double hidden = 7168;
+    const double perCopy = 4096 * hidden * 1.25; // tokens x hidden x imbalance
+    const double ib = 50e9 * 0.86;
+
+    const double allToAll = dispatchCombineSeconds(shape, deepSeekContext(MoeDispatcher::AllToAll, false), ep, hidden);
+    EXPECT_NEAR(allToAll, 2 * (7.0 / 8.0 * 8 * perCopy * 2.0 / ib), 1e-9);
+
+    const RoutedFanout fan = routedFanout(shape, 8, 8);
+    const double deepEp = dispatchCombineSeconds(shape, deepSeekContext(MoeDispatcher::DeepEp, false), ep, hidden);
+    EXPECT_NEAR(deepEp, 2 * fan.remoteNodes * perCopy * 2.0 / ib, 1e-9);
+
+    const double fp8 = dispatchCombineSeconds(shape, deepSeekContext(MoeDispatcher::DeepEp, true), ep, hidden);
+    EXPECT_NEAR(fp8, fan.remoteNodes * perCopy * (1.0 + 4.0 / 128 + 2.0) / ib, 1e-9);
+    EXPECT_LT(fp8, 0.35 * allToAll); // 3.17 x 3.03 of 7 x 2 x 2 byte-copies
+}
+
+// Inside one NVLink domain DeepEP's traffic is one copy per distinct other rank a token needs, not one per
+// expert: 8 experts of 64 on 8 ranks reach 5.28 ranks, 4.6 of them other than the sender.
+TEST(DeepEpDispatch, IntranodeDeepEpDeduplicatesPerRank)
+{
+    const LayerShape shape = moeShape(64, 8, 0, 0);
+    CommGroup ep;
+    ep.size = ep.inner = 8;
+    ep.intra = { 200e9, 0 };
+    const double deepEp = dispatchCombineSeconds(shape, deepSeekContext(MoeDispatcher::DeepEp, false), ep, 7168);
+    const double allToAll = dispatchCombineSeconds(shape, deepSeekContext(MoeDispatcher::AllToAll, false), ep, 7168);
+    const RoutedFanout fan = routedFanout(shape, 1, 8);
+    EXPECT_NEAR(deepEp / allToAll, fan.remoteGpus / (8 * 7.0 / 8.0), 1e-9);
+    EXPECT_LT(deepEp, allToAll);
+}
+
+// Compute next to DeepEP's kernels runs on the SMs they leave: with 20 of 132 held, compute that fits inside
+// the communication is 132/112 slower; compute longer than it pays s for the communication's duration only.
+TEST(DeepEpDispatch, HeldSmsSlowTheComputeBesideTheDispatch)
+{
+    const double share = 20.0 / 132.0;
+    EXPECT_NEAR(dispatchSmSeconds(1.0, 5.0, share), 1.0 * 20.0 / 112.0, 1e-12);
+    EXPECT_NEAR(dispatchSmSeconds(10.0, 2.0, share), 2.0 * share, 1e-12);
+    EXPECT_EQ(dispatchSmSeconds(1.0, 0.0, share), 0.0);
+    EXPECT_EQ(dispatchSmSeconds(1.0, 5.0, 0.0), 0.0);
+
+    // In a layer: DeepEP overlapped (DualPipe) costs its SM share on top; not overlapped it does not.
+    ModelSpec m = *PresetLibrary::instance().model("deepseek-v3");
+    const LayerShape shape = layerShape(m, 10);
+    const ComputeRates rates(*PresetLibrary::instance().gpu("h800-sxm"), DType::Fp8, nullptr, EfficiencyDefaults {});
+    ActivationContext c = deepSeekContext(MoeDispatcher::DeepEp, true);
+    c.fp8 = true;
+    const LayerCommGroups groups { {}, {}, eightNodesOfEight() };
+    const LayerTimes alone = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
+    c.dispatchSmShare = share;
+    const LayerTimes notConcurrent = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
+    EXPECT_DOUBLE_EQ(notConcurrent.forwardCompute, alone.forwardCompute);
+    c.epCommConcurrent = true;
+    const LayerTimes concurrent = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
+    const double dispatch = dispatchCombineSeconds(shape, c, groups.ep, static_cast<double>(m.hidden));
+    EXPECT_NEAR(concurrent.forwardCompute - alone.forwardCompute,
+        dispatchSmSeconds(alone.forwardCompute, dispatch, share), 1e-12);
+    EXPECT_GT(concurrent.forwardCompute, alone.forwardCompute);
+}
