@@ -43,16 +43,18 @@ DpSyncTimes dataParallelSync(
     return t;
 }
 
-DpSyncTimes pipelinedDataParallelSync(
-    const std::vector<ChunkDpSync>& chunks, double rankEndSeconds, double makespanSeconds, bool overlap)
+DpSyncTimes pipelinedDataParallelSync(const std::vector<ChunkDpSync>& chunks, double makespanSeconds, bool overlap)
 {
     DpSyncTimes t;
     // Gradient reductions in the order they become ready, queued on the rank's one DP stream.
     std::vector<std::pair<double, double>> grads; // (ready, seconds)
     for (const ChunkDpSync& c : chunks) {
-        for (double ready : c.gradReadySeconds)
-            grads.emplace_back(overlap ? ready : rankEndSeconds, c.gradSeconds);
-        t.totalSeconds += c.gradSeconds * static_cast<double>(c.gradReadySeconds.size()) + c.gatherSeconds;
+        for (const DpTimedCollective& g : c.grads) {
+            grads.emplace_back(g.atSeconds, g.seconds);
+            t.totalSeconds += g.seconds;
+        }
+        for (const DpTimedCollective& g : c.gathers)
+            t.totalSeconds += g.seconds;
     }
     std::sort(grads.begin(), grads.end());
     double streamFree = 0;
@@ -60,19 +62,20 @@ DpSyncTimes pipelinedDataParallelSync(
         streamFree = std::max(streamFree, ready) + seconds;
     const double gradExposed = std::max(0.0, streamFree - makespanSeconds);
 
-    // Parameter gathers from the step's start, in the order the chunks first run forward.
+    // Parameter gathers from the step's start, chunk by chunk in the order they first run forward.
     std::vector<const ChunkDpSync*> order;
     order.reserve(chunks.size());
     for (const ChunkDpSync& c : chunks)
         order.push_back(&c);
-    std::sort(order.begin(), order.end(), [](const ChunkDpSync* a, const ChunkDpSync* b) {
+    std::stable_sort(order.begin(), order.end(), [](const ChunkDpSync* a, const ChunkDpSync* b) {
         return a->firstForwardStartSeconds < b->firstForwardStartSeconds;
     });
     double gathered = 0, gatherDelay = 0;
     for (const ChunkDpSync* c : order) {
-        gathered += c->gatherSeconds;
-        const double needed = overlap ? c->firstForwardEndSeconds : c->firstForwardStartSeconds;
-        gatherDelay = std::max(gatherDelay, gathered - needed);
+        for (const DpTimedCollective& g : c->gathers) {
+            gathered += g.seconds;
+            gatherDelay = std::max(gatherDelay, gathered - g.atSeconds);
+        }
     }
     t.exposedSeconds = gradExposed + gatherDelay;
     if (overlap)

@@ -45,28 +45,34 @@ struct DpSyncTimes {
 DpSyncTimes dataParallelSync(
     int zero, int microbatches, const DpCollectives& c, double forwardWindowSeconds, double backwardWindowSeconds);
 
-// One model chunk's data-parallel collectives on a pipeline rank and where the simulated timeline lets
-// them run (times from the start of the step's pipeline).
+// One collective of a model chunk's data-parallel sync on a pipeline rank's simulated timeline (seconds
+// from the start of the step's pipeline).
+struct DpTimedCollective {
+    // Reductions: when the bucket's gradients are ready (it starts no earlier). Gathers: when the forward
+    // needs the bucket's first parameter (it must have ended by then).
+    double atSeconds = 0;
+    double seconds = 0;
+};
+
+// One model chunk's collectives: a reduction per gradient bucket (ZeRO 0-1: once, after the chunk's last
+// micro-batch; ZeRO-2: after every micro-batch) and an all-gather per bucket of its updated bf16
+// parameters (ZeRO 1-2; none under ZeRO-0), in forward order.
 struct ChunkDpSync {
-    double gradSeconds = 0; // one all-reduce (ZeRO-0) or reduce-scatter (ZeRO 1-2) of this chunk's gradients
-    double gatherSeconds = 0; // all-gather of its updated bf16 parameters (ZeRO 1-2), 0 under ZeRO-0
-    // Start of each backward pass after which this chunk's gradients are reduced: its last one (ZeRO 0-1:
-    // gradients accumulate locally until the last micro-batch), or every micro-batch's (ZeRO-2).
-    std::vector<double> gradReadySeconds;
-    double firstForwardStartSeconds = 0;
-    double firstForwardEndSeconds = 0;
+    std::vector<DpTimedCollective> grads;
+    std::vector<DpTimedCollective> gathers;
+    double firstForwardStartSeconds = 0; // orders the chunks' gathers on the stream
 };
 
 // Data-parallel sync of one pipeline rank placed on its simulated timeline, one NCCL stream per rank.
-// Megatron-Core's --overlap-grad-reduce launches a chunk's reduction during the backward of its last
-// micro-batch, chunk by chunk under interleaving (schedules.py calls grad_sync_func per model chunk;
-// MegaScale, arXiv:2402.15627 sec. 3.2), and --overlap-param-gather gathers each chunk's parameters ahead
-// of its first forward. A reduction that finishes before the pipeline's makespan is hidden (a rank
-// p-1..1 ends its last backward while ranks below it still run theirs: the cooldown bubble); a gather
-// only delays the step where it ends after the chunk's first forward (or, without overlap, its start:
-// ranks above 0 wait for their first input anyway). Exposed = reductions past the makespan + the
-// largest gather delay; with overlap, the hidden part pays kOverlapComputeTax.
-DpSyncTimes pipelinedDataParallelSync(
-    const std::vector<ChunkDpSync>& chunks, double rankEndSeconds, double makespanSeconds, bool overlap);
+// Megatron-Core's --overlap-grad-reduce launches a bucket's reduction once its gradients are ready,
+// during the backward of the chunk's last micro-batch, chunk by chunk under interleaving (schedules.py
+// calls grad_sync_func per model chunk; MegaScale, arXiv:2402.15627 sec. 3.2), and --overlap-param-gather
+// gathers each bucket's parameters ahead of the forward that uses them (core/costs/GradBuckets.h). A
+// reduction that finishes before the pipeline's makespan is hidden (a rank p-1..1 ends its last backward
+// while ranks below it still run theirs: the cooldown bubble); gathers queue from the step's start in the
+// order the chunks first run forward and delay the step where one ends after its bucket is needed (ranks
+// above 0 wait for their first input anyway). Exposed = reductions past the makespan + the largest gather
+// delay; with overlap, the hidden part pays kOverlapComputeTax.
+DpSyncTimes pipelinedDataParallelSync(const std::vector<ChunkDpSync>& chunks, double makespanSeconds, bool overlap);
 
 } // namespace parallax::core

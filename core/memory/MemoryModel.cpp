@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/memory/MemoryModel.h"
 
+#include "core/costs/GradBuckets.h"
 #include "core/memory/ModelStateBytes.h"
 #include "core/model/LayerShape.h"
 
@@ -134,18 +135,6 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
     }
     // Each chunk's collectives placed on this rank's simulated timeline (core/costs/DataParallelSync.h).
     const int last = in.layout.stages() - 1;
-    std::vector<ChunkDpSync> sync(chunks);
-    std::vector<double> lastGradReady(chunks, -1.0);
-    for (int c = 0; c < chunks; ++c) {
-        const int stage = modelStageOf(in.shape, rank, c);
-        const ParameterShard params = stageParameters(
-            in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), stage == 0, stage == last);
-        const DpCollectives col = dpCollectives(dp, edp, params.dense, params.expert, p.gradReduceInFp32, p.zero);
-        sync[c].gradSeconds = p.zero == 0 ? col.allReduce : col.reduceScatter;
-        sync[c].gatherSeconds = p.zero == 0 ? 0.0 : col.allGather;
-        sync[c].firstForwardStartSeconds = in.schedule.makespan;
-        sync[c].firstForwardEndSeconds = in.schedule.makespan;
-    }
     auto valid = [&](int c) { return c >= 0 && c < chunks; };
     const auto forwardChunk = [](const TimedOp& op) {
         return op.kind == OpKind::Forward || op.kind == OpKind::ForwardBackward ? int { op.chunk } : -1;
@@ -159,38 +148,81 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
     // A rank's ops run one after another: starts and ends only grow along them, so its last op ends it,
     // a chunk's first forward in order is its earliest and its last gradient op its latest.
     const double rankEnd = std::prev(end)->end;
+    std::vector<const TimedOp*> firstForward(chunks, nullptr), lastGrad(chunks, nullptr);
     int missing = chunks;
     for (auto it = first; it != end && missing > 0; ++it) {
         const int c = forwardChunk(*it);
-        if (valid(c) && it->start < sync[c].firstForwardStartSeconds) { // later forwards start no earlier
-            sync[c].firstForwardStartSeconds = it->start;
-            sync[c].firstForwardEndSeconds = it->end;
+        if (valid(c) && !firstForward[c]) {
+            firstForward[c] = &*it;
             --missing;
         }
     }
-    if (p.zero == 2) {
-        for (auto it = first; it != end; ++it) {
-            const int c = gradChunk(*it);
-            if (valid(c))
-                sync[c].gradReadySeconds.push_back(it->start); // ZeRO-2: every micro-batch's gradients
-        }
-    } else {
-        // Only each chunk's last gradients matter: walk back from the rank's end until every chunk has them.
-        missing = chunks;
-        for (auto it = end; it != first && missing > 0;) {
-            --it;
-            const int c = gradChunk(*it);
-            if (valid(c) && lastGradReady[c] < 0) {
-                lastGradReady[c] = it->start;
-                --missing;
-            }
-        }
-        for (int c = 0; c < chunks; ++c) {
-            if (lastGradReady[c] >= 0)
-                sync[c].gradReadySeconds.push_back(lastGradReady[c]);
+    missing = chunks;
+    for (auto it = end; it != first && missing > 0;) {
+        --it;
+        const int c = gradChunk(*it);
+        if (valid(c) && !lastGrad[c]) {
+            lastGrad[c] = &*it;
+            --missing;
         }
     }
-    return pipelinedDataParallelSync(sync, rankEnd, in.schedule.makespan, p.dpOverlap);
+    std::vector<ChunkDpSync> sync(chunks);
+    for (int c = 0; c < chunks; ++c) {
+        const int stage = modelStageOf(in.shape, rank, c);
+        const bool embedding = stage == 0;
+        const ParameterShard params = stageParameters(
+            in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), embedding, stage == last);
+        const double forwardStart = firstForward[c] ? firstForward[c]->start : in.schedule.makespan;
+        const double forwardEnd = firstForward[c] ? firstForward[c]->end : in.schedule.makespan;
+        sync[c].firstForwardStartSeconds = forwardStart;
+        const auto seconds = [&](double dense, double expert) {
+            const DpCollectives col = dpCollectives(dp, edp, dense, expert, p.gradReduceInFp32, p.zero);
+            return std::pair(p.zero == 0 ? col.allReduce : col.reduceScatter, p.zero == 0 ? 0.0 : col.allGather);
+        };
+        if (p.zero == 2) {
+            // ZeRO-2 (the FSDP of arXiv:2407.21783 sec. 3.3): the chunk's gradients after every micro-batch's
+            // backward, and its gather behind its first forward.
+            const auto [grad, gather] = seconds(params.dense, params.expert);
+            for (auto it = first; it != end; ++it) {
+                if (gradChunk(*it) == c)
+                    sync[c].grads.push_back({ p.dpOverlap ? it->start : rankEnd, grad });
+            }
+            if (gather > 0)
+                sync[c].gathers.push_back({ p.dpOverlap ? forwardEnd : forwardStart, gather });
+            continue;
+        }
+        // ZeRO 0-1, Megatron-Core's DistributedDataParallel: only the first chunk of pipeline rank 0 is
+        // bucketed (core/costs/GradBuckets.h); without --overlap-grad-reduce the buffers reduce after the
+        // rank's last op and the gathers end before its first forward.
+        const bool bucketed = p.dpOverlap && rank == 0 && c == 0;
+        const double bucket = bucketed ? megatronDefaultBucketParams(dp.size) : 0.0;
+        const double embeddingParams = embedding ? params.dense
+                - stageParameters(
+                    in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), false, stage == last)
+                      .dense
+                                                 : 0.0;
+        const double backwardStart = lastGrad[c] ? lastGrad[c]->start : rankEnd;
+        const double backwardEnd = lastGrad[c] ? lastGrad[c]->end : rankEnd;
+        const auto place = [&](const std::vector<GradBucket>& buckets, bool expert) {
+            for (const GradBucket& b : buckets) {
+                const auto [grad, gather] = expert ? seconds(0.0, b.params) : seconds(b.params, 0.0);
+                const double ready
+                    = p.dpOverlap ? backwardStart + b.readyFraction * (backwardEnd - backwardStart) : rankEnd;
+                sync[c].grads.push_back({ ready, grad });
+                if (gather > 0) {
+                    const double needed
+                        = p.dpOverlap ? forwardStart + b.neededFraction * (forwardEnd - forwardStart) : forwardStart;
+                    sync[c].gathers.push_back({ needed, gather });
+                }
+            }
+        };
+        place(gradBuckets(params.dense - embeddingParams, embeddingParams, bucket), false);
+        place(gradBuckets(params.expert, 0.0, bucket), true);
+        // Gathers run in forward order: the bucket the forward needs first goes first.
+        std::stable_sort(sync[c].gathers.begin(), sync[c].gathers.end(),
+            [](const DpTimedCollective& a, const DpTimedCollective& b) { return a.atSeconds < b.atSeconds; });
+    }
+    return pipelinedDataParallelSync(sync, in.schedule.makespan, p.dpOverlap);
 }
 
 } // namespace parallax::core

@@ -55,9 +55,10 @@ TEST(PublishedRuns, ErrorsWithinTheStatedBounds)
     // Regression guard, tighter than the goals: measured on 2026-12-04 at 4.2% (A100), 4.1% (all 234 rows,
     // with the 18 Grok-1 and 6 GB200 rows; 4.3% before the LM head ran in bf16 under fp8), 17.5% (worst step
     // time, DeepSpeed ZeRO-3 on 384 A100; the 8-GPU fp8 Grok-1 proxy was 21.3% before), 18.4% (worst TFLOP/s
-    // row), 3.6% (memory mean), 15.6% (worst memory).
+    // row), 3.6% (memory mean), 15.6% (worst memory). 2026-12-05: all rows 4.63% with Megatron-Core's gradient
+    // buckets (the last one exposed; docs/validation.md), worst TFLOP/s row 19.7%.
     EXPECT_LE(s.a100StepTime.meanAbs, 0.047);
-    EXPECT_LE(s.stepTime.meanAbs, 0.046);
+    EXPECT_LE(s.stepTime.meanAbs, 0.047);
     EXPECT_LE(s.stepTime.maxAbs, 0.19) << s.stepTime.worstId;
     EXPECT_LE(s.memory.meanAbs, 0.042);
     EXPECT_LE(s.memory.maxAbs, 0.16) << s.memory.worstId;

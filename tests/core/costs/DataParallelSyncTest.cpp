@@ -11,15 +11,15 @@ using namespace parallax::core;
 
 namespace {
 
-ChunkDpSync chunk(double gradSeconds, std::vector<double> ready, double gatherSeconds = 0, double firstForward = 0,
-    double firstForwardEnd = 0)
+// One bucket reduced `gradSeconds` after each ready time, and one gathered before `needed`.
+ChunkDpSync chunk(double gradSeconds, std::vector<double> ready, double gatherSeconds = 0, double needed = 0)
 {
     ChunkDpSync c;
-    c.gradSeconds = gradSeconds;
-    c.gradReadySeconds = std::move(ready);
-    c.gatherSeconds = gatherSeconds;
-    c.firstForwardStartSeconds = firstForward;
-    c.firstForwardEndSeconds = firstForwardEnd;
+    for (double r : ready)
+        c.grads.push_back({ r, gradSeconds });
+    if (gatherSeconds > 0)
+        c.gathers.push_back({ needed, gatherSeconds });
+    c.firstForwardStartSeconds = needed;
     return c;
 }
 
@@ -31,7 +31,7 @@ ChunkDpSync chunk(double gradSeconds, std::vector<double> ready, double gatherSe
 TEST(PipelinedDataParallelSync, InterleavingExposesOnlyTheLastChunk)
 {
     const std::vector<ChunkDpSync> chunks = { chunk(1.0, { 9.5 }), chunk(1.0, { 2.0 }) };
-    const DpSyncTimes t = pipelinedDataParallelSync(chunks, 10.0, 10.0, true);
+    const DpSyncTimes t = pipelinedDataParallelSync(chunks, 10.0, true);
     EXPECT_DOUBLE_EQ(t.totalSeconds, 2.0);
     EXPECT_NEAR(t.exposedSeconds, 0.5 + kOverlapComputeTax * 1.5, 1e-12);
     DpCollectives whole;
@@ -40,26 +40,27 @@ TEST(PipelinedDataParallelSync, InterleavingExposesOnlyTheLastChunk)
 }
 
 // A later pipeline rank ends its last backward 3 s before the first rank does: its 2 s reduction fits
-// in that cooldown bubble, with or without --overlap-grad-reduce.
+// in that cooldown bubble, with or without --overlap-grad-reduce (without it, it starts at the rank's end).
 TEST(PipelinedDataParallelSync, CooldownBubbleHidesALaterRanksReduction)
 {
-    const std::vector<ChunkDpSync> chunks = { chunk(2.0, { 6.5 }) };
-    EXPECT_NEAR(pipelinedDataParallelSync(chunks, 7.0, 10.0, true).exposedSeconds, kOverlapComputeTax * 2.0, 1e-12);
-    EXPECT_DOUBLE_EQ(pipelinedDataParallelSync(chunks, 7.0, 10.0, false).exposedSeconds, 0.0);
+    EXPECT_NEAR(
+        pipelinedDataParallelSync({ chunk(2.0, { 6.5 }) }, 10.0, true).exposedSeconds, kOverlapComputeTax * 2.0, 1e-12);
+    EXPECT_DOUBLE_EQ(pipelinedDataParallelSync({ chunk(2.0, { 7.0 }) }, 10.0, false).exposedSeconds, 0.0);
     // The rank that ends the pipeline has no such slack: all of it after its end without overlap.
-    EXPECT_DOUBLE_EQ(pipelinedDataParallelSync(chunks, 10.0, 10.0, false).exposedSeconds, 2.0);
+    EXPECT_DOUBLE_EQ(pipelinedDataParallelSync({ chunk(2.0, { 10.0 }) }, 10.0, false).exposedSeconds, 2.0);
 }
 
 // The parameter gather delays a rank only past the point its first forward needs it: a rank whose first
 // input arrives at 2 s hides a 1.5 s gather; rank 0 (first forward at 0) waits for all of it.
 TEST(PipelinedDataParallelSync, GatherDelaysOnlyPastTheFirstForward)
 {
-    const std::vector<ChunkDpSync> later = { chunk(0.0, {}, 1.5, 2.0, 2.5) };
-    EXPECT_DOUBLE_EQ(pipelinedDataParallelSync(later, 10.0, 10.0, false).exposedSeconds, 0.0);
-    const std::vector<ChunkDpSync> first = { chunk(0.0, {}, 1.5, 0.0, 0.5) };
-    EXPECT_DOUBLE_EQ(pipelinedDataParallelSync(first, 10.0, 10.0, false).exposedSeconds, 1.5);
-    EXPECT_NEAR(
-        pipelinedDataParallelSync(first, 10.0, 10.0, true).exposedSeconds, 1.0 + kOverlapComputeTax * 0.5, 1e-12);
+    const std::vector<ChunkDpSync> later = { chunk(0.0, {}, 1.5, 2.0) };
+    EXPECT_DOUBLE_EQ(pipelinedDataParallelSync(later, 10.0, false).exposedSeconds, 0.0);
+    const std::vector<ChunkDpSync> first = { chunk(0.0, {}, 1.5, 0.0) };
+    EXPECT_DOUBLE_EQ(pipelinedDataParallelSync(first, 10.0, false).exposedSeconds, 1.5);
+    // A bucket needed half a second into the forward waits 1 s; the hidden half second pays the tax.
+    const std::vector<ChunkDpSync> bucket = { chunk(0.0, {}, 1.5, 0.5) };
+    EXPECT_NEAR(pipelinedDataParallelSync(bucket, 10.0, true).exposedSeconds, 1.0 + kOverlapComputeTax * 0.5, 1e-12);
 }
 
 // ZeRO-2 (arXiv:1910.02054 sec. 5.2) reduce-scatters every micro-batch's gradients; in the 1F1B steady
@@ -68,7 +69,7 @@ TEST(PipelinedDataParallelSync, GatherDelaysOnlyPastTheFirstForward)
 TEST(PipelinedDataParallelSync, ZeroTwoReductionsRunBehindLaterMicrobatches)
 {
     const std::vector<ChunkDpSync> chunks = { chunk(1.0, { 0.0, 2.0, 4.0, 6.0 }) };
-    const DpSyncTimes t = pipelinedDataParallelSync(chunks, 7.0, 7.0, true);
+    const DpSyncTimes t = pipelinedDataParallelSync(chunks, 7.0, true);
     EXPECT_DOUBLE_EQ(t.totalSeconds, 4.0);
     EXPECT_NEAR(t.exposedSeconds, kOverlapComputeTax * 4.0, 1e-12);
     DpCollectives c;

@@ -40,3 +40,23 @@ TEST(DpSyncTimeline, ZeroTwoReductionsHideBehindLaterMicrobatches)
     EXPECT_GT(simulated.comm.dpTotalSeconds, 1.0);
     EXPECT_LT(simulated.step.dpExposedSeconds, 0.9 * windows.step.dpExposedSeconds);
 }
+
+// Megatron-Core sizes its gradient buckets at max(40M, 1M x DP) parameters (core/costs/GradBuckets.h): at
+// DP = 1024 a Llama 3 8B replica's 8 B parameters make eight buckets of 1 B, where DP = 8 makes 200 of 40 M,
+// and the last bucket's reduce-scatter and the first one's all-gather wait for the backward's end and the
+// forward's start. The same per-GPU work on 128x the GPUs exposes more of its (barely larger) sync.
+TEST(DpSyncTimeline, LargerDataParallelismMeansCoarserBuckets)
+{
+    auto scenario = [](int nodes) {
+        core::ParallelConfig p = test::degrees(1, 1, nodes * 8);
+        p.zero = 1;
+        return test::makeScenario(
+            "llama3-8b", "h100-sxm", nodes, 8, p, test::batch(1, nodes * 8 * 8, 8192, core::Recompute::None));
+    };
+    const core::Report small = core::evaluate(scenario(1));
+    const core::Report large = core::evaluate(scenario(128));
+    ASSERT_TRUE(small.valid && large.valid);
+    // The collectives grow by the NVLink-to-IB step, the exposure by much more.
+    EXPECT_GT(large.step.dpExposedSeconds - small.step.dpExposedSeconds,
+        0.1 * (large.comm.dpTotalSeconds - small.comm.dpTotalSeconds) + 0.05 * large.comm.dpTotalSeconds);
+}
