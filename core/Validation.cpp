@@ -193,6 +193,27 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
                 "ep*etp=" + str(static_cast<long long>(p.ep) * p.etp) + " must divide tp*cp*dp=" + str(stageRanks)
                     + " (the ranks of one pipeline stage): use ep=" + str(nearestDivisor(stageRanks / p.etp, p.ep)));
         c.divides("parallel.etp", "etp", p.etp, "expert_ffn_hidden", m.moe->expertFfnHidden);
+        // Group-limited routing (Megatron-Core --moe-router-num-groups / --moe-router-group-topk): the groups
+        // split the experts evenly and the chosen groups must hold top_k experts. Scenario files are checked
+        // as they are read (core/io/ScenarioIo.cpp); this catches edits made in the GUI.
+        const MoeSpec& moe = *m.moe;
+        if (moe.routerGroups > 0 || moe.routerGroupTopk > 0) {
+            if (moe.routerGroups <= 0 || moe.routerGroupTopk <= 0) {
+                c.error(moe.routerGroups > 0 ? "model.moe.router_group_topk" : "model.moe.router_groups",
+                    "group-limited routing needs both router_groups and router_group_topk: set both, or both to 0");
+            } else {
+                c.divides("model.moe.router_groups", "router_groups", moe.routerGroups, "experts", moe.experts);
+                if (moe.routerGroupTopk > moe.routerGroups)
+                    c.error("model.moe.router_group_topk",
+                        "router_group_topk=" + str(moe.routerGroupTopk) + " exceeds router_groups="
+                            + str(moe.routerGroups) + ": use at most " + str(moe.routerGroups));
+                else if (moe.experts % moe.routerGroups == 0
+                    && static_cast<long long>(moe.routerGroupTopk) * (moe.experts / moe.routerGroups) < moe.topK)
+                    c.error("model.moe.router_group_topk",
+                        str(moe.routerGroupTopk) + " groups of " + str(moe.experts / moe.routerGroups)
+                            + " experts cannot hold top_k=" + str(moe.topK) + ": raise router_group_topk");
+            }
+        }
         if (p.tp > 1 && !p.sp)
             c.error("parallel.sp", "MoE layers with tp > 1 need sequence parallelism (Megatron-Core): set sp=true");
         if (p.ep > 1 && stageRanks % (static_cast<long long>(p.ep) * p.etp) == 0) {

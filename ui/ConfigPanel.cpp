@@ -381,6 +381,25 @@ QGroupBox* ConfigPanel::buildModelGroup()
             customModel(s);
         });
     intField(
+        moe, tr("Router groups:"), QStringLiteral("model.moe.router_groups"), 0, 16384,
+        [](const S& s) { return s.model.moe ? s.model.moe->routerGroups : 0; },
+        [](S& s, int v) {
+            moeOf(s).routerGroups = v;
+            customModel(s);
+        },
+        tr("Group-limited routing: the experts form this many equal groups and each token picks its experts from "
+           "its best groups (Hugging Face n_group, Megatron --moe-router-num-groups; DeepSeek-V3: 8, one per "
+           "node). 0: no groups."));
+    intField(
+        moe, tr("Groups per token:"), QStringLiteral("model.moe.router_group_topk"), 0, 16384,
+        [](const S& s) { return s.model.moe ? s.model.moe->routerGroupTopk : 0; },
+        [](S& s, int v) {
+            moeOf(s).routerGroupTopk = v;
+            customModel(s);
+        },
+        tr("How many of the router groups a token may use (Hugging Face topk_group, Megatron "
+           "--moe-router-group-topk; DeepSeek-V3: 4, so a token reaches at most 4 nodes). 0: no groups."));
+    intField(
         moe, tr("Expert FFN hidden:"), QStringLiteral("model.moe.expert_ffn_hidden"), 1, kMaxInt,
         [](const S& s) { return s.model.moe ? static_cast<int>(s.model.moe->expertFfnHidden) : 1; },
         [](S& s, int v) {

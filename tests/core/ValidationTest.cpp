@@ -148,6 +148,27 @@ TEST(Validation, ExpertRules)
             "parallel.sp", "need sequence parallelism" },
         { "etp vs expert ffn", [](Scenario& s) { s.parallel.etp = 3; }, "parallel.etp",
             "expert_ffn_hidden=14336 is not divisible by etp=3" },
+        // Group-limited routing edited in the GUI (a file is checked as it is read): 8 experts, top-2.
+        { "router groups without topk", [](Scenario& s) { s.model.moe->routerGroups = 4; },
+            "model.moe.router_group_topk", "needs both router_groups and router_group_topk" },
+        { "router groups vs experts",
+            [](Scenario& s) {
+                s.model.moe->routerGroups = 3;
+                s.model.moe->routerGroupTopk = 1;
+            },
+            "model.moe.router_groups", "experts=8 is not divisible by router_groups=3" },
+        { "router group topk vs groups",
+            [](Scenario& s) {
+                s.model.moe->routerGroups = 4;
+                s.model.moe->routerGroupTopk = 5;
+            },
+            "model.moe.router_group_topk", "exceeds router_groups=4" },
+        { "chosen groups hold top_k",
+            [](Scenario& s) {
+                s.model.moe->routerGroups = 8;
+                s.model.moe->routerGroupTopk = 1;
+            },
+            "model.moe.router_group_topk", "1 groups of 1 experts cannot hold top_k=2" },
     };
     for (const Rule& rule : rules)
         expectRule(rule, moeBase());

@@ -53,6 +53,30 @@ private Q_SLOTS:
         QVERIFY(panel->fieldMessage(field).isEmpty() || !w.doc()->evaluation()->report.errors.empty());
     }
 
+    // DeepSeek-V3's group-limited routing (8 groups, 4 per token) shows in the model editor, and a half-set
+    // pair is marked on the field the engine names.
+    void routerGroupFields()
+    {
+        test::Window w;
+        w.load(test::presetScenario("deepseek-v3-2048xh800"));
+        ConfigPanel* panel = w.window.configPanel();
+        auto* groups = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("model.moe.router_groups")));
+        auto* perToken = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("model.moe.router_group_topk")));
+        QVERIFY(groups && perToken);
+        QCOMPARE(groups->value(), 8);
+        QCOMPARE(perToken->value(), 4);
+        perToken->setValue(0);
+        QVERIFY(w.doc()->waitForEvaluation());
+        QCOMPARE(w.doc()->scenario().model.moe->routerGroupTopk, 0);
+        QVERIFY(panel->isFieldMarked(QStringLiteral("model.moe.router_group_topk")));
+        QVERIFY(
+            panel->fieldMessage(QStringLiteral("model.moe.router_group_topk")).contains(QStringLiteral("needs both")));
+        perToken->setValue(8); // every group: routing without a node limit
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(!panel->isFieldMarked(QStringLiteral("model.moe.router_group_topk")));
+        QVERIFY(w.doc()->evaluation()->report.errors.empty());
+    }
+
     void nonDividingDegreeOffersNearestValues()
     {
         test::Window w;

@@ -2,8 +2,8 @@
 // Megatron-Core's gradient buckets (core/costs/GradBuckets.h): the default size grows with the data-parallel
 // size, full buckets fill from the last layer back, the input embedding rides in the last one, and a chunk
 // that is not bucketed reduces as a whole after its backward.
-#include "core/costs/DataParallelSync.h"
 #include "core/costs/GradBuckets.h"
+#include "core/costs/DataParallelSync.h"
 
 #include <gtest/gtest.h>
 
