@@ -15,6 +15,8 @@ inline constexpr long long kMaxSeqLen = 1 << 24;
 inline constexpr long long kMaxExperts = 16384;
 inline constexpr long long kMaxGlobalBatch = 1LL << 26;
 inline constexpr long long kMaxMicrobatchesPerStep = 1 << 20;
+// Parameters per DDP gradient bucket (--ddp-bucket-size): above any model's parameters per GPU.
+inline constexpr long long kMaxDdpBucketSize = 1LL << 40;
 // Simulated op count above which the engine falls back to closed forms (the report says so).
 inline constexpr long long kMaxSimulatedOps = 4'000'000;
 

@@ -170,6 +170,10 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         c.divides("parallel.sp", "tp", p.tp, "seq_len", seq / std::max(1, p.cp), tpFix);
     if (p.sp && p.tp == 1)
         c.note("parallel.sp", "sequence parallelism has no effect with tp=1");
+    if (p.ddpBucketSize > 0 && !p.dpOverlap)
+        c.note("parallel.ddp_bucket_size",
+            "the bucket size has no effect without dp_overlap: Megatron-Core then reduces each chunk's gradients "
+            "as one buffer after the backward");
 
     // Context parallelism: Megatron-Core splits each sequence into 2*cp chunks for load balance
     // of the causal mask (megatron/core/transformer/attention, "cp_comm_type" docs).

@@ -776,6 +776,16 @@ QGroupBox* ConfigPanel::buildKernelsGroup()
         tr("Gradient reductions run behind the backward and parameter all-gathers behind the forward; off, they run "
            "after the backward, fully exposed (--overlap-grad-reduce / --overlap-param-gather)"),
         true);
+    intField(
+        form, tr("DDP bucket (M params):"), QStringLiteral("parallel.ddp_bucket_size"), 0, 1000000,
+        [](const S& s) { return static_cast<int>(std::llround(static_cast<double>(s.parallel.ddpBucketSize) / 1e6)); },
+        [](S& s, int v) { s.parallel.ddpBucketSize = static_cast<long long>(v) * 1000000; },
+        tr("Parameters per gradient bucket of pipeline rank 0's first model chunk, the only one Megatron-Core "
+           "buckets: the last bucket is reduced after the backward ends and the first gathered before the forward "
+           "starts, so smaller buckets expose less, until each collective becomes latency-bound "
+           "(--ddp-bucket-size). Megatron default: max(40M, 1M x dp)."));
+    if (auto* spin = qobject_cast<QSpinBox*>(fieldEditor(QStringLiteral("parallel.ddp_bucket_size"))))
+        spin->setSpecialValueText(tr("Megatron default"));
     boolField(
         form, tr("Overlap pipeline sends"), QStringLiteral("parallel.p2p_overlap"),
         [](const S& s) { return s.parallel.p2pOverlap; }, [](S& s, bool on) { s.parallel.p2pOverlap = on; },
@@ -802,6 +812,12 @@ void ConfigPanel::refreshFromScenario()
     const int preset = m_modelPreset->findData(QString::fromStdString(s.modelPreset));
     m_modelPreset->setCurrentIndex(preset < 0 ? 0 : preset);
     m_moeGroup->setChecked(s.model.isMoe());
+    // The MoE training knobs act only on a model with experts: greyed out on a dense one.
+    for (const char* path : { "training.moe_expert_capacity_factor", "training.moe_pad_expert_input_to_capacity",
+             "training.moe_token_dispatcher", "training.moe_deepep_num_sms", "training.deepseek_fp8_dispatch" }) {
+        if (QWidget* editor = fieldEditor(QString::fromLatin1(path)))
+            editor->setEnabled(s.model.isMoe());
+    }
     const bool inference = s.mode == core::ScenarioMode::Inference;
     showFieldsOfMode(inference);
     if (inference) {

@@ -87,8 +87,8 @@ const std::vector<std::string>& scenarioFlagNames()
 {
     static const std::vector<std::string> names { "model", "gpu", "nodes", "gpus-per-node", "nic-gbps", "tp", "sp",
         "pp", "vpp", "dp", "ep", "etp", "cp", "zero", "schedule", "micro-batch", "global-batch", "seq-len", "recompute",
-        "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap", "mode", "weight-dtype",
-        "kv-dtype", "context-len", "isl", "osl", "concurrency", "gpu-memory-utilization" };
+        "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap", "ddp-bucket-size", "mode",
+        "weight-dtype", "kv-dtype", "context-len", "isl", "osl", "concurrency", "gpu-memory-utilization" };
     return names;
 }
 
@@ -251,7 +251,8 @@ core::Scenario scenarioFromArgs(const Args& args)
     }
     const std::vector<std::pair<std::string, std::string>> parallel { { "tp", "tp" }, { "sp", "sp" }, { "pp", "pp" },
         { "vpp", "vpp" }, { "dp", "dp" }, { "ep", "ep" }, { "etp", "etp" }, { "cp", "cp" }, { "zero", "zero" },
-        { "tp-comm-overlap", "tp_comm_overlap" }, { "dp-overlap", "dp_overlap" }, { "p2p-overlap", "p2p_overlap" } };
+        { "tp-comm-overlap", "tp_comm_overlap" }, { "dp-overlap", "dp_overlap" }, { "p2p-overlap", "p2p_overlap" },
+        { "ddp-bucket-size", "ddp_bucket_size" } };
     bool parallelFlags = args.has("schedule") || args.has("order");
     for (const auto& entry : parallel)
         parallelFlags = parallelFlags || args.has(entry.first);

@@ -266,6 +266,7 @@ void readParallel(JsonReader& p, ParallelConfig& c)
     c.tpCommOverlap = p.boolean("tp_comm_overlap", false);
     c.epCommOverlap = p.boolean("ep_comm_overlap", false);
     c.dpOverlap = p.boolean("dp_overlap", true);
+    c.ddpBucketSize = p.integer("ddp_bucket_size", 0, kMaxDdpBucketSize, 0);
     c.p2pOverlap = p.boolean("p2p_overlap", true);
     c.gradReduceInFp32 = p.boolean("grad_reduce_fp32", true);
     c.firstStageLayers = static_cast<int>(p.integer("first_stage_layers", 0, kMaxDegree, 0));
@@ -647,6 +648,8 @@ json scenarioToJson(const Scenario& s)
         j["parallel"]["ep_comm_overlap"] = true;
     if (!p.dpOverlap)
         j["parallel"]["dp_overlap"] = false;
+    if (p.ddpBucketSize > 0)
+        j["parallel"]["ddp_bucket_size"] = p.ddpBucketSize;
     if (!p.p2pOverlap)
         j["parallel"]["p2p_overlap"] = false;
     if (!p.gradReduceInFp32)

@@ -96,6 +96,7 @@ const std::map<std::string, std::string>& nemoKeys()
         { "use_distributed_optimizer", "use-distributed-optimizer" },
         { "overlap_grad_reduce", "overlap-grad-reduce" },
         { "overlap_param_gather", "overlap-param-gather" },
+        { "bucket_size", "ddp-bucket-size" },
         { "tp_comm_overlap", "tp-comm-overlap" },
         { "num_moe_experts", "num-experts" },
         { "moe_router_topk", "moe-router-topk" },
@@ -494,6 +495,8 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
             parallel["tp_comm_overlap"] = true;
         if (!f.has("overlap-grad-reduce"))
             parallel["dp_overlap"] = false;
+        if (f.has("ddp-bucket-size"))
+            parallel["ddp_bucket_size"] = f.integer("ddp-bucket-size", 0);
         f.has("overlap-param-gather");
         if (f.has("no-overlap-p2p-communication"))
             parallel["p2p_overlap"] = false;

@@ -208,6 +208,8 @@ Block parallelArgs(const Scenario& s)
         l.emplace_back("--overlap-grad-reduce");
         if (p.zero >= 1)
             l.emplace_back("--overlap-param-gather");
+        if (p.ddpBucketSize > 0)
+            l.emplace_back("--ddp-bucket-size " + std::to_string(p.ddpBucketSize));
     }
     if (p.tpCommOverlap)
         l.emplace_back("--tp-comm-overlap");

@@ -118,6 +118,8 @@ std::string NemoRecipeWriter::write(const Scenario& s)
     o << st << "ddp.overlap_grad_reduce = " << py(p.dpOverlap) << "\n"
       << st << "ddp.overlap_param_gather = " << py(p.dpOverlap && p.zero >= 1) << "\n"
       << st << "ddp.grad_reduce_in_fp32 = " << py(p.gradReduceInFp32) << "\n";
+    if (p.ddpBucketSize > 0 && p.dpOverlap)
+        o << st << "ddp.bucket_size = " << p.ddpBucketSize << "\n";
     if (p.tpCommOverlap)
         o << "from nemo.lightning.pytorch.callbacks.megatron_comm_overlap import MegatronCommOverlapCallback\n"
           << "recipe.trainer.callbacks.append(run.Config(MegatronCommOverlapCallback, tp_comm_overlap=True))\n";

@@ -92,6 +92,8 @@ std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const Train
         out.emplace_back("TP comm overlap");
     if (!p.dpOverlap)
         out.emplace_back("DP sync not overlapped");
+    if (p.ddpBucketSize > 0 && p.dpOverlap)
+        out.emplace_back("DDP buckets of " + std::to_string(p.ddpBucketSize) + " parameters");
     if (!p.p2pOverlap && p.pp > 1)
         out.emplace_back("blocking p2p");
     if (!p.gradReduceInFp32)

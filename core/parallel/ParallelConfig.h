@@ -54,6 +54,9 @@ struct ParallelConfig {
     // --overlap-grad-reduce / --overlap-param-gather: DP collectives run behind the backward and the
     // next forward. Off, they run after the backward (Megatron-LM before 2023, DeepSpeed pipelines).
     bool dpOverlap = true;
+    // --ddp-bucket-size: parameters per gradient bucket of pipeline rank 0's first model chunk, the only one
+    // Megatron-Core buckets; 0 takes its default, max(40M, 1M x dp) (core/costs/GradBuckets.h).
+    long long ddpBucketSize = 0;
     // --overlap-p2p-comm: pipeline sends and receives run beside compute. Off, each forward and
     // backward waits for its send (torch batch_isend_irecv + wait: Megatron-LM before Core, DeepSpeed).
     bool p2pOverlap = true;

@@ -124,6 +124,8 @@ TEST(ScenarioIo, BadInputNamesTheField)
             "cluster.nodes: 100000 GPUs (nodes x gpus_per_node) exceeds the supported 65536" },
         { "zero nodes", [](json& d) { d["cluster"]["nodes"] = 0; }, "cluster.nodes: must be >= 1, got 0" },
         { "negative seq", [](json& d) { d["training"]["seq_len"] = -1; }, "training.seq_len: must be >= 1, got -1" },
+        { "negative ddp bucket", [](json& d) { d["parallel"]["ddp_bucket_size"] = -5; },
+            "parallel.ddp_bucket_size: must be >= 0, got -5" },
         { "huge batch", [](json& d) { d["training"]["global_batch"] = 1e30; }, "training.global_batch: must be <=" },
         { "inline model heads",
             [](json& d) {

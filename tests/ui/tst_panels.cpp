@@ -75,6 +75,11 @@ private Q_SLOTS:
         QVERIFY(w.doc()->waitForEvaluation());
         QVERIFY(!panel->isFieldMarked(QStringLiteral("model.moe.router_group_topk")));
         QVERIFY(w.doc()->evaluation()->report.errors.empty());
+        // The MoE training knobs are live here and greyed out on a dense model.
+        QVERIFY(panel->fieldEditor(QStringLiteral("training.moe_token_dispatcher"))->isEnabled());
+        w.load(test::presetScenario("llama3-70b-64xh100"));
+        QVERIFY(!panel->fieldEditor(QStringLiteral("training.moe_token_dispatcher"))->isEnabled());
+        QVERIFY(!panel->fieldEditor(QStringLiteral("training.moe_expert_capacity_factor"))->isEnabled());
     }
 
     void nonDividingDegreeOffersNearestValues()

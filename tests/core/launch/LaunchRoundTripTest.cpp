@@ -94,6 +94,19 @@ TEST(LaunchRoundTrip, NonDefaultSwitchesSurvive)
     expectRoundTrip(NemoRecipeWriter::write(s), s);
 }
 
+// --ddp-bucket-size (NeMo ddp.bucket_size) travels with --overlap-grad-reduce, the only case where it acts.
+TEST(LaunchRoundTrip, DdpBucketSizeSurvives)
+{
+    Scenario s = presetScenario("llama3-70b-64xh100");
+    s.parallel.ddpBucketSize = 20000000;
+    const std::string megatron = MegatronArgsWriter::write(s);
+    EXPECT_NE(megatron.find("--ddp-bucket-size 20000000"), std::string::npos);
+    expectRoundTrip(megatron, s);
+    const std::string nemo = NemoRecipeWriter::write(s);
+    EXPECT_NE(nemo.find("ddp.bucket_size = 20000000"), std::string::npos);
+    expectRoundTrip(nemo, s);
+}
+
 TEST(LaunchRoundTrip, RackScaleDomainsLaunchPerHostAndComeBack)
 {
     // Two GB200 NVL72 racks: each NVLink domain of 72 GPUs is 18 hosts of 4 (compute trays).

@@ -59,4 +59,18 @@ TEST(DpSyncTimeline, LargerDataParallelismMeansCoarserBuckets)
     // The collectives grow by the NVLink-to-IB step, the exposure by much more.
     EXPECT_GT(large.step.dpExposedSeconds - small.step.dpExposedSeconds,
         0.1 * (large.comm.dpTotalSeconds - small.comm.dpTotalSeconds) + 0.05 * large.comm.dpTotalSeconds);
+
+    // --ddp-bucket-size, both ways from the default: 4 B buckets (two for the replica) expose more of the
+    // reduction behind the backward's end; 1 M buckets (8000 ring collectives over 128 nodes, each paying
+    // its latency) far more: the reason Megatron-Core grows the bucket with DP.
+    core::Scenario coarse = scenario(128);
+    coarse.parallel.ddpBucketSize = 4000000000;
+    core::Scenario tiny = scenario(128);
+    tiny.parallel.ddpBucketSize = 1000000;
+    const core::Report coarseReport = core::evaluate(coarse);
+    const core::Report tinyReport = core::evaluate(tiny);
+    ASSERT_TRUE(coarseReport.valid && tinyReport.valid);
+    EXPECT_GT(coarseReport.step.dpExposedSeconds, large.step.dpExposedSeconds + 0.02);
+    EXPECT_GT(tinyReport.step.dpExposedSeconds, 2 * large.step.dpExposedSeconds);
+    EXPECT_GT(tinyReport.comm.dpTotalSeconds, 2 * large.comm.dpTotalSeconds);
 }
