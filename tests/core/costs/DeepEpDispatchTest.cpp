@@ -2,14 +2,17 @@
 // Token dispatch as DeepSeek-V3 and DeepEP run it (core/costs/MoeCosts): how many nodes and ranks a token's
 // experts are on under plain and group-limited routing (checked against a seeded simulation of the router),
 // DeepEP's one InfiniBand send per remote node, fp8 dispatch, and the SMs DeepEP's kernels take from compute.
+#include "core/Engine.h"
 #include "core/costs/CostModel.h"
 #include "core/costs/MoeCosts.h"
 #include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 #include "core/model/LayerShape.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <random>
 #include <set>
@@ -181,4 +184,39 @@ TEST(DeepEpDispatch, HeldSmsSlowTheComputeBesideTheDispatch)
     EXPECT_NEAR(concurrent.forwardCompute - alone.forwardCompute,
         dispatchSmSeconds(alone.forwardCompute, dispatch, share), 1e-12);
     EXPECT_GT(concurrent.forwardCompute, alone.forwardCompute);
+}
+
+// The report offers DeepEP where it would pay: DeepSeek-V3 on 2048 H800 with NCCL's all-to-all (EP 64 over
+// 8 nodes, top-8 in 4 groups) gets a note with both times, the faster one DeepEP's; the preset itself, which
+// runs DeepEP, and a top-2 model whose tokens reach about two nodes anyway, get none.
+TEST(DeepEpDispatch, ReportOffersDeepEpWhereItPays)
+{
+    const auto* info = PresetLibrary::instance().scenario("deepseek-v3-2048xh800");
+    ASSERT_TRUE(info);
+    LoadError error;
+    auto s = parseScenario(info->json, error);
+    ASSERT_TRUE(s) << error.text();
+    const auto offer = [](const Report& r) -> std::string {
+        for (const auto& n : r.notes) {
+            const auto at = n.text.find("DeepEP's dispatcher");
+            if (n.field == "parallel.ep" && at != std::string::npos)
+                return n.text.substr(at);
+        }
+        return {};
+    };
+    EXPECT_TRUE(offer(evaluate(*s)).empty());
+    s->training.moeTokenDispatcher = MoeDispatcher::AllToAll;
+    s->training.deepseekFp8Dispatch = false;
+    const std::string text = offer(evaluate(*s));
+    ASSERT_FALSE(text.empty());
+    double deepEp = 0, allToAll = 0;
+    ASSERT_EQ(std::sscanf(text.c_str() + text.find("combine ") + 8, "%lf ms instead of %lf", &deepEp, &allToAll), 2)
+        << text;
+    EXPECT_LT(deepEp, 0.8 * allToAll);
+
+    const auto* moe = PresetLibrary::instance().scenario("guide-moe1t-1024xh100");
+    ASSERT_TRUE(moe);
+    auto top2 = parseScenario(moe->json, error);
+    ASSERT_TRUE(top2 && top2->model.moe && top2->model.moe->topK == 2);
+    EXPECT_TRUE(offer(evaluate(*top2)).empty());
 }
