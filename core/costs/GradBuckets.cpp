@@ -20,19 +20,23 @@ std::vector<GradBucket> gradBuckets(double layerParams, double tailParams, doubl
     if (layerParams + tailParams <= 0)
         return out;
     if (bucketParams <= 0 || layerParams + tailParams <= bucketParams) {
-        out.push_back({ layerParams + tailParams, 1.0, 0.0 });
+        out.push_back({ layerParams + tailParams, 1, 1.0, 0.0 });
         return out;
     }
     // Full buckets over the layers, in backward order; a remainder too small to close a bucket rides with
-    // the embedding in the last one.
+    // the embedding in the last one. Past kMaxGradBucketEntries, runs of equal buckets share an entry that
+    // is ready with the last of them.
     const double full = std::floor(layerParams / bucketParams);
     const double remainder = layerParams - full * bucketParams;
-    for (double i = 1; i <= full; ++i) {
-        const double filled = i * bucketParams / layerParams;
-        out.push_back({ bucketParams, filled, 1.0 - filled });
+    const double perEntry = std::ceil(full / (kMaxGradBucketEntries - 1));
+    for (double done = 0; done < full;) {
+        const double n = std::min(perEntry, full - done);
+        done += n;
+        const double filled = done * bucketParams / layerParams;
+        out.push_back({ bucketParams, n, filled, 1.0 - filled });
     }
     if (remainder + tailParams > 0)
-        out.push_back({ remainder + tailParams, 1.0, 0.0 });
+        out.push_back({ remainder + tailParams, 1, 1.0, 0.0 });
     return out;
 }
 

@@ -10,9 +10,14 @@ namespace parallax::core {
 // (megatron/core/distributed/distributed_data_parallel.py, DistributedDataParallel.__init__).
 double megatronDefaultBucketParams(int dataParallelSize);
 
+inline constexpr int kMaxGradBucketEntries = 1024;
+
 // One bucket of a model chunk's gradient buffer and where its collectives sit in the chunk's passes.
 struct GradBucket {
-    double params = 0;
+    double params = 0; // of each bucket
+    // Consecutive equal buckets this entry stands for (their collectives back to back): a tiny bucket size
+    // would otherwise make millions of entries. At most kMaxGradBucketEntries entries per chunk.
+    double count = 1;
     // Share of the chunk's last backward pass done when the bucket's last gradient is ready (0-1).
     double readyFraction = 1;
     // Share of the chunk's first forward pass done when the bucket's first parameter is needed (0-1).

@@ -207,7 +207,8 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
         const double backwardEnd = lastGrad[c] ? lastGrad[c]->end : rankEnd;
         const auto place = [&](const std::vector<GradBucket>& buckets, bool expert) {
             for (const GradBucket& b : buckets) {
-                const auto [grad, gather] = expert ? seconds(0.0, b.params) : seconds(b.params, 0.0);
+                const auto [one, oneGather] = expert ? seconds(0.0, b.params) : seconds(b.params, 0.0);
+                const double grad = b.count * one, gather = b.count * oneGather;
                 const double ready
                     = p.dpOverlap ? backwardStart + b.readyFraction * (backwardEnd - backwardStart) : rankEnd;
                 sync[c].grads.push_back({ ready, grad });

@@ -34,7 +34,7 @@ TEST(GradBuckets, FullBucketsThenTheRemainderWithTheEmbedding)
     EXPECT_DOUBLE_EQ(b[2].neededFraction, 0.0);
     double total = 0;
     for (const GradBucket& x : b)
-        total += x.params;
+        total += x.params * x.count;
     EXPECT_DOUBLE_EQ(total, 1300);
 }
 
@@ -67,4 +67,22 @@ TEST(GradBuckets, LastBucketIsExposedBehindTheBackward)
     ChunkDpSync whole;
     whole.grads.push_back({ backwardStart, 0.9 });
     EXPECT_DOUBLE_EQ(pipelinedDataParallelSync({ whole }, backwardEnd, false).exposedSeconds, 0.0);
+}
+
+// A one-parameter bucket (a legal --ddp-bucket-size) over a trillion parameters: runs of equal buckets share
+// entries, at most kMaxGradBucketEntries of them, every parameter counted once, the last ready at the end.
+TEST(GradBuckets, TinyBucketsStayBounded)
+{
+    const std::vector<GradBucket> b = gradBuckets(1e12, 5e8, 1);
+    ASSERT_LE(b.size(), static_cast<std::size_t>(kMaxGradBucketEntries));
+    double total = 0, buckets = 0;
+    for (const GradBucket& x : b) {
+        total += x.params * x.count;
+        buckets += x.count;
+    }
+    EXPECT_DOUBLE_EQ(total, 1e12 + 5e8);
+    EXPECT_DOUBLE_EQ(buckets, 1e12 + 1);
+    EXPECT_DOUBLE_EQ(b.back().readyFraction, 1.0);
+    EXPECT_DOUBLE_EQ(b.back().params, 5e8);
+    EXPECT_DOUBLE_EQ(b[b.size() - 2].readyFraction, 1.0);
 }

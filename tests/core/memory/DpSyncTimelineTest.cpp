@@ -73,4 +73,10 @@ TEST(DpSyncTimeline, LargerDataParallelismMeansCoarserBuckets)
     EXPECT_GT(coarseReport.step.dpExposedSeconds, large.step.dpExposedSeconds + 0.02);
     EXPECT_GT(tinyReport.step.dpExposedSeconds, 2 * large.step.dpExposedSeconds);
     EXPECT_GT(tinyReport.comm.dpTotalSeconds, 2 * large.comm.dpTotalSeconds);
+    // A one-parameter bucket is legal and still evaluates (entries of many buckets each).
+    core::Scenario single = scenario(128);
+    single.parallel.ddpBucketSize = 1;
+    const core::Report singleReport = core::evaluate(single);
+    ASSERT_TRUE(singleReport.valid);
+    EXPECT_GT(singleReport.comm.dpTotalSeconds, 100 * tinyReport.comm.dpTotalSeconds);
 }
