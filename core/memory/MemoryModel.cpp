@@ -198,16 +198,22 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
         const double bucket = !bucketed ? 0.0
             : p.ddpBucketSize > 0       ? static_cast<double>(p.ddpBucketSize)
                                         : megatronDefaultBucketParams(dp.size);
-        const double embeddingParams = embedding ? params.dense
-                - stageParameters(
-                    in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), false, stage == last)
-                      .dense
-                                                 : 0.0;
+        // The input embedding's share of the dense parameters (the last gradients of the backward).
+        const double layerDense = embedding
+            ? stageParameters(in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), false, stage == last)
+                  .dense
+            : params.dense;
         const double backwardStart = lastGrad[c] ? lastGrad[c]->start : rankEnd;
         const double backwardEnd = lastGrad[c] ? lastGrad[c]->end : rankEnd;
         const auto place = [&](const std::vector<GradBucket>& buckets, bool expert) {
+            double priced = -1; // full buckets repeat: price each size once
+            std::pair<double, double> price;
             for (const GradBucket& b : buckets) {
-                const auto [one, oneGather] = expert ? seconds(0.0, b.params) : seconds(b.params, 0.0);
+                if (b.params != priced) {
+                    price = expert ? seconds(0.0, b.params) : seconds(b.params, 0.0);
+                    priced = b.params;
+                }
+                const auto [one, oneGather] = price;
                 const double grad = b.count * one, gather = b.count * oneGather;
                 const double ready
                     = p.dpOverlap ? backwardStart + b.readyFraction * (backwardEnd - backwardStart) : rankEnd;
@@ -219,7 +225,7 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
                 }
             }
         };
-        place(gradBuckets(params.dense - embeddingParams, embeddingParams, bucket), false);
+        place(gradBuckets(layerDense, params.dense - layerDense, bucket), false);
         place(gradBuckets(params.expert, 0.0, bucket), true);
         // Gathers run in forward order: the bucket the forward needs first goes first.
         std::stable_sort(sync[c].gathers.begin(), sync[c].gathers.end(),
