@@ -12,6 +12,11 @@ double megatronDefaultBucketParams(int dataParallelSize)
     return std::max(40e6, 1e6 * std::max(1, dataParallelSize));
 }
 
+double ddpBucketParams(long long configured, int dataParallelSize)
+{
+    return configured > 0 ? static_cast<double>(configured) : megatronDefaultBucketParams(dataParallelSize);
+}
+
 std::vector<GradBucket> gradBuckets(double layerParams, double tailParams, double bucketParams)
 {
     layerParams = std::max(0.0, layerParams);

@@ -9,6 +9,9 @@ namespace parallax::core {
 // very large DP so that the chunks of NCCL's ring stay bandwidth-bound rather than latency-bound"
 // (megatron/core/distributed/distributed_data_parallel.py, DistributedDataParallel.__init__).
 double megatronDefaultBucketParams(int dataParallelSize);
+// The bucket of a run: --ddp-bucket-size when set (> 0), else the default for its data-parallel size without
+// context parallelism (parallel_state.get_data_parallel_world_size(), though the gradients reduce over dp x cp).
+double ddpBucketParams(long long configured, int dataParallelSize);
 
 inline constexpr int kMaxGradBucketEntries = 1024;
 

@@ -195,9 +195,7 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
         // bucketed (core/costs/GradBuckets.h); without --overlap-grad-reduce the buffers reduce after the
         // rank's last op and the gathers end before its first forward.
         const bool bucketed = p.dpOverlap && rank == 0 && c == 0;
-        const double bucket = !bucketed ? 0.0
-            : p.ddpBucketSize > 0       ? static_cast<double>(p.ddpBucketSize)
-                                        : megatronDefaultBucketParams(dp.size);
+        const double bucket = bucketed ? ddpBucketParams(p.ddpBucketSize, p.dp) : 0.0;
         // The input embedding's share of the dense parameters (the last gradients of the backward).
         const double layerDense = embedding
             ? stageParameters(in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), false, stage == last)

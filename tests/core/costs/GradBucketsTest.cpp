@@ -15,6 +15,9 @@ TEST(GradBuckets, DefaultSizeGrowsWithDataParallelism)
     EXPECT_DOUBLE_EQ(megatronDefaultBucketParams(8), 40e6);
     EXPECT_DOUBLE_EQ(megatronDefaultBucketParams(40), 40e6);
     EXPECT_DOUBLE_EQ(megatronDefaultBucketParams(1024), 1024e6);
+    // The engine passes dp without cp; a --ddp-bucket-size wins.
+    EXPECT_DOUBLE_EQ(ddpBucketParams(0, 64), 64e6);
+    EXPECT_DOUBLE_EQ(ddpBucketParams(25000000, 1024), 25e6);
 }
 
 // 1000 layer parameters in buckets of 400: two full ones, ready 40% and 80% into the backward (and needed
