@@ -2,6 +2,7 @@
 #include "core/parallel/ParallelConfig.h"
 
 #include <array>
+#include <cstdio>
 #include <utility>
 
 namespace parallax::core {
@@ -92,8 +93,13 @@ std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const Train
         out.emplace_back("TP comm overlap");
     if (!p.dpOverlap)
         out.emplace_back("DP sync not overlapped");
-    if (p.ddpBucketSize > 0 && p.dpOverlap)
-        out.emplace_back("DDP buckets of " + std::to_string(p.ddpBucketSize) + " parameters");
+    if (p.ddpBucketSize > 0 && p.dpOverlap) {
+        // "DDP buckets of 100M parameters": millions, to one decimal below 10M.
+        const double millions = static_cast<double>(p.ddpBucketSize) / 1e6;
+        char text[64];
+        std::snprintf(text, sizeof text, millions < 10 ? "%.1fM" : "%.0fM", millions);
+        out.emplace_back(std::string("DDP buckets of ") + text + " parameters");
+    }
     if (!p.p2pOverlap && p.pp > 1)
         out.emplace_back("blocking p2p");
     if (!p.gradReduceInFp32)

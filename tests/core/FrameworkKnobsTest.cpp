@@ -108,3 +108,22 @@ TEST(FrameworkKnobs, ConfigurationLineNamesNonDefaultSwitches)
     EXPECT_NE(knobs.find("TP comm overlap"), std::string::npos) << knobs;
     EXPECT_NE(knobs.find("blocking p2p"), std::string::npos) << knobs;
 }
+
+// The report's config line names a set --ddp-bucket-size in millions of parameters, and only with DP overlap.
+TEST(FrameworkKnobs, DdpBucketSizeReadsInMillions)
+{
+    parallax::core::ParallelConfig p;
+    p.ddpBucketSize = 100000000;
+    const parallax::core::TrainingConfig t;
+    const auto has = [&](const std::string& text) {
+        for (const std::string& s : parallax::core::nonDefaultSwitches(p, t))
+            if (s == text)
+                return true;
+        return false;
+    };
+    EXPECT_TRUE(has("DDP buckets of 100M parameters"));
+    p.ddpBucketSize = 2500000;
+    EXPECT_TRUE(has("DDP buckets of 2.5M parameters"));
+    p.dpOverlap = false;
+    EXPECT_FALSE(has("DDP buckets of 2.5M parameters"));
+}
