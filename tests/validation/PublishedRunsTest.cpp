@@ -56,9 +56,10 @@ TEST(PublishedRuns, ErrorsWithinTheStatedBounds)
     // with the 18 Grok-1 and 6 GB200 rows; 4.3% before the LM head ran in bf16 under fp8), 17.5% (worst step
     // time, DeepSpeed ZeRO-3 on 384 A100; the 8-GPU fp8 Grok-1 proxy was 21.3% before), 18.4% (worst TFLOP/s
     // row), 3.6% (memory mean), 15.6% (worst memory). 2026-12-05: all rows 4.63% with Megatron-Core's gradient
-    // buckets (the last one exposed; docs/validation.md), worst TFLOP/s row 19.7%.
+    // buckets (the last one exposed; docs/validation.md), worst TFLOP/s row 19.7%; 4.49% with the GB200 GEMM
+    // rate from the re-measured MSMF table (slowest GPU).
     EXPECT_LE(s.a100StepTime.meanAbs, 0.047);
-    EXPECT_LE(s.stepTime.meanAbs, 0.047);
+    EXPECT_LE(s.stepTime.meanAbs, 0.046);
     EXPECT_LE(s.stepTime.maxAbs, 0.19) << s.stepTime.worstId;
     EXPECT_LE(s.memory.meanAbs, 0.042);
     EXPECT_LE(s.memory.maxAbs, 0.16) << s.memory.worstId;
@@ -82,6 +83,8 @@ TEST(PublishedRuns, FamiliesWithinTheirBounds)
     ASSERT_TRUE(s.perFamily.count("gb200 x dense"));
     EXPECT_EQ(s.perFamily.at("gb200 x dense").count, 6);
     EXPECT_LE(s.perFamily.at("gb200 x dense").meanAbs, 0.10);
+    // Regression guard: 4.0% since the MSMF table's slowest-GPU figures (9.4% with its earlier means).
+    EXPECT_LE(s.perFamily.at("gb200 x dense").meanAbs, 0.05);
 }
 
 // Nothing is dropped silently: each record is either compared or listed with the reason.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// GB200 and B200 GEMM rates come from the published sustained matmul measurements (ml-engineering's
-// mamf-finder README, MSMF with every GPU of the node busy: B200 1426.4 / 2250, H200 698.6 / 989 TFLOPS;
-// GB200 carried over from B200 with the MAMF burst ratio 1822 / 1745), transferred with the H100 preset's
+// GB200 and B200 GEMM rates come from the published sustained matmul measurements (ml-engineering
+// compute/accelerator/README.md, MSMF table, benchmark version 4, every GPU of the node busy; the slowest
+// GPU of the node, which a synchronous step waits on: B200 1421 / 2250, H200 745 / 989 TFLOPS; GB200
+// carried over from B200 with the MAMF burst ratio 1822 / 1737), transferred with the H100 preset's
 // training-shape share of the Hopper MSMF; not from recipe step times.
 #include "core/costs/CostModel.h"
 #include "core/io/PresetLibrary.h"
@@ -14,10 +15,10 @@ TEST(BlackwellRates, GemmFractionFromTheSustainedMatmulMicrobenchmark)
 {
     const PresetLibrary& lib = PresetLibrary::instance();
     const double h100 = lib.gpu("h100-sxm")->gemmFractionOfPeak;
-    const double hopperMsmf = 698.6 / 989.0;
-    const double b200Msmf = 1426.4;
+    const double hopperMsmf = 745.0 / 989.0;
+    const double b200Msmf = 1421.0;
     const std::pair<const char*, double> cases[]
-        = { { "gb200", b200Msmf * 1822.0 / 1745.0 / 2500.0 }, { "b200", b200Msmf / 2250.0 } };
+        = { { "gb200", b200Msmf * 1822.0 / 1737.0 / 2500.0 }, { "b200", b200Msmf / 2250.0 } };
     for (const auto& [id, msmf] : cases) {
         const GpuSpec gpu = *lib.gpu(id);
         EXPECT_NEAR(gpu.gemmFractionOfPeak, h100 * msmf / hopperMsmf, 0.005) << id;
