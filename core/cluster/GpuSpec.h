@@ -33,6 +33,10 @@ struct GpuSpec {
     // A streaming kernel's share of the datasheet HBM bandwidth; 0: the engine's default
     // (EfficiencyDefaults::hbmFractionOfPeak). presets/gpus states the measurement.
     double hbmFractionOfPeak = 0;
+    // The share of the per-direction NVLink bandwidth that the MoE dispatch and combine all-to-all reach
+    // inside an NVLink domain; 0: the engine's default (AllToAllEfficiency, DeepEP on H800). presets/gpus
+    // states the measurement (alltoall_nvlink_fraction).
+    double allToAllNvlinkFraction = 0;
     // GPUs one host (one OS instance, where a launcher starts processes) holds, when fewer than the
     // NVLink domain (a rack-scale domain spans hosts); 0: a domain is one host. presets/gpus cites it.
     int gpusPerHost = 0;

@@ -36,6 +36,7 @@ ComputeRates::ComputeRates(
     m_attentionRate = gpu.bf16FlopsPerSecond
         * (gpu.attentionFractionOfPeak > 0 ? gpu.attentionFractionOfPeak : defaults.attentionFractionOfPeak);
     m_attentionKeyOverhead = gpu.attentionKeyOverhead;
+    m_allToAllNvlinkFraction = gpu.allToAllNvlinkFraction;
     m_hbmRate
         = gpu.hbmBytesPerSecond * (gpu.hbmFractionOfPeak > 0 ? gpu.hbmFractionOfPeak : defaults.hbmFractionOfPeak);
     if (calibration) {
@@ -440,7 +441,10 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
             etp.inner = std::max(1, std::min(c.etp, groups.tp.inner));
             etp.outer = std::max(1, c.etp / etp.inner);
         }
-        const MoeLayerTimes moe = moeLayerTimes(shape, c, rates, groups.ep, h, epCommOverlap, {}, etp);
+        AllToAllEfficiency allToAll;
+        if (rates.allToAllNvlinkFraction() > 0)
+            allToAll.nvlinkFraction = rates.allToAllNvlinkFraction();
+        const MoeLayerTimes moe = moeLayerTimes(shape, c, rates, groups.ep, h, epCommOverlap, allToAll, etp);
         t.forwardCompute += moe.forwardCompute();
         t.backwardInputCompute += moe.backwardInputCompute();
         t.backwardWeightCompute += moe.expertBackwardWeight;

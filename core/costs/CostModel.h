@@ -94,6 +94,8 @@ public:
     double peakFlopsPerSecond() const { return m_peak; }
     double gemmFlopsPerSecond() const { return m_gemmRate; } // the large-GEMM rate of the GEMM dtype
     double hbmBytesPerSecond() const { return m_hbmRate; }
+    // The MoE all-to-all's share of NVLink the GPU's preset states; 0: AllToAllEfficiency's default.
+    double allToAllNvlinkFraction() const { return m_allToAllNvlinkFraction; }
     bool gemmCalibrated() const { return m_calibration != nullptr && m_hasGemmCalibration; }
     // The same GPU's rates for 16-bit GEMMs. Under FP8 training only Transformer Engine's modules run
     // in fp8; Megatron-Core's LM head (tensor_parallel.ColumnParallelLinear in gpt_model.py), its MoE
@@ -114,6 +116,7 @@ private:
     double m_attentionRate = 0;
     double m_attentionKeyOverhead = 0;
     double m_hbmRate = 0;
+    double m_allToAllNvlinkFraction = 0; // GpuSpec::allToAllNvlinkFraction (0: the default)
     double m_depthOverhead = 0; // in elements of k of the GEMM dtype
     double m_depthOverhead16 = 0;
     double m_layerKernelRate = 0;

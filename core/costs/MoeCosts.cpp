@@ -75,6 +75,14 @@ double expectedUnitsTouched(double experts, double k, int groups, int chosen, do
 }
 } // namespace
 
+AllToAllEfficiency allToAllEfficiency(const GpuSpec& gpu)
+{
+    AllToAllEfficiency e;
+    if (gpu.allToAllNvlinkFraction > 0)
+        e.nvlinkFraction = gpu.allToAllNvlinkFraction;
+    return e;
+}
+
 RoutedFanout routedFanout(const LayerShape& shape, int nodes, int gpusPerNode)
 {
     RoutedFanout f;

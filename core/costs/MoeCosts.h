@@ -16,6 +16,10 @@ struct AllToAllEfficiency {
     double scaleOutFraction = 0.86;
 };
 
+// The GPU's own NVLink share where its preset states a measurement (GpuSpec::allToAllNvlinkFraction: on
+// Blackwell the kernels are bound by the SMs they hold, not by the doubled link), else the default.
+AllToAllEfficiency allToAllEfficiency(const GpuSpec& gpu);
+
 // Where one token's top_k routed copies go, per token, in an EP group of `nodes` NVLink domains of
 // `gpusPerNode` ranks each, the experts split evenly and in order over the ranks. Routing is taken as
 // uniform over the experts a token may pick (those of its router_group_topk groups under group-limited

@@ -135,8 +135,9 @@ std::string deepEpAlternative(const Scenario& s, const LayoutStageResult& layout
         const double hidden = static_cast<double>(s.model.hidden);
         ActivationContext deepEp = costs.context;
         deepEp.dispatcher = MoeDispatcher::DeepEp;
-        const double now = dispatchCombineSeconds(shape, costs.context, layout.comm.ep, hidden);
-        const double then = dispatchCombineSeconds(shape, deepEp, layout.comm.ep, hidden);
+        const AllToAllEfficiency efficiency = allToAllEfficiency(costs.gpu);
+        const double now = dispatchCombineSeconds(shape, costs.context, layout.comm.ep, hidden, efficiency);
+        const double then = dispatchCombineSeconds(shape, deepEp, layout.comm.ep, hidden, efficiency);
         if (now <= 0 || then > 0.8 * now)
             return {};
         return "; DeepEP's dispatcher (training.moe_token_dispatcher: deepep; Megatron --moe-token-dispatcher-type "

@@ -36,6 +36,7 @@ GpuSpec readGpu(JsonReader& r)
     g.attentionFractionOfPeak = r.number("attention_fraction_of_peak", 0, 1, 0);
     g.attentionKeyOverhead = r.number("attention_key_overhead", 0, 1e6, 0);
     g.hbmFractionOfPeak = r.number("hbm_fraction_of_peak", 0, 1, 0);
+    g.allToAllNvlinkFraction = r.number("alltoall_nvlink_fraction", 0, 1, 0);
     g.gpusPerHost = static_cast<int>(r.integer("gpus_per_host", 0, kMaxGpus, 0));
     if (r.has("sources")) {
         const json& s = r.at("sources");
@@ -535,6 +536,8 @@ json gpuSpecToJson(const GpuSpec& g)
         j["attention_key_overhead"] = g.attentionKeyOverhead;
     if (g.hbmFractionOfPeak > 0)
         j["hbm_fraction_of_peak"] = g.hbmFractionOfPeak;
+    if (g.allToAllNvlinkFraction > 0)
+        j["alltoall_nvlink_fraction"] = g.allToAllNvlinkFraction;
     if (g.gpusPerHost > 0)
         j["gpus_per_host"] = g.gpusPerHost;
     return j;
