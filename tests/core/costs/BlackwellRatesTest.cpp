@@ -4,8 +4,8 @@
 // GPU of the node, which a synchronous step waits on: B200 1421 / 2250, H200 745 / 989 TFLOPS; GB200
 // carried over from B200 with the MAMF burst ratio 1822 / 1737), transferred with the H100 preset's
 // training-shape share of the Hopper MSMF; not from recipe step times.
-#include "core/costs/CostModel.h"
 #include "core/Engine.h"
+#include "core/costs/CostModel.h"
 #include "core/costs/MoeCosts.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
