@@ -2,6 +2,7 @@
 #include "core/costs/MoeCosts.h"
 
 #include "core/costs/DataParallelSync.h"
+#include "core/costs/GroupLimitedRouting.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,40 +39,11 @@ double missAll(double n, double x, double k)
     return p;
 }
 
-double logChoose(double n, double r)
-{
-    return std::lgamma(n + 1) - std::lgamma(r + 1) - std::lgamma(n - r + 1);
-}
-
 // Expected units (nodes or ranks, `units` equal blocks of the experts) holding at least one of a token's
-// k picks, the picks uniform over the experts of `chosen` of `groups` equal groups (groups = chosen = 1:
-// over all experts). Exact where a unit lies inside one group or holds whole groups; otherwise the groups
-// are dropped (uniform over all experts).
-double expectedUnitsTouched(double experts, double k, int groups, int chosen, double units)
+// k picks, the picks uniform over all the experts: units (1 - C(experts - unit, k) / C(experts, k)).
+double uniformUnitsTouched(double experts, double k, double units)
 {
-    if (groups <= 1 || chosen >= groups) {
-        groups = 1;
-        chosen = 1;
-    }
-    const double group = experts / groups;
-    const double unit = experts / units;
-    const double eligible = chosen * group;
-    const bool unitInGroup = std::fmod(group, unit) == 0;
-    const bool groupsInUnit = std::fmod(unit, group) == 0;
-    if (unitInGroup)
-        return units * chosen / groups * (1.0 - missAll(eligible, unit, k));
-    if (!groupsInUnit)
-        return expectedUnitsTouched(experts, k, 1, 1, units);
-    // j of the unit's m groups are among the chosen ones: hypergeometric.
-    const double m = unit / group;
-    double touched = 0;
-    for (int j = 1; j <= static_cast<int>(std::min<double>(m, chosen)); ++j) {
-        if (chosen - j > groups - m)
-            continue;
-        const double pj = std::exp(logChoose(m, j) + logChoose(groups - m, chosen - j) - logChoose(groups, chosen));
-        touched += pj * (1.0 - missAll(eligible, j * group, k));
-    }
-    return units * touched;
+    return units * (1.0 - missAll(experts, experts / units, k));
 }
 } // namespace
 
@@ -93,8 +65,16 @@ RoutedFanout routedFanout(const LayerShape& shape, int nodes, int gpusPerNode)
     const double n = std::min<double>(std::max(1, nodes), experts);
     const double r = std::min<double>(std::max(1, nodes) * std::max(1, gpusPerNode), experts);
     f.copies = k;
-    f.nodes = expectedUnitsTouched(experts, k, shape.routerGroups, shape.routerGroupTopk, n);
-    f.gpus = expectedUnitsTouched(experts, k, shape.routerGroups, shape.routerGroupTopk, r);
+    const auto wholeExperts = static_cast<int>(std::lround(experts));
+    const bool grouped = shape.routerGroups > 1 && shape.routerGroupTopk >= 1
+        && shape.routerGroupTopk < shape.routerGroups && wholeExperts % shape.routerGroups == 0;
+    const auto touched = [&](double units) {
+        return grouped ? groupLimitedUnitsTouched(wholeExperts, static_cast<int>(std::lround(k)), shape.routerGroups,
+                   shape.routerGroupTopk, static_cast<int>(units))
+                       : uniformUnitsTouched(experts, k, units);
+    };
+    f.nodes = touched(n);
+    f.gpus = touched(r);
     // By symmetry the sender's own node (rank) is touched with the average chance, touched / units.
     f.remoteNodes = f.nodes * (1.0 - 1.0 / n);
     f.remoteGpus = f.gpus * (1.0 - 1.0 / r);

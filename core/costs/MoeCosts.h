@@ -16,14 +16,14 @@ struct AllToAllEfficiency {
     double scaleOutFraction = 0.86;
 };
 
-// The GPU's own NVLink share where its preset states a measurement (GpuSpec::allToAllNvlinkFraction: on
-// Blackwell the kernels are bound by the SMs they hold, not by the doubled link), else the default.
+// The GPU's own NVLink share where its preset states a measurement of that GPU
+// (GpuSpec::allToAllNvlinkFraction), else the default.
 AllToAllEfficiency allToAllEfficiency(const GpuSpec& gpu);
 
 // Where one token's top_k routed copies go, per token, in an EP group of `nodes` NVLink domains of
-// `gpusPerNode` ranks each, the experts split evenly and in order over the ranks. Routing is taken as
-// uniform over the experts a token may pick (those of its router_group_topk groups under group-limited
-// routing): the balanced load that auxiliary losses and DeepSeek's bias terms aim for.
+// `gpusPerNode` ranks each, the experts split evenly and in order over the ranks. Expert scores are taken as
+// exchangeable (the balanced load that auxiliary losses and DeepSeek's bias terms aim for): picks uniform over
+// the experts, or under group-limited routing the router's own rule (core/costs/GroupLimitedRouting.h).
 struct RoutedFanout {
     double copies = 0; // top_k
     double nodes = 0; // expected distinct nodes (NVLink domains) holding at least one of its experts

@@ -33,27 +33,44 @@ LayerShape moeShape(int experts, int topK, int groups, int groupTopk)
     return s;
 }
 
-// The router, simulated: pick `chosen` of `groups` groups, then top_k distinct experts among theirs, all
-// uniformly; count the distinct units (blocks of experts / units experts) the picks land on.
+// The router, simulated: every expert draws an independent score; with groups, a group scores the sum of its
+// best topK / chosen experts and the best `chosen` groups are kept (Megatron-Core group_limited_topk); the
+// token takes its topK best experts among the eligible ones. Counts the distinct units (blocks of experts /
+// units experts) the picks land on. Written apart from the engine's simulation, with its own generator.
 double simulatedUnitsTouched(int experts, int topK, int groups, int chosen, int units, int samples)
 {
-    std::mt19937 rng(12345);
+    std::mt19937_64 rng(12345);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    if (groups <= 1) {
+        groups = 1;
+        chosen = 1;
+    }
     const int perGroup = experts / groups;
     const int perUnit = experts / units;
-    std::vector<int> groupIds(groups);
-    std::iota(groupIds.begin(), groupIds.end(), 0);
+    const int best = std::max(1, topK / chosen);
     double total = 0;
     for (int n = 0; n < samples; ++n) {
-        std::shuffle(groupIds.begin(), groupIds.end(), rng);
-        std::vector<int> eligible;
-        for (int g = 0; g < chosen; ++g) {
-            for (int e = 0; e < perGroup; ++e)
-                eligible.push_back(groupIds[g] * perGroup + e);
+        std::vector<double> score(experts);
+        for (double& x : score)
+            x = uniform(rng);
+        std::vector<std::pair<double, int>> groupScore;
+        for (int g = 0; g < groups; ++g) {
+            std::vector<double> mine(score.begin() + g * perGroup, score.begin() + (g + 1) * perGroup);
+            std::sort(mine.rbegin(), mine.rend());
+            groupScore.emplace_back(std::accumulate(mine.begin(), mine.begin() + best, 0.0), g);
         }
-        std::shuffle(eligible.begin(), eligible.end(), rng);
+        std::sort(groupScore.rbegin(), groupScore.rend());
+        std::vector<std::pair<double, int>> eligible;
+        for (int c = 0; c < chosen; ++c) {
+            for (int e = 0; e < perGroup; ++e) {
+                const int id = groupScore[c].second * perGroup + e;
+                eligible.emplace_back(score[id], id);
+            }
+        }
+        std::sort(eligible.rbegin(), eligible.rend());
         std::set<int> touched;
         for (int i = 0; i < topK; ++i)
-            touched.insert(eligible[i] / perUnit);
+            touched.insert(eligible[i].second / perUnit);
         total += static_cast<double>(touched.size());
     }
     return total / samples;
@@ -97,21 +114,22 @@ TEST(DeepEpDispatch, UniformRoutingReachesMostNodes)
     EXPECT_DOUBLE_EQ(f.copies, 8.0);
 }
 
-// DeepSeek-V3's node-limited routing (8 groups, one per node, the best 4): at most 4 nodes, 3.6 on average
-// with uniform picks inside the chosen groups, 3.2 of them remote (arXiv:2412.19437 sec. 2.1.2).
+// DeepSeek-V3's node-limited routing (8 groups, one per node, the best 4 by their top-2 scores): at most 4
+// nodes, 3.95 on average, 3.46 of them remote (arXiv:2412.19437 sec. 2.1.2); a chosen group was chosen for its
+// best experts, so it nearly always gets one (picks uniform inside the chosen groups would reach 3.63).
 TEST(DeepEpDispatch, NodeLimitedRoutingCapsTheNodes)
 {
     const RoutedFanout limited = routedFanout(moeShape(256, 8, 8, 4), 8, 8);
     EXPECT_LE(limited.nodes, 4.0);
     EXPECT_NEAR(limited.nodes, simulatedUnitsTouched(256, 8, 8, 4, 8, 40000), 0.03);
     EXPECT_NEAR(limited.gpus, simulatedUnitsTouched(256, 8, 8, 4, 64, 40000), 0.03);
-    EXPECT_NEAR(limited.remoteNodes, 3.17, 0.01);
+    EXPECT_NEAR(limited.remoteNodes, 3.46, 0.02);
+    EXPECT_GT(limited.nodes, 3.85);
     const RoutedFanout free = routedFanout(moeShape(256, 8, 0, 0), 8, 8);
-    EXPECT_LT(limited.remoteNodes, 0.75 * free.remoteNodes);
+    EXPECT_LT(limited.remoteNodes, 0.8 * free.remoteNodes);
 }
 
-// Groups smaller than a node (4 per node, the best 6 of 32): the node holds j chosen groups with the
-// hypergeometric chance; checked against the simulated router.
+// Groups smaller than a node (4 per node, the best 6 of 32): checked against the simulated router.
 TEST(DeepEpDispatch, GroupsInsideNodesFollowTheSimulatedRouter)
 {
     const RoutedFanout f = routedFanout(moeShape(256, 8, 32, 6), 8, 8);
@@ -120,7 +138,7 @@ TEST(DeepEpDispatch, GroupsInsideNodesFollowTheSimulatedRouter)
 }
 
 // The all-to-all dispatcher sends every (token, expert) copy, 7 of 8 of them over InfiniBand; DeepEP sends
-// each token once per remote node (3.17 under node-limited routing) and the fp8 dispatch 1 + 4/128 bytes a
+// each token once per remote node (3.46 under node-limited routing) and the fp8 dispatch 1 + 4/128 bytes a
 // value. The InfiniBand side is the slower link here, so the pair takes exactly its bytes at 0.86 of 50 GB/s.
 TEST(DeepEpDispatch, DeepEpSendsEachTokenOncePerRemoteNode)
 {
@@ -139,7 +157,7 @@ TEST(DeepEpDispatch, DeepEpSendsEachTokenOncePerRemoteNode)
 
     const double fp8 = dispatchCombineSeconds(shape, deepSeekContext(MoeDispatcher::DeepEp, true), ep, hidden);
     EXPECT_NEAR(fp8, fan.remoteNodes * perCopy * (1.0 + 4.0 / 128 + 2.0) / ib, 1e-9);
-    EXPECT_LT(fp8, 0.35 * allToAll); // 3.17 x 3.03 of 7 x 2 x 2 byte-copies
+    EXPECT_LT(fp8, 0.4 * allToAll); // 3.46 x 3.03 of 7 x 2 x 2 byte-copies
 }
 
 // Inside one NVLink domain DeepEP's traffic is one copy per distinct other rank a token needs, not one per
