@@ -4,6 +4,7 @@
 #include "core/Units.h"
 #include "core/costs/MoeCosts.h"
 #include "core/model/LayerShape.h"
+#include "core/search/NumberText.h"
 
 #include <cstdio>
 #include <string>
@@ -159,7 +160,7 @@ void findingsStage(const Scenario& scenario, const LayoutStageResult& layout, co
     if (scenario.model.isMoe() && report.groupsCrossingDomains[static_cast<int>(Dim::Ep)] > 0)
         report.notes.push_back({ "parallel.ep",
             "EP groups span " + std::to_string(layout.comm.ep.outer) + " NVLink domains: the all-to-all runs over IB ("
-                + fixed(report.comm.epSeconds * 1e3, 1) + " ms per step on the busiest rank)"
+                + secondsText(report.comm.epSeconds) + " per step on the busiest rank)"
                 + deepEpAlternative(scenario, layout, costs) });
     memoryWarnings(scenario, report);
     if (!timeBand.measured)

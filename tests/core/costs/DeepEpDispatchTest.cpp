@@ -222,7 +222,14 @@ TEST(DeepEpDispatch, ReportOffersDeepEpWhereItPays)
         }
         return {};
     };
-    EXPECT_TRUE(offer(evaluate(*s)).empty());
+    const Report preset = evaluate(*s);
+    EXPECT_TRUE(offer(preset).empty());
+    // The per-step EP time reads in seconds once it passes one ("17.2 s", not "17211.7 ms").
+    ASSERT_GT(preset.comm.epSeconds, 1.0);
+    const bool seconds = std::any_of(preset.notes.begin(), preset.notes.end(), [](const auto& n) {
+        return n.field == "parallel.ep" && n.text.find(" s per step on the busiest rank") != std::string::npos;
+    });
+    EXPECT_TRUE(seconds);
     s->training.moeTokenDispatcher = MoeDispatcher::AllToAll;
     s->training.deepseekFp8Dispatch = false;
     const std::string text = offer(evaluate(*s));
