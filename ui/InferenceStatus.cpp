@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/InferenceStatus.h"
 
+#include "core/memory/RangeText.h"
 #include "ui/ChartStyle.h"
 #include "ui/Format.h"
 #include "ui/Theme.h"
@@ -22,17 +23,23 @@ InferenceStatus inferenceStatus(const core::InferenceReport& r)
     InferenceStatus s;
     const QString requests
         = r.concurrency == 1 ? QObject::tr("1 request") : QObject::tr("%1 requests").arg(groupedCount(r.concurrency));
+    const auto range = [](double seconds, double low, double high) {
+        return QString::fromStdString(core::secondsRangeText(seconds, low, high)).toHtmlEscaped();
+    };
     s.latency = QObject::tr("TTFT <b>%1</b> · TPOT <b>%2</b>")
-                    .arg(format::seconds(r.ttftSeconds), format::seconds(r.tpotSeconds));
+                    .arg(range(r.ttftSeconds, r.ttftLowSeconds, r.ttftHighSeconds),
+                        range(r.tpotSeconds, r.tpotLowSeconds, r.tpotHighSeconds));
     s.latencyTip
         = QObject::tr("TTFT: prefill of %1 input tokens alone (compute %2, communication %3). TPOT: one decode "
                       "step at %4 in flight (weights %5, KV cache %6, compute %7, TP %8, EP %9, "
-                      "pipeline %10)")
+                      "pipeline %10). Ranges: the engine's measured error on published serving runs")
               .arg(groupedCount(r.isl), format::seconds(r.prefillComputeSeconds), format::seconds(r.prefillCommSeconds),
                   requests, format::seconds(r.decode.weightsSeconds), format::seconds(r.decode.kvSeconds),
                   format::seconds(r.decode.computeSeconds), format::seconds(r.decode.tpSeconds),
                   format::seconds(r.decode.epSeconds), format::seconds(r.decode.ppSeconds));
-    s.throughput = QObject::tr("<b>%1</b> tokens/s per GPU at %2").arg(rate(r.tokensPerSecondPerGpu), requests);
+    s.throughput = QObject::tr("<b>%1</b> (%2-%3) tokens/s per GPU at %4")
+                       .arg(rate(r.tokensPerSecondPerGpu), rate(r.tokensPerSecondPerGpuLow),
+                           rate(r.tokensPerSecondPerGpuHigh), requests);
     s.throughputTip = QObject::tr("Output tokens per second per GPU, prefill included (decode steps alone: %1); %2")
                           .arg(rate(r.decodeTokensPerSecondPerGpu),
                               r.concurrencySolved ? QObject::tr("concurrency solved from the KV cache (\"max\")")

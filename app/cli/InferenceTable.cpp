@@ -3,6 +3,8 @@
 
 #include "TextFormat.h"
 
+#include "core/memory/RangeText.h"
+
 #include <cstdio>
 
 namespace parallax::cli {
@@ -56,14 +58,20 @@ void printInferenceReport(std::ostream& out, const core::Scenario& s, const core
         << r.contextLen << "\n";
     out << "  verdict          " << core::toString(r.verdict) << ": " << r.verdictReason << "\n\n";
     out << "Time\n";
-    out << "  TTFT             " << padLeft(duration(r.ttftSeconds), 11) << "   (prefill of " << r.isl
-        << " tokens, unloaded)\n";
-    out << "  TPOT             " << padLeft(duration(r.tpotSeconds), 11) << "   (weights "
+    out << "  TTFT             "
+        << padLeft(core::secondsRangeText(r.ttftSeconds, r.ttftLowSeconds, r.ttftHighSeconds), 21) << "   (prefill of "
+        << r.isl << " tokens, unloaded)\n";
+    out << "  TPOT             "
+        << padLeft(core::secondsRangeText(r.tpotSeconds, r.tpotLowSeconds, r.tpotHighSeconds), 21) << "   (weights "
         << duration(r.decode.weightsSeconds) << ", KV " << duration(r.decode.kvSeconds) << ", compute "
         << duration(r.decode.computeSeconds) << ", TP " << duration(r.decode.tpSeconds) << ", EP "
         << duration(r.decode.epSeconds) << ", PP " << duration(r.decode.ppSeconds) << ")\n";
-    out << "  tokens/s per GPU " << padLeft(number(r.tokensPerSecondPerGpu, 1), 11) << "   (decode only "
-        << number(r.decodeTokensPerSecondPerGpu, 1) << ")\n\n";
+    out << "  tokens/s per GPU "
+        << padLeft(
+               core::rateRangeText(r.tokensPerSecondPerGpu, r.tokensPerSecondPerGpuLow, r.tokensPerSecondPerGpuHigh),
+               21)
+        << "   (decode only " << number(r.decodeTokensPerSecondPerGpu, 1) << ")\n";
+    out << "  ranges           measured error on published serving runs (parallax-cli validate --serving)\n\n";
     out << "  concurrency       TPOT   tokens/s/GPU\n";
     for (const auto& p : r.sweep)
         out << padLeft(std::to_string(p.concurrency), 13) << padLeft(duration(p.tpotSeconds), 11)

@@ -4,6 +4,7 @@
 #include "core/Units.h"
 #include "core/cluster/CommGroups.h"
 #include "core/inference/KvCache.h"
+#include "core/inference/ServingBands.h"
 #include "core/inference/ServingMemory.h"
 #include "core/inference/ServingTime.h"
 #include "core/inference/WeightBytes.h"
@@ -232,6 +233,12 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     r.tpotSeconds = r.decode.stepSeconds;
     const ConcurrencyPoint point = servingThroughput(timeIn, r.concurrency, &r.decodeTokensPerSecondPerGpu);
     r.tokensPerSecondPerGpu = point.tokensPerSecondPerGpu;
+    r.ttftLowSeconds = servingTtftBand().low(r.ttftSeconds);
+    r.ttftHighSeconds = servingTtftBand().high(r.ttftSeconds);
+    r.tpotLowSeconds = servingTpotBand().low(r.tpotSeconds);
+    r.tpotHighSeconds = servingTpotBand().high(r.tpotSeconds);
+    r.tokensPerSecondPerGpuLow = servingThroughputBand().low(r.tokensPerSecondPerGpu);
+    r.tokensPerSecondPerGpuHigh = servingThroughputBand().high(r.tokensPerSecondPerGpu);
     const int sweepTop = std::max(1, std::min(std::max(r.maxConcurrency, 1), schedulerCap));
     for (int c = 1; c < sweepTop; c *= 2)
         r.sweep.push_back(servingThroughput(timeIn, c));

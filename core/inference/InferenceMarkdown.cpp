@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/InferenceMarkdown.h"
 
+#include "core/memory/RangeText.h"
 #include "core/report/ReportMarkdown.h"
 #include "core/search/NumberText.h"
 
@@ -24,9 +25,12 @@ std::string inferenceToMarkdown(const InferenceReport& r)
     out << "| Verdict | KV capacity | Max concurrency | TTFT | TPOT | Tokens/s per GPU |\n";
     out << "|:---:|---:|---:|---:|---:|---:|\n";
     out << "| " << toString(r.verdict) << " | " << fixedText(r.kvCapacityTokens, 0) << " tokens | " << r.maxConcurrency
-        << " | " << formatSeconds(r.ttftSeconds) << " | " << formatSeconds(r.tpotSeconds) << " at " << r.concurrency
-        << " | " << fixedText(r.tokensPerSecondPerGpu, 1) << " |\n\n";
+        << " | " << secondsRangeText(r.ttftSeconds, r.ttftLowSeconds, r.ttftHighSeconds) << " | "
+        << secondsRangeText(r.tpotSeconds, r.tpotLowSeconds, r.tpotHighSeconds) << " at " << r.concurrency << " | "
+        << rateRangeText(r.tokensPerSecondPerGpu, r.tokensPerSecondPerGpuLow, r.tokensPerSecondPerGpuHigh) << " |\n\n";
     out << r.verdictReason << ".\n\n";
+    out << "Ranges: the measured error of the engine on published serving runs (`parallax-cli validate "
+           "--serving`).\n\n";
     const ServingMemory& m = r.memory;
     out << "## Memory per GPU\n\n";
     out << "| Weights | KV cache | Workspace | CUDA graphs | Context + NCCL | Reserve | HBM |\n";

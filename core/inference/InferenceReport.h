@@ -65,6 +65,10 @@ struct InferenceReport {
     double tpotSeconds = 0; // one decode step at `concurrency`
     double tokensPerSecondPerGpu = 0; // output tokens, prefill included
     double decodeTokensPerSecondPerGpu = 0; // decode steps only
+    // The ranges of the three figures from the measured error of the serving rows (core/inference/ServingBands.h).
+    double ttftLowSeconds = 0, ttftHighSeconds = 0;
+    double tpotLowSeconds = 0, tpotHighSeconds = 0;
+    double tokensPerSecondPerGpuLow = 0, tokensPerSecondPerGpuHigh = 0;
     DecodeBreakdown decode;
     double prefillComputeSeconds = 0, prefillCommSeconds = 0;
     std::vector<ConcurrencyPoint> sweep;

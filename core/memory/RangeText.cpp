@@ -25,6 +25,12 @@ std::string gibRangeText(double bytes, double lowBytes, double highBytes)
     return gibText(bytes) + " (" + fixedText(lowBytes / kGiB, 1) + "-" + fixedText(highBytes / kGiB, 1) + ")";
 }
 
+std::string rateRangeText(double value, double low, double high)
+{
+    const int boundDigits = std::fabs(value) >= 100.0 ? 0 : 1;
+    return fixedText(value, 1) + " (" + fixedText(low, boundDigits) + "-" + fixedText(high, boundDigits) + ")";
+}
+
 std::string stepTimeRangeText(const Report& r)
 {
     return secondsRangeText(r.stepTimeSeconds, r.stepTimeLowSeconds, r.stepTimeHighSeconds);

@@ -11,6 +11,8 @@ namespace parallax::core {
 // "2.36 s (2.2-2.5)", "71.3 GiB (64.9-78.0)".
 std::string secondsRangeText(double seconds, double lowSeconds, double highSeconds);
 std::string gibRangeText(double bytes, double lowBytes, double highBytes);
+// A rate with its range, the bounds without decimals from 100 up: "363.0 (327-388)", "5.2 (4.7-5.6)".
+std::string rateRangeText(double value, double low, double high);
 
 std::string stepTimeRangeText(const Report& r);
 std::string peakMemoryRangeText(const Report& r);

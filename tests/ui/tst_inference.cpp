@@ -334,9 +334,15 @@ private Q_SLOTS:
         test::Window w;
         w.load(s);
         const QString status = w.window.statusText();
+        // Each figure with its range from the serving rows' measured error: "TTFT 32.23 s (32.2-40.3)".
+        const auto range = [](double seconds, double low, double high) {
+            return QString::fromStdString(core::secondsRangeText(seconds, low, high));
+        };
         QVERIFY2(status.contains(QStringLiteral("TTFT %1 · TPOT %2")
-                                     .arg(format::seconds(want.ttftSeconds), format::seconds(want.tpotSeconds))),
+                                     .arg(range(want.ttftSeconds, want.ttftLowSeconds, want.ttftHighSeconds),
+                                         range(want.tpotSeconds, want.tpotLowSeconds, want.tpotHighSeconds))),
             qPrintable(status));
+        QVERIFY(want.tpotLowSeconds < want.tpotSeconds && want.tpotSeconds < want.tpotHighSeconds);
         QVERIFY2(status.contains(QStringLiteral("tokens/s per GPU at %1 requests")
                                      .arg(groupedCount(want.concurrency))
                                      .replace(QStringLiteral(" 1 requests"), QStringLiteral(" 1 request"))),
