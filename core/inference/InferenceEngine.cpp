@@ -246,6 +246,13 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
 
     report.fits = r.verdict != ServingVerdict::DoesNotFit;
     report.peakMemoryBytes = cap.memory.usedBytes() + std::max(0.0, cap.memory.kvCacheBytes);
+    // The report's own verdict is the serving one (`evaluate --json` prints both; they must agree). The pool
+    // is sized by the framework's rule from what is left, so the peak is the rule's figure, not a prediction.
+    report.memoryVerdict = r.verdict == ServingVerdict::Fits ? MemoryVerdict::Fits
+        : r.verdict == ServingVerdict::Tight                 ? MemoryVerdict::Tight
+                                                             : MemoryVerdict::DoesNotFit;
+    report.peakMemoryLowBytes = report.peakMemoryBytes;
+    report.peakMemoryHighBytes = report.peakMemoryBytes;
     report.tokensPerSecond = r.tokensPerSecondPerGpu * report.gpus;
     if (r.verdict != ServingVerdict::Fits)
         report.warnings.push_back({ "memory", r.verdictReason });

@@ -9,6 +9,7 @@
 #include "core/inference/InferenceJson.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
+#include "core/report/ReportJson.h"
 #include "core/validation/ServingValidation.h"
 
 #include <gtest/gtest.h>
@@ -96,4 +97,9 @@ TEST(ServingBands, ReportCarriesTheRanges)
     EXPECT_DOUBLE_EQ(j["tpot_range_s"][0].get<double>(), r.tpotLowSeconds);
     EXPECT_DOUBLE_EQ(j["ttft_range_s"][1].get<double>(), r.ttftHighSeconds);
     EXPECT_DOUBLE_EQ(j["tokens_per_s_per_gpu_range"][1].get<double>(), r.tokensPerSecondPerGpuHigh);
+    // The top-level verdict of `evaluate --json` agrees with the serving one (it read "does not fit" beside
+    // a serving "fits" until 2026-12-05).
+    const json top = reportToJson(*s, report);
+    EXPECT_EQ(top["memory_verdict"], j["memory_verdict"]);
+    EXPECT_EQ(top["fits"].get<bool>(), r.verdict != ServingVerdict::DoesNotFit);
 }
