@@ -100,6 +100,18 @@ std::string computeCause(const SearchPoint& p, const Report& r)
     return cause.empty() ? "smaller GEMMs and more element-wise work per GPU" : cause;
 }
 
+// What selective recompute re-runs: the attention core (Megatron-Core's default, arXiv:2205.05198 sec. 5)
+// or the scenario's training.recompute_modules (Megatron-Core --recompute-modules).
+std::string selectiveRecomputeText(unsigned modules)
+{
+    if (modules == recompute_module::kCoreAttn)
+        return "the attention core in the backward (arXiv:2205.05198 sec. 5)";
+    std::string names;
+    for (const std::string& name : recomputeModuleNames(modules))
+        names += (names.empty() ? "" : ", ") + name;
+    return names + " (training.recompute_modules) in the backward (Megatron-Core --recompute-modules)";
+}
+
 int recomputeRank(Recompute r)
 {
     return r == Recompute::None ? 0 : r == Recompute::Selective ? 1 : 2;
@@ -177,10 +189,12 @@ Reason Explainer::explainLoss(const SearchPoint& w, const Report& wr, const Sear
         if (recomputeRank(l.recompute) > recomputeRank(w.recompute)) {
             r.kind = ReasonKind::Recompute;
             r.text = std::string(toString(l.recompute)) + " recompute re-runs "
-                + (l.recompute == Recompute::Full ? "the whole forward" : "the attention core")
-                + " in the backward (arXiv:2205.05198 sec. 5): the busiest rank computes " + secondsText(b.compute)
-                + " per step against " + secondsText(a.compute) + " (HFU " + percentText(lr.hfu) + ", MFU "
-                + percentText(lr.mfu) + "); " + slower;
+                + (l.recompute == Recompute::Full
+                        ? std::string("the whole forward in the backward (arXiv:2205.05198 sec. 5)")
+                        : selectiveRecomputeText(m_base.training.recomputeModules))
+                + ": the busiest rank computes " + secondsText(b.compute) + " per step against "
+                + secondsText(a.compute) + " (HFU " + percentText(lr.hfu) + ", MFU " + percentText(lr.mfu) + "); "
+                + slower;
             r.brief = std::string(toString(l.recompute)) + " recompute: " + secondsText(b.compute) + " vs "
                 + secondsText(a.compute) + " compute";
         } else {

@@ -2,11 +2,13 @@
 #include "core/Engine.h"
 #include "core/Units.h"
 #include "core/search/ConfigSearch.h"
+#include "core/search/Explainer.h"
 
 #include "SearchTestSupport.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
 
 using namespace parallax::core;
@@ -158,3 +160,35 @@ TEST(ReasonSelection, WinnerStatesItsMargin)
 }
 
 } // namespace
+
+// A selective recompute of named modules is explained by those modules, not by the attention core of
+// Megatron-Core's default (the DeepSeek-V3 preset's "moe_act, layernorm, mla_up_proj" read "re-runs the
+// attention core" until 2026-12-05).
+TEST(ReasonSelection, SelectiveRecomputeNamesItsModules)
+{
+    Scenario s = searchScenario("llama3-70b", 4, 8, 64, 4096);
+    s.training.recomputeModules = recompute_module::kMlp | recompute_module::kLayernorm;
+    SearchPoint w;
+    w.tp = 8;
+    w.pp = 4;
+    w.dp = 1;
+    SearchPoint l = w;
+    l.recompute = Recompute::Selective;
+    std::map<decltype(w.key()), Report> reports;
+    const auto lookup = [&](const SearchPoint& p) -> const Report* {
+        auto it = reports.find(p.key());
+        if (it == reports.end())
+            it = reports.emplace(p.key(), evaluated(s, p)).first;
+        return it->second.valid ? &it->second : nullptr;
+    };
+    Explainer explainer(s, nullptr, lookup, [](const FamilyKey&) { return std::optional<SearchPoint>(); });
+    const Report* wr = lookup(w);
+    const Report* lr = lookup(l);
+    ASSERT_TRUE(wr && lr);
+    ASSERT_TRUE(wr->fits && lr->fits);
+    ASSERT_GT(lr->stepTimeSeconds, wr->stepTimeSeconds);
+    const Reason r = explainer.explainLoss(w, *wr, l, *lr);
+    EXPECT_EQ(r.kind, ReasonKind::Recompute) << r.text;
+    EXPECT_NE(r.text.find("re-runs layernorm, mlp (training.recompute_modules)"), std::string::npos) << r.text;
+    EXPECT_EQ(r.text.find("attention core"), std::string::npos) << r.text;
+}
