@@ -13,12 +13,18 @@ using namespace parallax::core;
 
 TEST(HbmStream, HopperPresetsStateTheMeasuredStreamRate)
 {
-    const nlohmann::json calibration = parallax::test::loadH200Probe("calibration.json");
+    const nlohmann::json calibration = parallax::test::loadProbe(parallax::test::h200Probe(), "calibration.json");
     const double measured = calibration.at("hbm").at("stream_gb_per_s_median").get<double>() * 1e9;
     const GpuSpec h200 = *PresetLibrary::instance().gpu("h200");
     EXPECT_NEAR(h200.hbmFractionOfPeak, measured / h200.hbmBytesPerSecond, 0.01); // 3896 / 4800 = 0.81
     for (const char* id : { "h100-sxm", "h800-sxm" })
         EXPECT_DOUBLE_EQ(PresetLibrary::instance().gpu(id)->hbmFractionOfPeak, h200.hbmFractionOfPeak) << id;
+    // The H100 SXM's own run (2026-12-05, after the fraction was carried to it): 2786 of 3350 GB/s = 0.83.
+    const nlohmann::json h100Run
+        = parallax::test::loadProbe(parallax::test::hopperProbeRuns().at(1), "calibration.json");
+    const GpuSpec h100 = *PresetLibrary::instance().gpu("h100-sxm");
+    const double h100Measured = h100Run.at("hbm").at("stream_gb_per_s_median").get<double>() * 1e9;
+    EXPECT_NEAR(h100.hbmFractionOfPeak, h100Measured / h100.hbmBytesPerSecond, 0.03);
     // GPUs the probe has not measured keep the default.
     EXPECT_EQ(PresetLibrary::instance().gpu("a100-sxm-80gb")->hbmFractionOfPeak, 0.0);
 }

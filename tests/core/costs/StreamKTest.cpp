@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GEMM shape model on Hopper, checked against the probe's measurements on one H200
-// (data/probe/h200-2026-12-04: 278 bf16 and 278 fp8 shapes from dense TP 1/2/8 layers and the
-// Grok-1 and DeepSeek-V3 expert GEMMs). cuBLAS runs GEMMs with fewer output tiles than SMs at the
-// large-GEMM rate (stream-K, arXiv:2301.03598), and an fp8 pipeline stage spans twice the elements of
-// k. Each test fails without the term it names: the wave-quantized model is 2x slow on few-tile GEMMs.
+// (data/probe/h200-2026-12-04) and on one H100 SXM (data/probe/h100-2026-12-05): 278 bf16 and 278 fp8
+// shapes each, from dense TP 1/2/8 layers and the Grok-1 and DeepSeek-V3 expert GEMMs. cuBLAS runs GEMMs with fewer
+// output tiles than SMs at the large-GEMM rate (stream-K, arXiv:2301.03598), and an fp8 pipeline stage spans twice the
+// elements of k. Each test fails without the term it names: the wave-quantized model is 2x slow on few-tile GEMMs.
 #include "core/costs/CostModel.h"
 #include "core/io/PresetLibrary.h"
 #include "tests/core/costs/ProbeData.h"
@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -23,25 +25,31 @@ using namespace parallax::core;
 
 namespace {
 
-const std::filesystem::path& kProbeDir = parallax::test::h200ProbeDir();
+using parallax::test::ProbeRun;
+
+GpuSpec preset(const std::string& id, bool streamK)
+{
+    GpuSpec g = *PresetLibrary::instance().gpu(id);
+    g.gemmStreamK = streamK;
+    return g;
+}
 
 GpuSpec h200(bool streamK)
 {
-    GpuSpec g = *PresetLibrary::instance().gpu("h200");
-    g.gemmStreamK = streamK;
-    return g;
+    return preset("h200", streamK);
 }
 
 struct Measured {
     double m, n, k, tflops;
 };
 
-std::vector<Measured> measured(const std::string& dtype)
+std::vector<Measured> measured(const ProbeRun& run, const std::string& dtype)
 {
+    const std::filesystem::path dir = parallax::test::probeDir(run);
     std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::directory_iterator(kProbeDir / "sweep"))
+    for (const auto& e : std::filesystem::directory_iterator(dir / "sweep"))
         files.push_back(e.path());
-    files.push_back(kProbeDir / "calibration.json");
+    files.push_back(dir / "calibration.json");
     std::vector<Measured> rows;
     for (const auto& f : files) {
         std::ifstream in(f);
@@ -68,10 +76,10 @@ using Fit = parallax::test::RatioFit;
 
 // The engine's rate for each shape against the measured one, with one scale for all shapes (the
 // geometric mean of the ratios): the fraction of peak is calibrated elsewhere; this checks the shape.
-Fit fitAgainstProbe(const ComputeRates& r, const std::string& dtype)
+Fit fitAgainstProbe(const ProbeRun& run, const ComputeRates& r, const std::string& dtype)
 {
     const bool fp8 = dtype == "fp8";
-    const std::vector<Measured> rows = measured(dtype);
+    const std::vector<Measured> rows = measured(run, dtype);
     std::vector<double> ratios;
     double logSum = 0;
     for (const Measured& x : rows) {
@@ -81,8 +89,12 @@ Fit fitAgainstProbe(const ComputeRates& r, const std::string& dtype)
     }
     const double scale = std::exp(logSum / ratios.size());
     Fit fit;
-    for (double ratio : ratios)
-        fit.add(ratio / scale);
+    for (std::size_t i = 0; i < ratios.size(); ++i) {
+        fit.add(ratios[i] / scale);
+        if (std::getenv("PARALLAX_PRINT_SHAPES") && std::abs(ratios[i] / scale - 1) > 0.15)
+            std::printf("  %s %.0f x %.0f x %.0f: measured %.0f TFLOP/s, engine / measured %.2f\n", dtype.c_str(),
+                rows[i].m, rows[i].n, rows[i].k, rows[i].tflops, ratios[i] / scale);
+    }
     return fit;
 }
 
@@ -121,33 +133,56 @@ TEST(StreamK, Fp8StageSpansTwiceTheElementsOfK)
     EXPECT_DOUBLE_EQ(fp8.sixteenBit().shapeEfficiency(m, n, k), bf16.shapeEfficiency(m, n, k));
 }
 
-TEST(StreamK, Bf16ShapeModelMatchesTheH200Probe)
+class StreamKProbe : public ::testing::TestWithParam<ProbeRun> { };
+
+INSTANTIATE_TEST_SUITE_P(Hopper, StreamKProbe, ::testing::ValuesIn(parallax::test::hopperProbeRuns()),
+    [](const auto& info) { return parallax::test::probeRunName(info.param); });
+
+TEST_P(StreamKProbe, Bf16ShapeModelMatchesTheProbe)
 {
-    const Fit streamK = fitAgainstProbe(ComputeRates(h200(true), DType::Bf16, nullptr, EfficiencyDefaults {}), "bf16");
-    const Fit waves = fitAgainstProbe(ComputeRates(h200(false), DType::Bf16, nullptr, EfficiencyDefaults {}), "bf16");
-    // Measured 2026-12-04: 4.8% mean, 0.85-1.22 (the wave model: 8.3%, 0.55-1.26).
-    EXPECT_LT(streamK.meanAbsError, 0.055);
+    const ProbeRun& run = GetParam();
+    const Fit streamK = fitAgainstProbe(
+        run, ComputeRates(preset(run.gpuPreset, true), DType::Bf16, nullptr, EfficiencyDefaults {}), "bf16");
+    const Fit waves = fitAgainstProbe(
+        run, ComputeRates(preset(run.gpuPreset, false), DType::Bf16, nullptr, EfficiencyDefaults {}), "bf16");
+    std::printf("%s bf16: stream-K %.1f%% mean, %.2f-%.2f; waves %.1f%%, %.2f-%.2f (%d shapes)\n", run.folder.c_str(),
+        100 * streamK.meanAbsError, streamK.lowest, streamK.highest, 100 * waves.meanAbsError, waves.lowest,
+        waves.highest, streamK.points);
+    // H200 (2026-12-04, the shapes the model was built on): 4.8% mean, 0.85-1.22; the wave model 8.3%,
+    // 0.55-1.26. H100 SXM (2026-12-05, not used to build it): 5.8%, 0.87-1.36 (the worst: Grok-1's
+    // 256-token GEMMs and the largest GEMMs, which the H100 runs 5-10% below the H200 at the same 700 W);
+    // the wave model 7.1%, 0.56-1.28.
+    EXPECT_LT(streamK.meanAbsError, 0.06);
     EXPECT_GT(streamK.lowest, 0.8);
-    EXPECT_LT(streamK.highest, 1.25);
+    EXPECT_LT(streamK.highest, 1.4);
     // The wave-quantized model misses the few-tile shapes by up to 2x.
-    EXPECT_GT(waves.meanAbsError, 0.075);
+    EXPECT_GT(waves.meanAbsError, streamK.meanAbsError + 0.01);
     EXPECT_LT(waves.lowest, 0.6);
 }
 
-TEST(StreamK, Fp8ShapeModelMatchesTheH200Probe)
+TEST_P(StreamKProbe, Fp8ShapeModelMatchesTheProbe)
 {
+    const ProbeRun& run = GetParam();
     EfficiencyDefaults sixteenBitDepth;
     sixteenBitDepth.gemmDepthOverhead /= 2; // the old model: an fp8 stage of 64 elements
-    const Fit model = fitAgainstProbe(ComputeRates(h200(true), DType::Fp8, nullptr, EfficiencyDefaults {}), "fp8");
-    const Fit shallow = fitAgainstProbe(ComputeRates(h200(true), DType::Fp8, nullptr, sixteenBitDepth), "fp8");
-    const Fit old = fitAgainstProbe(ComputeRates(h200(false), DType::Fp8, nullptr, sixteenBitDepth), "fp8");
-    // Measured 2026-12-04: 6.4% mean, 0.86-1.57; the worst are fp8 weight gradients with k = 256
-    // (expert and wgrad GEMMs at 256 tokens), still priced up to 1.6x fast (the 64-element stage: 1.9x).
-    EXPECT_LT(model.meanAbsError, 0.07);
+    const Fit model = fitAgainstProbe(
+        run, ComputeRates(preset(run.gpuPreset, true), DType::Fp8, nullptr, EfficiencyDefaults {}), "fp8");
+    const Fit shallow
+        = fitAgainstProbe(run, ComputeRates(preset(run.gpuPreset, true), DType::Fp8, nullptr, sixteenBitDepth), "fp8");
+    const Fit old
+        = fitAgainstProbe(run, ComputeRates(preset(run.gpuPreset, false), DType::Fp8, nullptr, sixteenBitDepth), "fp8");
+    std::printf("%s fp8: model %.1f%% mean, %.2f-%.2f; 64-element stage %.1f%%, up to %.2f; old %.1f%%, from %.2f\n",
+        run.folder.c_str(), 100 * model.meanAbsError, model.lowest, model.highest, 100 * shallow.meanAbsError,
+        shallow.highest, 100 * old.meanAbsError, old.lowest);
+    // H200 (2026-12-04): 6.4% mean, 0.86-1.57; the worst are fp8 weight gradients with k = 256 (expert and
+    // wgrad GEMMs at 256 tokens), still priced up to 1.6x fast (the 64-element stage: 8.2%, up to 1.9x; the
+    // wave model with it: 10.6%, from 0.56). H100 SXM (2026-12-05): 7.2%, 0.86-1.42 (8.1%, up to 1.51; 9.2%,
+    // from 0.59).
+    EXPECT_LT(model.meanAbsError, 0.075);
     EXPECT_GT(model.lowest, 0.8);
     EXPECT_LT(model.highest, 1.65);
-    EXPECT_GT(shallow.meanAbsError, model.meanAbsError + 0.01);
-    EXPECT_GT(shallow.highest, 1.8); // small-k fp8 GEMMs priced too fast without the deeper stage
-    EXPECT_GT(old.meanAbsError, 0.095);
+    EXPECT_GT(shallow.meanAbsError, model.meanAbsError + 0.005);
+    EXPECT_GT(shallow.highest, model.highest + 0.05); // small-k fp8 GEMMs priced too fast without the deeper stage
+    EXPECT_GT(old.meanAbsError, model.meanAbsError + 0.015);
     EXPECT_LT(old.lowest, 0.6);
 }

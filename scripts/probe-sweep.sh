@@ -1,10 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Device run: the probe's calibration on one H200, a GEMM shape sweep, and a sustained-clock trace.
+# Device run (one GPU, docs/probe.md): the probe's calibration, a GEMM shape sweep of dense and MoE
+# layers, a sustained-clock trace and the kernel measurements of scripts/probe-kernels.py.
+# Results land under $OUT/r and, packed as they come, in $OUT/results.tar.gz, so that a run stopped
+# at its time limit still returns what it measured. build-devcarry/parallax-probe is the probe built
+# on the host (carried); without a usable one the probe is built here.
+#   OUT=... scripts/probe-sweep.sh [sustained seconds, default 40]
 set -u
 cd "$(dirname "$0")/.."
 C=$PWD/build-devcarry
 P=$C/parallax-probe
+SUSTAIN=${1:-40}
 R=$OUT/r; mkdir -p $R/sweep
 exec > >(tee $OUT/run.log) 2>&1
 snap() { tar czf $OUT/results.tar.gz -C $OUT r; }
@@ -23,7 +29,9 @@ if ldd $P | grep -q 'not found' || ! $P --version; then
   cmake --build /tmp/bp --target parallax-probe -j 16 >> $R/build.log 2>&1; tail -5 $R/build.log
   P=$(find /tmp/bp -type f -name parallax-probe -perm -u+x | head -1)
 fi
-echo "== main run"; time PROBE=$P OUT=$R/main scripts/probe-on-gpu.sh; echo "main rc=$?"; snap
+echo "== main run"; time PROBE=$P OUT=$R/main timeout 150 scripts/probe-on-gpu.sh; echo "main rc=$?"; snap
+echo "== kernels (scripts/probe-kernels.py)"
+time timeout 120 python3 scripts/probe-kernels.py $R/kernels.json > $R/kernels.txt 2>&1; echo "kernels rc=$?"; snap
 echo "== MoE sweep"
 for t in 256 1024 4096 8192; do s=$(( t<4096 ? t : 4096 ));
   timeout 40 $P --repeats 5 --max-square 0 --hidden 6144 --ffn 32768 --heads 48 --kv-heads 8 --vocab 131072 --tp 1 --seq $s \
@@ -37,14 +45,14 @@ for tp in 1 2 8; do for t in 1024 16384; do s=$(( t<4096 ? t : 4096 ));
   timeout 40 $P --repeats 5 --max-square 0 --tp $tp --tokens $t --seq $s --out $R/sweep/dense-tp$tp-t$t.json > $R/sweep/dense-tp$tp-t$t.txt 2>&1; echo "tp$tp t$t rc=$?"
 done; done
 snap
-echo "== sustained bf16 8192^3 for 40 s, clocks and power every second"
+echo "== sustained bf16 8192^3 for $SUSTAIN s, clocks and power every second"
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -l 1 > $R/sustained-smi.csv 2>&1 &
 SMI=$!
-timeout 90 python3 - > $R/sustained.txt 2>&1 <<'PY'
-import torch, time
+timeout $((SUSTAIN + 30)) python3 - $SUSTAIN > $R/sustained.txt 2>&1 <<'PY'
+import sys, time, torch
 n=8192; a=torch.randn(n,n,device="cuda",dtype=torch.bfloat16); b=torch.randn(n,n,device="cuda",dtype=torch.bfloat16)
 t0=time.time()
-while time.time()-t0<40:
+while time.time()-t0<float(sys.argv[1]):
     s=torch.cuda.Event(enable_timing=True); e=torch.cuda.Event(enable_timing=True)
     s.record()
     for _ in range(100): torch.matmul(a,b)
