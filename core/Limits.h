@@ -13,6 +13,8 @@ inline constexpr long long kMaxHeads = 16384;
 inline constexpr long long kMaxVocab = 1 << 24;
 inline constexpr long long kMaxSeqLen = 1 << 24;
 inline constexpr long long kMaxExperts = 16384;
+// Multi-token-prediction depths (DeepSeek-V3 trains with 1, arXiv:2412.19437 sec. 4.2).
+inline constexpr long long kMaxMtpLayers = 16;
 inline constexpr long long kMaxGlobalBatch = 1LL << 26;
 inline constexpr long long kMaxMicrobatchesPerStep = 1 << 20;
 // Parameters per DDP gradient bucket (--ddp-bucket-size): above any model's parameters per GPU.

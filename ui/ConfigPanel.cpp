@@ -354,6 +354,16 @@ QGroupBox* ConfigPanel::buildModelGroup()
             s.model.tiedEmbeddings = on;
             customModel(s);
         });
+    intField(
+        form, tr("MTP depths:"), QStringLiteral("model.mtp_layers"), 0, 16,
+        [](const S& s) { return s.model.mtpLayers; },
+        [](S& s, int v) {
+            s.model.mtpLayers = v;
+            customModel(s);
+        },
+        tr("Multi-token prediction: each depth adds a projection, one block like the last layer and another "
+           "output-head pass on the last pipeline stage (Megatron --mtp-num-layers, Hugging Face "
+           "num_nextn_predict_layers; DeepSeek-V3: 1). 0: none."));
 
     m_moeGroup = new QGroupBox(tr("Mixture of experts"), m_architectureGroup);
     m_moeGroup->setCheckable(true);
@@ -1003,6 +1013,9 @@ void ConfigPanel::refreshFromEvaluation()
         QString text = tr("%1 parameters").arg(format::count(r.paramsTotal));
         if (r.paramsActive > 0 && r.paramsActive < r.paramsTotal * 0.999)
             text += tr(", %1 active per token").arg(format::count(r.paramsActive));
+        const core::ModelSpec& model = m_document->scenario().model;
+        if (model.mtpLayers > 0 && !r.inference)
+            text += tr(", %1 of them in multi-token prediction").arg(format::count(core::mtpParameters(model)));
         m_modelSummary->setText(text);
     } else {
         m_modelSummary->clear();

@@ -44,6 +44,8 @@ int runPresets(const std::vector<std::string>& argv)
         if (m.isMoe())
             std::cout << " (" << billions(core::activeParameters(m)) << " active, " << m.moe->experts
                       << " experts, top-" << m.moe->topK << ")";
+        if (m.mtpLayers > 0)
+            std::cout << " with " << billions(core::mtpParameters(m)) << " of multi-token prediction";
         std::cout << ", " << m.layers << " layers\n";
     }
     std::cout << "\nScenarios\n";

@@ -5,6 +5,7 @@
 
 #include "core/Units.h"
 #include "core/memory/RangeText.h"
+#include "core/model/ModelMath.h"
 #include "core/search/NumberText.h"
 
 #include <iomanip>
@@ -67,6 +68,8 @@ void printReport(std::ostream& out, const Scenario& s, const Report& r)
     out << "  model    " << s.model.name << ": " << billions(r.paramsTotal) << " parameters";
     if (s.model.isMoe())
         out << " (" << billions(r.paramsActive) << " active)";
+    if (s.model.mtpLayers > 0)
+        out << ", " << billions(mtpParameters(s.model)) << " of them in multi-token prediction";
     out << ", sequence " << r.seqLen << "\n";
     out << "  cluster  " << r.gpus << " GPUs in " << s.topology.domains.size() << " NVLink domain"
         << (s.topology.domains.size() == 1 ? "" : "s") << " (" << s.topology.domains.front().gpu.name << ")\n";

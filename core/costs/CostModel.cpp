@@ -493,4 +493,22 @@ HeadTimes lmHeadTimes(const ModelSpec& m, const ActivationContext& c, const Comp
     return t;
 }
 
+HeadTimes mtpProjectionTimes(const ModelSpec& m, const ActivationContext& c, const ComputeRates& rates)
+{
+    HeadTimes t;
+    if (m.mtpLayers <= 0)
+        return t;
+    const double tokens = c.seqLen / c.cp * c.microBatch;
+    const double h = static_cast<double>(m.hidden);
+    const double rep = c.sp ? 1.0 / c.tp : 1.0;
+    // M_k [RMSNorm(h); RMSNorm(Emb(t_{i+k}))]: a column-parallel linear of 2h inputs and h outputs.
+    const double out = h / c.tp;
+    // Two norms, the concatenation and the output norm: four passes reading and writing 16-bit rows.
+    const double passes = rates.layerKernelSeconds(4.0 * 4.0 * tokens * h * rep);
+    t.forward = rates.gemmSeconds(tokens, out, 2.0 * h) + passes;
+    t.backwardInput = rates.gemmSeconds(tokens, 2.0 * h, out) + passes;
+    t.backwardWeight = rates.gemmSeconds(2.0 * h, out, tokens);
+    return t;
+}
+
 } // namespace parallax::core

@@ -198,5 +198,9 @@ struct HeadTimes {
     double backwardWeight = 0;
 };
 HeadTimes lmHeadTimes(const ModelSpec& m, const ActivationContext& c, const ComputeRates& rates, const CommGroup& tp);
+// One multi-token-prediction depth beside its block and head pass: the norms of the hidden state and of
+// the next token's embedding, their concatenation and the 2h -> h projection (arXiv:2412.19437 sec. 2.2,
+// eq. 21); zero without MTP.
+HeadTimes mtpProjectionTimes(const ModelSpec& m, const ActivationContext& c, const ComputeRates& rates);
 
 } // namespace parallax::core

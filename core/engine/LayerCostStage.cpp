@@ -78,6 +78,7 @@ LayerCostStageResult layerCostStage(const Scenario& scenario, const TopologySumm
     out.layers = computeLayerCosts(scenario.model, out.context, out.rates, { comm.tp, comm.cp, comm.ep }, defaults,
         scenario.parallel.epCommOverlap);
     out.head = lmHeadTimes(scenario.model, out.context, out.rates, comm.tp);
+    out.mtpProjection = mtpProjectionTimes(scenario.model, out.context, out.rates);
     return out;
 }
 

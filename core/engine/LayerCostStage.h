@@ -23,6 +23,7 @@ struct LayerCostStageResult {
     ActivationContext context;
     LayerCosts layers;
     HeadTimes head; // LM head and loss, on the last model stage
+    HeadTimes mtpProjection; // one MTP depth's projection and norms (0 without MTP), on the last model stage
 };
 
 // Stage 3: compute rates of the slowest GPU and the cost of one layer of each kind and of the head.

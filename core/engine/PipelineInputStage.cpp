@@ -121,6 +121,27 @@ void fillDurations(
                 d.backwardWeight += head.backwardWeight;
                 computeF += head.forward;
                 computeB += head.backwardInput + head.backwardWeight;
+                // Each MTP depth after the head: its projection, a block like the last layer and the
+                // shared head again (arXiv:2412.19437 sec. 2.2; Megatron-Core places MTP on the last stage).
+                const bool moe = model.isMoeLayer(model.layers - 1);
+                const LayerTerms& t = moe ? moeTerms : denseTerms;
+                const HeadTimes& proj = costs.mtpProjection;
+                for (int depth = 0; depth < model.mtpLayers; ++depth) {
+                    d.forward += t.forward + proj.forward + head.forward;
+                    d.backwardInput += t.backwardInput + proj.backwardInput + head.backwardInput;
+                    d.backwardWeight += t.backwardWeight + proj.backwardWeight + head.backwardWeight;
+                    computeF += t.computeF + proj.forward + head.forward;
+                    computeB += t.computeB + proj.backwardInput + proj.backwardWeight + head.backwardInput
+                        + head.backwardWeight;
+                    commF += t.commF;
+                    commB += t.commB;
+                    tp += t.tp;
+                    cp += t.cp;
+                    ep += t.ep;
+                    // The module's own router: one MoE layer at the busiest per-layer load (as the scorer).
+                    sim.activationWeight[r][c] += moe ? lc.moeActivation : lc.denseActivation;
+                    sim.wPendingWeight[r][c] += in.splitBackward ? (moe ? lc.moeWPending : lc.denseWPending) : 0.0;
+                }
             }
             // DualPipe pairs a forward and a backward chunk and hides the all-to-all and PP traffic of
             // one behind the compute of the other (arXiv:2412.19437 sec. 3.2.1, Figure 4).

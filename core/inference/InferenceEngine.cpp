@@ -131,8 +131,11 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     const ModelSpec& m = s.model;
     const InferenceConfig& config = s.inference;
     const ServingLayout L = ServingLayout::of(s.parallel);
-    report.paramsTotal = totalParameters(m);
-    report.paramsActive = activeParameters(m);
+    // Serving loads the model without its multi-token-prediction modules (used only for speculative decoding).
+    ModelSpec served = m;
+    served.mtpLayers = 0;
+    report.paramsTotal = totalParameters(served);
+    report.paramsActive = activeParameters(served);
     report.gpus = s.topology.gpuCount();
     report.seqLen = config.effectiveContextLen();
     if (s.topology.domains.empty()) {

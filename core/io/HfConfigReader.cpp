@@ -155,8 +155,9 @@ json readDeepSeek(const Fields& f, const std::string& name)
     // modeling_deepseek_v3.py: the first first_k_dense_replace layers have a dense MLP of
     // intermediate_size; the rest n_routed_experts + n_shared_experts of moe_intermediate_size.
     // MLA: q_a_proj (hidden -> q_lora_rank), q_b_proj, kv_a_proj_with_mqa (hidden -> kv_lora_rank +
-    // qk_rope_head_dim), kv_b_proj, o_proj. The multi-token-prediction layers
-    // (num_nextn_predict_layers) are not part of the causal LM transformers loads, nor counted here.
+    // qk_rope_head_dim), kv_b_proj, o_proj. The multi-token-prediction layers (num_nextn_predict_layers,
+    // stored after the last layer) are not part of the causal LM transformers loads, but pre-training runs
+    // them (arXiv:2412.19437 sec. 2.2): they become mtp_layers, which serving leaves out.
     json m = decoderBase(f, name);
     m.erase("head_dim");
     if (f.integer("moe_layer_freq", 1) != 1)
@@ -179,6 +180,8 @@ json readDeepSeek(const Fields& f, const std::string& name)
         { "qk_nope_head_dim", f.integer("qk_nope_head_dim") }, { "qk_rope_head_dim", f.integer("qk_rope_head_dim") },
         { "v_head_dim", f.integer("v_head_dim") } };
     m["kv_heads"] = m["heads"];
+    if (f.integer("num_nextn_predict_layers", 0) > 0)
+        m["mtp_layers"] = f.integer("num_nextn_predict_layers", 0);
     return m;
 }
 

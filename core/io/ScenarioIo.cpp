@@ -82,6 +82,7 @@ ModelSpec readModel(JsonReader& r)
     m.source = r.string("source", "");
     m.slidingWindow = static_cast<int>(r.integer("sliding_window", 0, kMaxSeqLen, 0));
     m.slidingWindowPattern = static_cast<int>(r.integer("sliding_window_pattern", 0, kMaxLayers, 0));
+    m.mtpLayers = static_cast<int>(r.integer("mtp_layers", 0, kMaxMtpLayers, 0));
     if (m.kvHeads > m.heads)
         r.fail("kv_heads", "must be <= heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.kvHeads));
     if (m.heads > 0 && m.kvHeads > 0 && m.heads % m.kvHeads != 0)
@@ -564,6 +565,8 @@ json modelSpecToJson(const ModelSpec& m)
         j["sliding_window"] = m.slidingWindow;
     if (m.slidingWindowPattern > 0)
         j["sliding_window_pattern"] = m.slidingWindowPattern;
+    if (m.mtpLayers > 0)
+        j["mtp_layers"] = m.mtpLayers;
     if (m.moe)
         j["moe"]
             = { { "experts", m.moe->experts }, { "top_k", m.moe->topK }, { "shared_experts", m.moe->sharedExperts },

@@ -110,6 +110,7 @@ const std::map<std::string, std::string>& nemoKeys()
         { "moe_flex_dispatcher_backend", "moe-flex-dispatcher-backend" },
         { "moe_enable_deepep", "moe-enable-deepep" },
         { "moe_deepep_num_sms", "moe-deepep-num-sms" },
+        { "mtp_num_layers", "mtp-num-layers" },
         { "num_nodes", "nnodes" },
         { "num_gpus_per_node", "nproc-per-node" },
         { "devices", "nproc-per-node" },
@@ -372,6 +373,8 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
             m["moe"]["router_group_topk"] = f.integer("moe-router-group-topk", 0);
         }
     }
+    if (f.has("mtp-num-layers") && f.integer("mtp-num-layers", 0) > 0)
+        m["mtp_layers"] = f.integer("mtp-num-layers", 0);
     for (const char* k : { "normalization", "attention-backend", "moe-grouped-gemm" })
         f.has(k);
     if (f.text("attention-backend", "") == "unfused")

@@ -64,6 +64,9 @@ Block modelArgs(const Scenario& s)
     l.push_back(std::string("--hidden-dropout ") + dropout);
     if (!s.training.flashAttention)
         l.emplace_back("--attention-backend unfused");
+    // Multi-token prediction on the last pipeline stage (Megatron-Core docs, "Multi-Token Prediction").
+    if (m.mtpLayers > 0)
+        l.emplace_back("--mtp-num-layers " + num(m.mtpLayers));
     return b;
 }
 

@@ -151,6 +151,8 @@ std::string NemoRecipeWriter::write(const Scenario& s)
       << mc << "normalization = \"" << (m.biases ? "LayerNorm" : "RMSNorm") << "\"\n"
       << mc << "attention_dropout = " << (m.dropout ? "0.1" : "0.0") << "\n"
       << mc << "hidden_dropout = " << (m.dropout ? "0.1" : "0.0") << "\n";
+    if (m.mtpLayers > 0)
+        o << mc << "mtp_num_layers = " << m.mtpLayers << "\n";
     if (m.mla) {
         if (m.mla->qLoraRank > 0)
             o << mc << "q_lora_rank = " << m.mla->qLoraRank << "\n";

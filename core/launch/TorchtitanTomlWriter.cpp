@@ -67,6 +67,10 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
 
     auto [name, flavor] = modelFor(s.modelPreset);
     o << "\n[model]\n";
+    if (m.mtpLayers > 0)
+        o << "# NOTE: the scenario trains " << m.mtpLayers << " multi-token-prediction depth"
+          << (m.mtpLayers == 1 ? "" : "s") << "; torchtitan sets it in the model config (num_mtp_layers, "
+          << "pytorch/torchtitan#3392), not in this file\n";
     if (name.empty()) {
         o << "# NOTE: torchtitan has no model definition for " << m.name << " (" << m.layers << " layers, hidden "
           << m.hidden << ", " << m.heads << " heads";

@@ -38,10 +38,11 @@ ParameterShard rankParameters(const MemoryInputs& in, int rank)
     ParameterShard total;
     const int chunks = chunksPerRank(in.shape);
     const int last = in.layout.stages() - 1;
+    const bool rankHoldsEmbedding = rankHoldsStage(in.shape, rank, 0);
     for (int c = 0; c < chunks; ++c) {
         const int stage = modelStageOf(in.shape, rank, c);
-        total += stageParameters(
-            in.model, in.parallel, in.layout.firstLayer(stage), in.layout.endLayer(stage), stage == 0, stage == last);
+        total += stageParameters(in.model, in.parallel, in.layout.firstLayer(stage), in.layout.endLayer(stage),
+            stage == 0, stage == last, rankHoldsEmbedding);
     }
     return total;
 }
@@ -170,8 +171,8 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
     for (int c = 0; c < chunks; ++c) {
         const int stage = modelStageOf(in.shape, rank, c);
         const bool embedding = stage == 0;
-        const ParameterShard params = stageParameters(
-            in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), embedding, stage == last);
+        const ParameterShard params = stageParameters(in.model, p, in.layout.firstLayer(stage),
+            in.layout.endLayer(stage), embedding, stage == last, rankHoldsStage(in.shape, rank, 0));
         const double forwardStart = firstForward[c] ? firstForward[c]->start : in.schedule.makespan;
         const double forwardEnd = firstForward[c] ? firstForward[c]->end : in.schedule.makespan;
         sync[c].firstForwardStartSeconds = forwardStart;

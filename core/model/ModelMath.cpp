@@ -95,6 +95,19 @@ double finalNormParameters(const ModelSpec& m)
     return normParameters(m);
 }
 
+double mtpProjectionParameters(const ModelSpec& m)
+{
+    const double h = static_cast<double>(m.hidden);
+    return m.mtpLayers > 0 ? 2.0 * h * h + 3.0 * normParameters(m) : 0.0;
+}
+
+double mtpParameters(const ModelSpec& m)
+{
+    if (m.mtpLayers <= 0 || m.layers <= 0)
+        return 0;
+    return m.mtpLayers * (layerParameters(m, m.layers - 1).total() + mtpProjectionParameters(m));
+}
+
 namespace {
 // The whole model's sums, which add every layer: kept per thread for the last model asked about (an
 // evaluation per edit, or per candidate of a search, reads them for one model over and over).
@@ -116,11 +129,15 @@ ModelSums& sumsOf(const ModelSpec& m)
     sums.valid = true;
     sums.flopsSeqLen = -1;
     const double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
-    sums.total = sumOverLayers(m, 0, m.layers, p, [&](int l) { return layerParameters(m, l).total(); });
-    sums.active = sumOverLayers(m, 0, m.layers, p, [&](int l) {
+    const auto active = [&](int l) {
         const LayerParameters lp = layerParameters(m, l);
         return lp.total() - lp.routedExperts + (m.isMoeLayer(l) ? lp.oneExpert * m.moe->topK : 0.0);
-    });
+    };
+    sums.total
+        = sumOverLayers(m, 0, m.layers, p, [&](int l) { return layerParameters(m, l).total(); }) + mtpParameters(m);
+    sums.active = sumOverLayers(m, 0, m.layers, p, active);
+    if (m.mtpLayers > 0 && m.layers > 0)
+        sums.active += m.mtpLayers * (active(m.layers - 1) + mtpProjectionParameters(m));
     return sums;
 }
 } // namespace
@@ -151,12 +168,21 @@ double lmHeadForwardFlopsPerToken(const ModelSpec& m)
     return 2.0 * static_cast<double>(m.hidden) * static_cast<double>(m.vocab);
 }
 
+double mtpForwardFlopsPerToken(const ModelSpec& m, int seqLen)
+{
+    if (m.mtpLayers <= 0 || m.layers <= 0)
+        return 0;
+    const double h = static_cast<double>(m.hidden);
+    return 2.0 * (2.0 * h * h) + layerForwardFlopsPerToken(m, m.layers - 1, seqLen) + lmHeadForwardFlopsPerToken(m);
+}
+
 double forwardFlopsPerToken(const ModelSpec& m, int seqLen)
 {
     ModelSums& sums = sumsOf(m);
     if (sums.flopsSeqLen != seqLen) {
-        sums.forwardFlops = sumOverLayers(m, 0, m.layers, lmHeadForwardFlopsPerToken(m),
-            [&](int l) { return layerForwardFlopsPerToken(m, l, seqLen); });
+        sums.forwardFlops = sumOverLayers(m, 0, m.layers, lmHeadForwardFlopsPerToken(m), [&](int l) {
+            return layerForwardFlopsPerToken(m, l, seqLen);
+        }) + m.mtpLayers * mtpForwardFlopsPerToken(m, seqLen);
         sums.flopsSeqLen = seqLen;
     }
     return sums.forwardFlops;

@@ -39,6 +39,13 @@ template <class T, class PerLayer> T sumOverLayers(const ModelSpec& m, int first
 double embeddingParameters(const ModelSpec& m); // token (+ learned position) embedding
 double lmHeadParameters(const ModelSpec& m); // 0 when tied to the embedding
 double finalNormParameters(const ModelSpec& m);
+// One multi-token-prediction depth beside its block (a layer like the last one): the 2h x h projection
+// and its three RMSNorms (the hidden state, the embedding, the output). Its embedding and output head are
+// the main model's (shared); 0 without MTP.
+double mtpProjectionParameters(const ModelSpec& m);
+// All MTP depths: blocks and projections (arXiv:2412.19437 sec. 2.2).
+double mtpParameters(const ModelSpec& m);
+// Every parameter the model trains, the MTP modules included.
 double totalParameters(const ModelSpec& m);
 // Parameters a token touches: everything except the routed experts it is not sent to.
 double activeParameters(const ModelSpec& m);
@@ -48,6 +55,8 @@ double activeParameters(const ModelSpec& m);
 // the full, non-causal s x s score matrix, the convention of the published MFU figures).
 double layerForwardFlopsPerToken(const ModelSpec& m, int layer, int seqLen);
 double lmHeadForwardFlopsPerToken(const ModelSpec& m); // 2 h V (arXiv:2104.04473 eq. 3 logits term)
+// One MTP depth per token: its projection, its block and another pass of the output head.
+double mtpForwardFlopsPerToken(const ModelSpec& m, int seqLen);
 // Forward FLOPs of the whole model per token. Model FLOPs per token of a training step are 3x this
 // (forward + backward at 2x forward; arXiv:2205.05198 eq. 7).
 double forwardFlopsPerToken(const ModelSpec& m, int seqLen);

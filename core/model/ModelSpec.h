@@ -59,6 +59,11 @@ struct ModelSpec {
     // (HF sliding_window_pattern), with 0 all layers are windowed. 0 window: full attention everywhere.
     int slidingWindow = 0;
     int slidingWindowPattern = 0;
+    // Multi-token prediction (arXiv:2412.19437 sec. 2.2): depths of one extra future token each, every
+    // depth a projection of [norm(h); norm(embedding)] (2h -> h), one transformer block like the last
+    // layer, and the shared output head; placed on the last pipeline stage (Megatron-Core
+    // --mtp-num-layers; Hugging Face num_nextn_predict_layers). DeepSeek-V3: 1.
+    int mtpLayers = 0;
     double publishedParams = 0; // display only; the engine counts parameters itself
     std::string source;
 

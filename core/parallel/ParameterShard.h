@@ -22,9 +22,11 @@ struct ParameterShard {
 };
 
 // Layers [firstLayer, endLayer) plus, when asked, the embedding (first stage) and the LM head and
-// final norm (last stage; a tied embedding is kept as a copy there when pp > 1, as Megatron does).
-ParameterShard stageParameters(
-    const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer, bool holdsEmbedding, bool holdsHead);
+// final norm (last stage; a tied embedding is kept as a copy there when pp > 1, as Megatron does), and the
+// last stage's multi-token-prediction modules with a copy of the embedding, unless the same pipeline rank
+// holds the first stage too (DualPipe and the V schedules: arXiv:2412.19437 sec. 3.2.3 shares it).
+ParameterShard stageParameters(const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer,
+    bool holdsEmbedding, bool holdsHead, bool rankHoldsEmbedding = false);
 
 // Bytes per parameter of mixed-precision Adam (arXiv:1910.02054 sec. 3.1): 2 bf16 weights,
 // 12 fp32 master weights + momentum + variance, and fp32 gradients: Megatron-Core accumulates and

@@ -181,8 +181,10 @@ double lmHeadLayerEquivalents(const ModelSpec& m, int seqLen)
         = sumOverLayers(m, 0, m.layers, 0.0, [&](int l) { return layerForwardFlopsPerToken(m, l, seqLen); });
     if (layersFlops <= 0 || m.layers <= 0)
         return 0;
-    // Logits GEMM 2 h V per token (arXiv:2104.04473 eq. 3) against the mean layer's forward FLOPs.
-    return lmHeadForwardFlopsPerToken(m) / (layersFlops / m.layers);
+    // Logits GEMM 2 h V per token (arXiv:2104.04473 eq. 3) and the multi-token-prediction depths that share
+    // the last stage with it (mtpForwardFlopsPerToken) against the mean layer's forward FLOPs.
+    return (lmHeadForwardFlopsPerToken(m) + m.mtpLayers * mtpForwardFlopsPerToken(m, seqLen))
+        / (layersFlops / m.layers);
 }
 
 } // namespace parallax::core

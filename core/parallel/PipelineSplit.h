@@ -37,7 +37,8 @@ struct StageSplit {
 };
 StageSplit balancedPipelineSplit(int layers, int pp, int vpp, ScheduleKind kind, double headLayerEquivalents);
 
-// The LM head's forward FLOPs per token in units of the mean transformer layer's.
+// The LM head's forward FLOPs per token, with the MTP depths that share its stage, in units of the mean
+// transformer layer's.
 double lmHeadLayerEquivalents(const ModelSpec& m, int seqLen);
 
 } // namespace parallax::core

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/report/ReportMarkdown.h"
 
+#include "core/model/ModelMath.h"
+
 #include "core/Units.h"
 #include "core/inference/InferenceMarkdown.h"
 #include "core/memory/RangeText.h"
@@ -71,6 +73,8 @@ std::string describeModel(const Scenario& s, const Report& r)
         text += ", " + fixed(params / 1e9, params >= 1e11 ? 0 : 1) + " B parameters";
     if (s.model.isMoe() && r.paramsActive > 0)
         text += " (" + fixed(r.paramsActive / 1e9, 1) + " B active)";
+    if (s.model.mtpLayers > 0 && !r.inference)
+        text += ", " + fixed(mtpParameters(s.model) / 1e9, 1) + " B of them in multi-token prediction";
     if (s.seqLen() > 0)
         text += ", sequence " + std::to_string(s.seqLen());
     return text;

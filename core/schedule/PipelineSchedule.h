@@ -51,6 +51,8 @@ int chunksPerRank(const ScheduleShape& s);
 int modelStageCount(const ScheduleShape& s);
 // Which model stage (0 = holds the embedding) chunk `chunk` of rank `rank` runs.
 int modelStageOf(const ScheduleShape& s, int rank, int chunk);
+// Whether one of rank `rank`'s chunks runs model stage `stage`.
+bool rankHoldsStage(const ScheduleShape& s, int rank, int stage);
 // Pipeline rank that runs model stage `stage` for a micro-batch going in `direction`.
 int rankOfStage(const ScheduleShape& s, int stage, int direction);
 // Copies of the parameters each rank holds relative to one model stage's share (2 for DualPipe).

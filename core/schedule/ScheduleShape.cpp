@@ -84,6 +84,14 @@ int modelStageOf(const ScheduleShape& s, int rank, int chunk)
     }
 }
 
+bool rankHoldsStage(const ScheduleShape& s, int rank, int stage)
+{
+    for (int c = 0; c < chunksPerRank(s); ++c)
+        if (modelStageOf(s, rank, c) == stage)
+            return true;
+    return false;
+}
+
 int rankOfStage(const ScheduleShape& s, int stage, int direction)
 {
     switch (s.kind) {

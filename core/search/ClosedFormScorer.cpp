@@ -278,6 +278,23 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     cost->head.backwardWeight = head.backwardWeight;
     cost->head.computeForward = head.forward;
     cost->head.computeBackward = head.backwardInput + head.backwardWeight;
+    // Multi-token prediction rides with the head on the last stage (core/engine/PipelineInputStage.cpp):
+    // per depth its projection, a block like the last layer and the head again.
+    if (model.mtpLayers > 0) {
+        const LayerCostSet::Kind block = model.isMoeLayer(model.layers - 1) ? cost->moe : cost->dense;
+        const HeadTimes proj = mtpProjectionTimes(model, ctx, *m_rates);
+        const double depths = model.mtpLayers;
+        cost->head.forward += depths * (block.forward + proj.forward + head.forward);
+        cost->head.backwardInput += depths * (block.backwardInput + proj.backwardInput + head.backwardInput);
+        cost->head.backwardWeight += depths * (block.backwardWeight + proj.backwardWeight + head.backwardWeight);
+        cost->head.computeForward += depths * (block.computeForward + proj.forward + head.forward);
+        cost->head.computeBackward += depths
+            * (block.computeBackward + proj.backwardInput + proj.backwardWeight + head.backwardInput
+                + head.backwardWeight);
+        cost->head.comm += depths * block.comm;
+        cost->head.activation += depths * block.activation;
+        cost->head.activationFull += depths * block.activationFull;
+    }
     // Logits of one micro-batch on the last stage (as core/memory/MemoryModel.cpp counts them).
     const double tokens = ctx.seqLen / ctx.cp * ctx.microBatch;
     const double rep = ctx.sp ? 1.0 / ctx.tp : 1.0;
@@ -372,7 +389,8 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
                 }
             }
             // The engine's own parameter count (core/parallel/ParameterShard.cpp), once per table.
-            const ParameterShard chunkParams = stageParameters(model, split, first, end, stage == 0, stage == last);
+            const ParameterShard chunkParams
+                = stageParameters(model, split, first, end, stage == 0, stage == last, rankHoldsStage(shape, r, 0));
             denseParams += chunkParams.dense;
             expertParams += chunkParams.expert;
         }
@@ -499,13 +517,15 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
         // As PipelineInputStage: a MoE layer stores its routed part at the rank's summed load.
         const double moeActivation = rankMoeLayerActivationBytes(c.moe.activation, c.moe.routedActivation,
             expertLoadFactor(m_base.training, m_defaults.expertLoadImbalance), row.moe);
-        const double weight = row.dense * c.dense.activation + row.moe * moeActivation;
+        // The head's activation is its MTP blocks' (0 without MTP).
+        const double weight = row.dense * c.dense.activation + row.moe * moeActivation + row.head * c.head.activation;
         m_activations[r] = weight / chunks * inflightChunks(kind, p, m, v, r);
         // The least a simulation can hold at its peak: one micro-batch of the rank's lightest chunk.
         double lightest = -1;
         for (int ch = 0; ch < t.chunks; ++ch) {
             const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
-            const double w1 = t.stageDense[st] * c.dense.activation + t.stageMoe[st] * moeActivation;
+            const double w1 = t.stageDense[st] * c.dense.activation + t.stageMoe[st] * moeActivation
+                + t.stageHead[st] * c.head.activation;
             lightest = lightest < 0 ? w1 : std::min(lightest, w1);
         }
         m_leastActivations[r] = std::max(0.0, lightest);
@@ -516,7 +536,8 @@ void ClosedFormScorer::score(const Layout& l, int ep, const LayoutComm& comm, in
                 for (int ch = 0; ch < t.chunks; ++ch) {
                     const int st = t.rankStages[static_cast<std::size_t>(r) * t.chunks + ch];
                     held += before[static_cast<std::size_t>(r) * t.chunks + ch]
-                        * (t.stageDense[st] * c.dense.activation + t.stageMoe[st] * moeActivation);
+                        * (t.stageDense[st] * c.dense.activation + t.stageMoe[st] * moeActivation
+                            + t.stageHead[st] * c.head.activation);
                 }
                 m_leastActivations[r] = std::max(m_leastActivations[r], held);
             }

@@ -42,8 +42,8 @@ ParameterShard rankParameters(const Scenario& s, int rank)
     ParameterShard total;
     for (int c = 0; c < chunksPerRank(shape); ++c) {
         const int stage = modelStageOf(shape, rank, c);
-        total
-            += stageParameters(s.model, p, layout.firstLayer(stage), layout.endLayer(stage), stage == 0, stage == last);
+        total += stageParameters(s.model, p, layout.firstLayer(stage), layout.endLayer(stage), stage == 0,
+            stage == last, rankHoldsStage(shape, rank, 0));
     }
     return total;
 }

@@ -29,7 +29,7 @@ double perLayerTotal(const ModelSpec& m)
     double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
     for (int l = 0; l < m.layers; ++l)
         p += layerParameters(m, l).total();
-    return p;
+    return p + mtpParameters(m);
 }
 
 double perLayerForward(const ModelSpec& m, int seqLen)
@@ -37,7 +37,7 @@ double perLayerForward(const ModelSpec& m, int seqLen)
     double f = lmHeadForwardFlopsPerToken(m);
     for (int l = 0; l < m.layers; ++l)
         f += layerForwardFlopsPerToken(m, l, seqLen);
-    return f;
+    return f + m.mtpLayers * mtpForwardFlopsPerToken(m, seqLen);
 }
 } // namespace
 

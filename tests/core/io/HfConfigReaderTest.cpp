@@ -41,11 +41,14 @@ TEST(HfConfigReader, PublishedFilesCountTheirPublishedParameters)
         std::string error;
         const auto m = HfConfigReader::read(readConfig(c.file), c.file, error);
         ASSERT_TRUE(m) << error;
-        EXPECT_NEAR(totalParameters(*m) / c.total, 1.0, 0.01) << totalParameters(*m);
+        // The published totals leave out multi-token-prediction modules (DeepSeek-V3: 671B, 685B with them).
+        ModelSpec main = *m;
+        main.mtpLayers = 0;
+        EXPECT_NEAR(totalParameters(main) / c.total, 1.0, 0.01) << totalParameters(main);
         if (c.active > 0) {
             ASSERT_TRUE(m->isMoe());
             // Published active counts carry two or three significant digits.
-            EXPECT_NEAR(activeParameters(*m) / c.active, 1.0, 0.02) << activeParameters(*m);
+            EXPECT_NEAR(activeParameters(main) / c.active, 1.0, 0.02) << activeParameters(main);
         }
     }
 }
