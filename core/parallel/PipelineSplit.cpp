@@ -16,6 +16,23 @@ bool firstAndLastStagesOnEndRanks(ScheduleKind k)
     return k != ScheduleKind::ZbV && k != ScheduleKind::DualPipe && k != ScheduleKind::DualPipeV;
 }
 
+// Model stages of a V-shaped schedule, whose rank 0 holds the first and the last one: DualPipe's pp
+// (ranks i and pp-1-i both run stages i and pp-1-i), ZB-V's and DualPipeV's 2 pp.
+int vStages(ScheduleKind k, int pp)
+{
+    return k == ScheduleKind::DualPipe ? pp : 2 * pp;
+}
+
+// Layers of the middle model stages of a V schedule under first/last counts; 0 when they do not divide.
+int vMiddleLayers(int layers, int stages, int first, int last)
+{
+    const int middleStages = stages - (first > 0) - (last > 0);
+    const int rest = layers - first - last;
+    if (middleStages <= 0 || rest <= 0 || rest % middleStages != 0)
+        return 0;
+    return rest / middleStages;
+}
+
 int chunksOf(const ParallelConfig& p)
 {
     return p.schedule == ScheduleKind::Interleaved1F1B ? std::max(1, p.vpp) : 1;
@@ -62,10 +79,24 @@ std::string pipelineSplitProblem(int layers, const ParallelConfig& p)
                                                      : "parallel.account_for_loss";
     if (p.pp <= 1)
         return field + ": an uneven pipeline split needs pp > 1: remove it or raise pp";
-    if (!firstAndLastStagesOnEndRanks(p.schedule))
-        return field + ": schedule " + toString(p.schedule)
-            + " places the last model stage on rank 0, so a first/last-rank split does not apply: use 1f1b, "
-              "interleaved-1f1b or zb-h1, or remove the split";
+    if (!firstAndLastStagesOnEndRanks(p.schedule)) {
+        // A V schedule puts the first and the last model stage on one rank: first/last count model stages
+        // (Parallax's reading; DualPipe is DeepSeek's, and Megatron-Core states such placements with
+        // --pipeline-model-parallel-layout), the embedding and loss accounting does not apply.
+        if (!counts)
+            return field + ": schedule " + toString(p.schedule)
+                + " places the first and last model stages on one rank, so the embedding / loss accounting "
+                  "does not apply: set first_stage_layers / last_stage_layers (layers of the first and last "
+                  "model stage) instead";
+        const int stages = vStages(p.schedule, p.pp);
+        if (vMiddleLayers(layers, stages, p.firstStageLayers, p.lastStageLayers) == 0)
+            return field + ": the " + str(layers - p.firstStageLayers - p.lastStageLayers)
+                + " layers left after first_stage_layers=" + str(p.firstStageLayers)
+                + " and last_stage_layers=" + str(p.lastStageLayers) + " do not split evenly over the "
+                + str(stages - (p.firstStageLayers > 0) - (p.lastStageLayers > 0)) + " other model stages of "
+                + toString(p.schedule) + ": choose counts that leave a positive multiple of that many layers";
+        return {};
+    }
     // Megatron-Core rejects the two forms together (TransformerConfig.__post_init__).
     if (counts && (p.accountForEmbedding || p.accountForLoss))
         return field
@@ -104,7 +135,14 @@ std::vector<int> unevenStageLayerCounts(int layers, const ScheduleShape& shape, 
     const int chunks = shape.kind == ScheduleKind::Interleaved1F1B ? std::max(1, shape.virtualStages) : 1;
     const int stages = modelStageCount(shape);
     std::vector<int> perStage(stages, 0);
-    if (p.firstStageLayers > 0 || p.lastStageLayers > 0) {
+    if (!firstAndLastStagesOnEndRanks(shape.kind)) {
+        const int middle = vMiddleLayers(layers, stages, p.firstStageLayers, p.lastStageLayers);
+        std::fill(perStage.begin(), perStage.end(), middle);
+        if (p.firstStageLayers > 0)
+            perStage.front() = p.firstStageLayers;
+        if (p.lastStageLayers > 0)
+            perStage.back() = p.lastStageLayers;
+    } else if (p.firstStageLayers > 0 || p.lastStageLayers > 0) {
         const std::vector<int> ranks = firstLastRankCounts(layers, p.pp, p.firstStageLayers, p.lastStageLayers);
         for (int r = 0; r < p.pp; ++r) {
             for (int c = 0; c < chunks; ++c)
@@ -121,9 +159,52 @@ std::vector<int> unevenStageLayerCounts(int layers, const ScheduleShape& shape, 
     return perStage;
 }
 
+namespace {
+// balancedPipelineSplit for the V schedules: rank 0 (and DualPipe's rank pp-1) runs the first and the last
+// model stage, the head with the last; every other rank two middle stages.
+StageSplit balancedVSplit(int layers, int pp, ScheduleKind kind, double headLayerEquivalents)
+{
+    const int stages = vStages(kind, pp);
+    if (layers < stages)
+        return {};
+    const ScheduleShape shape { kind, pp, pp, 1 };
+    const StageLayout evenLayout(layers, stages);
+    double evenWorst = 0;
+    for (int r = 0; r < pp; ++r) {
+        double rankLayers = rankHoldsStage(shape, r, stages - 1) ? headLayerEquivalents : 0.0;
+        for (int c = 0; c < chunksPerRank(shape); ++c)
+            rankLayers += evenLayout.layerCount(modelStageOf(shape, r, c));
+        evenWorst = std::max(evenWorst, rankLayers);
+    }
+    const int evenBase = layers / stages;
+    StageSplit best;
+    double bestWorst = evenWorst;
+    std::pair<int, int> bestSimplicity { 0, 0 };
+    for (int first = 0; first <= layers; ++first) {
+        for (int last = 0; last <= layers - first; ++last) {
+            const int middle = first == 0 && last == 0 ? 0 : vMiddleLayers(layers, stages, first, last);
+            if (middle == 0)
+                continue;
+            const double ends = (first > 0 ? first : middle) + (last > 0 ? last : middle) + headLayerEquivalents;
+            const double worst = std::max(ends, 2.0 * middle);
+            const std::pair<int, int> simplicity { (first > 0) + (last > 0),
+                (first > 0 ? std::abs(first - evenBase) : 0) + (last > 0 ? std::abs(last - evenBase) : 0) };
+            if (worst < bestWorst - 1e-9 || (std::abs(worst - bestWorst) <= 1e-9 && simplicity < bestSimplicity)) {
+                bestWorst = worst;
+                best = { first, last };
+                bestSimplicity = simplicity;
+            }
+        }
+    }
+    return best;
+}
+} // namespace
+
 StageSplit balancedPipelineSplit(int layers, int pp, int vpp, ScheduleKind kind, double headLayerEquivalents)
 {
-    if (pp <= 1 || !firstAndLastStagesOnEndRanks(kind) || layers < pp)
+    if (pp > 1 && !firstAndLastStagesOnEndRanks(kind))
+        return balancedVSplit(layers, pp, kind, headLayerEquivalents);
+    if (pp <= 1 || layers < pp)
         return {};
     const int chunks = kind == ScheduleKind::Interleaved1F1B ? std::max(1, vpp) : 1;
     // The even split's heaviest rank, as StageLayout places it.

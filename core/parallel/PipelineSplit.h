@@ -17,8 +17,8 @@ namespace parallax::core {
 //   rank's count is split evenly over its vpp chunks (it must divide too).
 // - account_for_embedding/loss_in_pipeline_split: the embedding / the loss counts as one layer, so
 //   (layers + 1 or 2) must divide by pp (x vpp), and the first / last rank holds one layer fewer.
-// The two forms exclude each other, need pp > 1 and a schedule whose first and last model stages sit
-// on the first and last ranks (not the V-shaped ZB-V, DualPipe, DualPipeV).
+// The two forms exclude each other and need pp > 1. Under the V-shaped ZB-V, DualPipe and DualPipeV, whose
+// rank 0 holds the first and the last model stage, only the counts apply, as layers of those model stages.
 bool hasUnevenSplit(const ParallelConfig& p);
 
 // Empty when the split is valid, else "field: message with the fix".
@@ -30,7 +30,8 @@ std::vector<int> unevenStageLayerCounts(int layers, const ScheduleShape& shape, 
 
 // The first/last rank layer counts that best balance the LM head on the last rank: the valid pair
 // (Megatron's divisibility rules) minimising the heaviest rank's forward FLOPs, the head counted as
-// `headLayerEquivalents` layers. {0, 0} when the even split is already best or no split applies.
+// `headLayerEquivalents` layers; under the V schedules the first and last model stage's counts, both on
+// rank 0. {0, 0} when the even split is already best or no split applies.
 struct StageSplit {
     int firstStageLayers = 0;
     int lastStageLayers = 0;

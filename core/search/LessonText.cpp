@@ -293,6 +293,10 @@ bool applyOverride(Scenario& s, const std::string& field, const std::string& val
         return integer(t.globalBatch);
     if (field == "seq_len")
         return integer(t.seqLen);
+    if (field == "first_stage_layers")
+        return integer(p.firstStageLayers);
+    if (field == "last_stage_layers")
+        return integer(p.lastStageLayers);
     if (field == "sp") {
         if (value != "on" && value != "off") {
             error = "sp=" + value + ": expected on or off";

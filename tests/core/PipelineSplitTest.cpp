@@ -76,8 +76,12 @@ TEST(PipelineSplit, LayerCountsFollowMegatron)
 TEST(PipelineSplit, InvalidSplitsNameTheFieldAndTheFix)
 {
     ParallelConfig p = pipeline(8, ScheduleKind::ZbV);
-    p.lastStageLayers = 9;
-    EXPECT_NE(pipelineSplitProblem(80, p).find("parallel.last_stage_layers: schedule zb-v"), std::string::npos);
+    p.lastStageLayers = 9; // 71 layers over the 15 other model stages of ZB-V
+    EXPECT_NE(pipelineSplitProblem(80, p).find("parallel.last_stage_layers: the 71 layers left"), std::string::npos);
+    EXPECT_NE(pipelineSplitProblem(80, p).find("15 other model stages of zb-v"), std::string::npos);
+    p.lastStageLayers = 0;
+    p.accountForLoss = true;
+    EXPECT_NE(pipelineSplitProblem(80, p).find("parallel.account_for_loss: schedule zb-v"), std::string::npos);
     p = pipeline(1, ScheduleKind::OneFOneB);
     p.firstStageLayers = 9;
     EXPECT_NE(pipelineSplitProblem(80, p).find("needs pp > 1"), std::string::npos);
@@ -113,11 +117,43 @@ TEST(PipelineSplit, BalancedSplitTakesALayerOffTheHeadStage)
     const StageSplit split = balancedPipelineSplit(80, 9, 1, ScheduleKind::OneFOneB, head);
     EXPECT_EQ(split.firstStageLayers, 0); // fewer switches: the others share the rest (9 each)
     EXPECT_EQ(split.lastStageLayers, 8);
-    // Nothing to gain without a head, and V schedules keep the even split.
+    // Nothing to gain without a head.
     const StageSplit none = balancedPipelineSplit(80, 8, 1, ScheduleKind::OneFOneB, 0.0);
     EXPECT_EQ(none.firstStageLayers + none.lastStageLayers, 0);
-    const StageSplit v = balancedPipelineSplit(80, 8, 1, ScheduleKind::ZbV, head);
-    EXPECT_EQ(v.firstStageLayers + v.lastStageLayers, 0);
+    EXPECT_EQ(balancedPipelineSplit(80, 8, 1, ScheduleKind::ZbV, 0.0).lastStageLayers, 0);
+}
+
+// A V schedule runs the first and the last model stage on rank 0 (DualPipe: on ranks 0 and pp-1), so the
+// head and the MTP module sit beside the embedding. DeepSeek-V3 (61 layers, DualPipe over pp=16): the even
+// split gives stages 0 and 15 three layers each, so ranks 0 and 15 hold 6 layers + the head and MTP (~3.6
+// layers) against the middle ranks' 8. Last 1 leaves 60 = 15 x 4 for the other stages: 4 + 1 + 3.6 = 8.6 at
+// most (first 3 / last 2 ties at 8.6 with two switches set).
+TEST(PipelineSplit, VScheduleSplitBalancesTheHeadBesideTheEmbedding)
+{
+    const ModelSpec m = *PresetLibrary::instance().model("deepseek-v3");
+    const double head = lmHeadLayerEquivalents(m, 4096);
+    EXPECT_GT(head, 3.0); // the head (~1.2 layers) and one MTP depth (a layer, a projection, a head pass)
+    EXPECT_LT(head, 4.2);
+    const StageSplit split = balancedPipelineSplit(m.layers, 16, 1, ScheduleKind::DualPipe, head);
+    EXPECT_EQ(split.firstStageLayers, 0);
+    EXPECT_EQ(split.lastStageLayers, 1);
+    ParallelConfig p = pipeline(16, ScheduleKind::DualPipe);
+    p.lastStageLayers = 1;
+    ASSERT_TRUE(pipelineSplitProblem(m.layers, p).empty()) << pipelineSplitProblem(m.layers, p);
+    const ScheduleShape shape { ScheduleKind::DualPipe, 16, 16, 1 };
+    std::vector<int> expected(16, 4);
+    expected.back() = 1;
+    EXPECT_EQ(unevenStageLayerCounts(m.layers, shape, p), expected);
+    // Through the engine: the DualPipe preset with this split runs a smaller bubble than the even split.
+    Scenario s = parallax::test::presetScenario("deepseek-v3-2048xh800");
+    EXPECT_EQ(s.parallel.lastStageLayers, 1); // the preset takes this split
+    s.parallel.lastStageLayers = 0;
+    const Report even = evaluate(s);
+    s.parallel.lastStageLayers = 1;
+    const Report balanced = evaluate(s);
+    ASSERT_TRUE(balanced.valid) << (balanced.errors.empty() ? "" : balanced.errors.front().text);
+    EXPECT_LT(balanced.bubbleFraction, even.bubbleFraction);
+    EXPECT_LT(balanced.stepTimeSeconds, even.stepTimeSeconds);
 }
 
 // The done-when: the uneven preset (first 9, last 8 with the head) shows a smaller simulated
