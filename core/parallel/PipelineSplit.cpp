@@ -160,33 +160,32 @@ std::vector<int> unevenStageLayerCounts(int layers, const ScheduleShape& shape, 
 }
 
 namespace {
-// balancedPipelineSplit for the V schedules: rank 0 (and DualPipe's rank pp-1) runs the first and the last
-// model stage, the head with the last; every other rank two middle stages.
-StageSplit balancedVSplit(int layers, int pp, ScheduleKind kind, double headLayerEquivalents)
+// The first/last pair with the lightest heaviest rank: worstOf(first, last) gives that rank's layers (the
+// head counted as headLayerEquivalents), negative for a pair the rules reject. The even split's heaviest
+// rank, as StageLayout places it, is the bar; ties go to fewer switches set, then to the counts nearest the
+// even split.
+template <class WorstOf>
+StageSplit bestSplit(int layers, const ScheduleShape& shape, double headLayerEquivalents, WorstOf&& worstOf)
 {
-    const int stages = vStages(kind, pp);
-    if (layers < stages)
-        return {};
-    const ScheduleShape shape { kind, pp, pp, 1 };
+    const int stages = modelStageCount(shape);
     const StageLayout evenLayout(layers, stages);
-    double evenWorst = 0;
-    for (int r = 0; r < pp; ++r) {
+    double bestWorst = 0;
+    for (int r = 0; r < shape.ranks; ++r) {
         double rankLayers = rankHoldsStage(shape, r, stages - 1) ? headLayerEquivalents : 0.0;
         for (int c = 0; c < chunksPerRank(shape); ++c)
             rankLayers += evenLayout.layerCount(modelStageOf(shape, r, c));
-        evenWorst = std::max(evenWorst, rankLayers);
+        bestWorst = std::max(bestWorst, rankLayers);
     }
-    const int evenBase = layers / stages;
+    const int evenBase = layers / (firstAndLastStagesOnEndRanks(shape.kind) ? shape.ranks : stages);
     StageSplit best;
-    double bestWorst = evenWorst;
-    std::pair<int, int> bestSimplicity { 0, 0 };
+    std::pair<int, int> bestSimplicity { 0, 0 }; // the even split: no switch set
     for (int first = 0; first <= layers; ++first) {
         for (int last = 0; last <= layers - first; ++last) {
-            const int middle = first == 0 && last == 0 ? 0 : vMiddleLayers(layers, stages, first, last);
-            if (middle == 0)
+            if (first == 0 && last == 0)
                 continue;
-            const double ends = (first > 0 ? first : middle) + (last > 0 ? last : middle) + headLayerEquivalents;
-            const double worst = std::max(ends, 2.0 * middle);
+            const double worst = worstOf(first, last);
+            if (worst < 0)
+                continue;
             const std::pair<int, int> simplicity { (first > 0) + (last > 0),
                 (first > 0 ? std::abs(first - evenBase) : 0) + (last > 0 ? std::abs(last - evenBase) : 0) };
             if (worst < bestWorst - 1e-9 || (std::abs(worst - bestWorst) <= 1e-9 && simplicity < bestSimplicity)) {
@@ -202,58 +201,46 @@ StageSplit balancedVSplit(int layers, int pp, ScheduleKind kind, double headLaye
 
 StageSplit balancedPipelineSplit(int layers, int pp, int vpp, ScheduleKind kind, double headLayerEquivalents)
 {
-    if (pp > 1 && !firstAndLastStagesOnEndRanks(kind))
-        return balancedVSplit(layers, pp, kind, headLayerEquivalents);
-    if (pp <= 1 || layers < pp)
+    if (pp <= 1)
+        return {};
+    if (!firstAndLastStagesOnEndRanks(kind)) {
+        // V schedules: rank 0 (and DualPipe's rank pp-1) runs the first and the last model stage, the head with
+        // the last; every other rank two middle stages.
+        const int stages = vStages(kind, pp);
+        if (layers < stages)
+            return {};
+        return bestSplit(layers, ScheduleShape { kind, pp, pp, 1 }, headLayerEquivalents, [&](int first, int last) {
+            const int middle = vMiddleLayers(layers, stages, first, last);
+            if (middle == 0)
+                return -1.0;
+            const double ends = (first > 0 ? first : middle) + (last > 0 ? last : middle) + headLayerEquivalents;
+            return std::max(ends, 2.0 * middle);
+        });
+    }
+    if (layers < pp)
         return {};
     const int chunks = kind == ScheduleKind::Interleaved1F1B ? std::max(1, vpp) : 1;
-    // The even split's heaviest rank, as StageLayout places it.
-    const ScheduleShape shape { kind, pp, pp, chunks };
-    const StageLayout evenLayout(layers, modelStageCount(shape));
-    const int evenBase = layers / pp;
-    double evenWorst = 0;
-    for (int r = 0; r < pp; ++r) {
-        double rankLayers = r == pp - 1 ? headLayerEquivalents : 0.0;
-        for (int c = 0; c < chunks; ++c)
-            rankLayers += evenLayout.layerCount(modelStageOf(shape, r, c));
-        evenWorst = std::max(evenWorst, rankLayers);
-    }
-    // Ties go to the split with fewer switches set, then to the counts nearest the even split.
-    StageSplit best;
-    double bestWorst = evenWorst;
-    std::pair<int, int> bestSimplicity { 0, 0 }; // the even split: no switch set
-    for (int first = 0; first <= layers; ++first) {
-        for (int last = 0; last <= layers - first; ++last) {
-            if (first == 0 && last == 0)
-                continue;
-            // firstLastRankCounts' ranks without building them (a search asks for every pipeline shape):
-            // rank 0 holds `first` (or the middle count), rank pp-1 `last` (or the middle count).
-            const int middleRanks = pp - (first > 0) - (last > 0);
-            const int rest = layers - first - last;
-            if (middleRanks < 0 || (middleRanks == 0 && rest != 0) || (middleRanks > 0 && rest % middleRanks != 0))
-                continue;
-            const int middle = middleRanks > 0 ? rest / middleRanks : 0;
-            if (middleRanks > 0 && middle == 0)
-                continue;
-            const int rank0 = first > 0 ? first : middle;
-            const int rankLast = last > 0 ? last : middle;
-            const bool divides = rank0 % chunks == 0 && rank0 > 0 && rankLast % chunks == 0 && rankLast > 0
-                && (middleRanks == 0 || middle % chunks == 0);
-            if (!divides)
-                continue;
-            double worst = std::max<double>(rank0, rankLast + headLayerEquivalents);
-            if (middleRanks > 0)
-                worst = std::max<double>(worst, middle);
-            const std::pair<int, int> simplicity { (first > 0) + (last > 0),
-                (first > 0 ? std::abs(first - evenBase) : 0) + (last > 0 ? std::abs(last - evenBase) : 0) };
-            if (worst < bestWorst - 1e-9 || (std::abs(worst - bestWorst) <= 1e-9 && simplicity < bestSimplicity)) {
-                bestWorst = worst;
-                best = { first, last };
-                bestSimplicity = simplicity;
-            }
-        }
-    }
-    return best;
+    return bestSplit(layers, ScheduleShape { kind, pp, pp, chunks }, headLayerEquivalents, [&](int first, int last) {
+        // firstLastRankCounts' ranks without building them (a search asks for every pipeline shape):
+        // rank 0 holds `first` (or the middle count), rank pp-1 `last` (or the middle count).
+        const int middleRanks = pp - (first > 0) - (last > 0);
+        const int rest = layers - first - last;
+        if (middleRanks < 0 || (middleRanks == 0 && rest != 0) || (middleRanks > 0 && rest % middleRanks != 0))
+            return -1.0;
+        const int middle = middleRanks > 0 ? rest / middleRanks : 0;
+        if (middleRanks > 0 && middle == 0)
+            return -1.0;
+        const int rank0 = first > 0 ? first : middle;
+        const int rankLast = last > 0 ? last : middle;
+        const bool divides = rank0 % chunks == 0 && rank0 > 0 && rankLast % chunks == 0 && rankLast > 0
+            && (middleRanks == 0 || middle % chunks == 0);
+        if (!divides)
+            return -1.0;
+        double worst = std::max<double>(rank0, rankLast + headLayerEquivalents);
+        if (middleRanks > 0)
+            worst = std::max<double>(worst, middle);
+        return worst;
+    });
 }
 
 double lmHeadLayerEquivalents(const ModelSpec& m, int seqLen)
