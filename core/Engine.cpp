@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/Engine.h"
+
 #include "core/engine/EvaluateWithSummary.h"
+#include <algorithm>
 
 #include "core/engine/DataParallelSyncStage.h"
 #include "core/engine/FindingsStage.h"
@@ -87,7 +89,11 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options, const 
     flopsStage(scenario, report);
 
     // 10. Warnings and notes.
-    findingsStage(scenario, layout, costs, timeBand, report);
+    const double busiestEpSeconds = report.microbatches
+        * (pipeline.epSecondsPerMb.empty()
+                ? 0.0
+                : *std::max_element(pipeline.epSecondsPerMb.begin(), pipeline.epSecondsPerMb.end()));
+    findingsStage(scenario, layout, costs, timeBand, busiestEpSeconds, report);
     return report;
 }
 

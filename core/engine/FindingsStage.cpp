@@ -150,7 +150,7 @@ std::string deepEpAlternative(const Scenario& s, const LayoutStageResult& layout
 } // namespace
 
 void findingsStage(const Scenario& scenario, const LayoutStageResult& layout, const LayerCostStageResult& costs,
-    const StepTimeBand& timeBand, Report& report)
+    const StepTimeBand& timeBand, double busiestEpSeconds, Report& report)
 {
     tpCrossingWarnings(scenario, layout, costs, report);
     const int cpCrossing = report.groupsCrossingDomains[static_cast<int>(Dim::Cp)];
@@ -160,7 +160,7 @@ void findingsStage(const Scenario& scenario, const LayoutStageResult& layout, co
     if (scenario.model.isMoe() && report.groupsCrossingDomains[static_cast<int>(Dim::Ep)] > 0)
         report.notes.push_back({ "parallel.ep",
             "EP groups span " + std::to_string(layout.comm.ep.outer) + " NVLink domains: the all-to-all runs over IB ("
-                + secondsText(report.comm.epSeconds) + " per step on the busiest rank)"
+                + secondsText(busiestEpSeconds) + " per step on the busiest rank)"
                 + deepEpAlternative(scenario, layout, costs) });
     memoryWarnings(scenario, report);
     if (!timeBand.measured)

@@ -154,6 +154,17 @@ TEST(PipelineSplit, VScheduleSplitBalancesTheHeadBesideTheEmbedding)
     ASSERT_TRUE(balanced.valid) << (balanced.errors.empty() ? "" : balanced.errors.front().text);
     EXPECT_LT(balanced.bubbleFraction, even.bubbleFraction);
     EXPECT_LT(balanced.stepTimeSeconds, even.stepTimeSeconds);
+    // The EP note gives the busiest rank's all-to-all time: a middle rank's 8 MoE layers under both splits
+    // (not the peak-memory rank's, which the split moves from a middle rank to rank 0).
+    const auto epNote = [](const Report& r) {
+        for (const Message& m : r.notes)
+            if (m.text.find("EP groups span") != std::string::npos)
+                return m.text.substr(0, m.text.find("busiest rank"));
+        return std::string();
+    };
+    ASSERT_FALSE(epNote(even).empty());
+    EXPECT_NE(even.peakMemoryStage, balanced.peakMemoryStage);
+    EXPECT_EQ(epNote(balanced), epNote(even));
 }
 
 // The done-when: the uneven preset (first 9, last 8 with the head) shows a smaller simulated
