@@ -2,6 +2,7 @@
 #include "core/validation/RecordReading.h"
 
 #include "core/Limits.h"
+#include "core/parallel/PipelineSplit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -171,6 +172,17 @@ std::string readLayout(const json& p, const SourceConventions& conv, Scenario& s
     if (par.pp == 1) {
         par.vpp = 1;
         par.schedule = ScheduleKind::OneFOneB;
+    }
+    if (conv.balancedPipelineSplit && par.pp > 1 && !hasUnevenSplit(par)) {
+        const StageSplit split = balancedPipelineSplit(
+            s.model.layers, par.pp, par.vpp, par.schedule, lmHeadLayerEquivalents(s.model, s.model.seqLen));
+        if (split.firstStageLayers > 0 || split.lastStageLayers > 0) {
+            par.firstStageLayers = split.firstStageLayers;
+            par.lastStageLayers = split.lastStageLayers;
+            assumed.push_back("parallel.first_stage_layers = " + std::to_string(split.firstStageLayers)
+                + ", last_stage_layers = " + std::to_string(split.lastStageLayers)
+                + " (a pipeline balanced for the head and MTP; the source publishes no per-stage counts)");
+        }
     }
     return {};
 }

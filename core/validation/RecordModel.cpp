@@ -133,6 +133,25 @@ std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& m
     }
     if (m.contains("mla") && m["mla"].is_object())
         readMla(m["mla"], model);
+    // Multi-token prediction (arXiv:2412.19437 sec. 2.2) as the record states it, under its own or Megatron's /
+    // Hugging Face's name; unstated, none (Megatron-Core's default), said where the matching preset trains some.
+    bool mtpStated = false;
+    for (const char* k : { "mtp_layers", "mtp_num_layers", "num_nextn_predict_layers" }) {
+        if (auto depths = number(m, k); depths && !mtpStated) {
+            if (*depths < 0 || *depths > kMaxMtpLayers)
+                return std::string("model.") + k + " out of range (0-" + std::to_string(kMaxMtpLayers) + ")";
+            model.mtpLayers = static_cast<int>(*depths);
+            mtpStated = true;
+        }
+    }
+    if (!mtpStated && conv.mtpLayers > 0) {
+        model.mtpLayers = conv.mtpLayers;
+        assumed.push_back("model.mtp_layers = " + std::to_string(conv.mtpLayers)
+            + " (the source's pre-training, arXiv:2412.19437 sec. 4.2)");
+    } else if (const ModelSpec* preset = mtpStated ? nullptr : presetOfRecord(model); preset && preset->mtpLayers > 0) {
+        assumed.push_back("model.mtp_layers = 0 (not stated; the " + preset->name + " preset trains "
+            + std::to_string(preset->mtpLayers) + " multi-token-prediction depth: state mtp_layers if the run did)");
+    }
     if (model.vocab <= 0) {
         const ModelSpec* preset = presetOfRecord(model);
         if (preset == nullptr)

@@ -142,6 +142,12 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         // node-limited routing) and is forwarded over NVLink, by kernels on 20 of the 132 SMs; fp8 dispatch.
         c.moeDispatcher = MoeDispatcher::DeepEp;
         c.deepseekFp8Dispatch = true;
+        // Pre-training ran one multi-token-prediction depth (sec. 2.2, 4.2: "we set the MTP depth D to 1").
+        c.mtpLayers = 1;
+        // DualPipe places the shallowest and the deepest layers (embedding, head) on one rank and overlaps
+        // a forward and a backward chunk (sec. 3.2.1, 3.2.3): a balanced pipeline; no per-stage counts are
+        // published.
+        c.balancedPipelineSplit = true;
         c.kernelNote = "DeepSeek's framework: all-to-all and pipeline sends overlapped by DualPipe (sec. 3.2.1-3.2.2); "
                        "tokens sent once per node over IB and forwarded over NVLink on 20 SMs, dispatched in fp8 "
                        "(sec. 3.2.2, 3.3.2)";

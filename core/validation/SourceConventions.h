@@ -40,6 +40,11 @@ struct SourceConventions {
     // The MoE token dispatch of the source's framework (DeepSeek-V3: DeepEP-style, fp8 dispatch under FP8).
     MoeDispatcher moeDispatcher = MoeDispatcher::AllToAll;
     bool deepseekFp8Dispatch = false;
+    // Multi-token-prediction depths the source trained where its record does not say (DeepSeek-V3: 1).
+    int mtpLayers = 0;
+    // The source balances its pipeline where its record prints no split: the first/last split that Parallax
+    // finds for the head (and MTP) on the end ranks (core/parallel/PipelineSplit.h).
+    bool balancedPipelineSplit = false;
     std::string memoryNote;
     bool flashAttention = true;
     bool tpCommOverlap = false;

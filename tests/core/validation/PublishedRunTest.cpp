@@ -277,6 +277,21 @@ TEST(PublishedRun, DeepSeekRecordRunsDeepSeeksMemoryMethods)
     EXPECT_TRUE(t.deepseekActivationCache);
     EXPECT_EQ(c.run->scenario.model.vocab, 129280);
     EXPECT_TRUE(mentions(c.run->assumptions, "the DeepSeek-V3 preset")) << c.run->assumptions.size();
+    // The paper's pre-training ran one MTP depth (sec. 4.2); a record may say otherwise.
+    EXPECT_EQ(c.run->scenario.model.mtpLayers, 1);
+    EXPECT_TRUE(mentions(c.run->assumptions, "model.mtp_layers = 1"));
+    // Its DualPipe pipeline balanced for the head and MTP, as the preset (core/parallel/PipelineSplit.h).
+    const ParallelConfig& par = c.run->scenario.parallel;
+    ASSERT_EQ(par.schedule, ScheduleKind::DualPipe);
+    EXPECT_GT(par.firstStageLayers + par.lastStageLayers, 0);
+    EXPECT_TRUE(mentions(c.run->assumptions, "a pipeline balanced for the head and MTP"));
+    json stated = deepseekRecord({ { "arxiv", "2412.19437" }, { "title", "DeepSeek-V3 Technical Report" } });
+    stated["model"]["mtp_num_layers"] = 0;
+    const PublishedRunConversion without = convertPublishedRun(stated);
+    ASSERT_TRUE(without.run) << without.reason;
+    EXPECT_EQ(without.run->scenario.model.mtpLayers, 0);
+    stated["model"]["mtp_num_layers"] = 99;
+    EXPECT_NE(convertPublishedRun(stated).reason.find("model.mtp_num_layers out of range"), std::string::npos);
     const Report r = evaluate(c.run->scenario);
     EXPECT_NE(r.memoryVerdict, MemoryVerdict::DoesNotFit) << r.peakMemoryBytes / (1u << 30) << " GiB";
 
@@ -286,6 +301,9 @@ TEST(PublishedRun, DeepSeekRecordRunsDeepSeeksMemoryMethods)
     ASSERT_TRUE(nemo.run) << nemo.reason;
     EXPECT_FALSE(nemo.run->scenario.training.deepseekActivationCache);
     EXPECT_EQ(nemo.run->scenario.model.vocab, 129280);
+    // Megatron-Core's default is no MTP; the record's reader says the preset would have one.
+    EXPECT_EQ(nemo.run->scenario.model.mtpLayers, 0);
+    EXPECT_TRUE(mentions(nemo.run->assumptions, "model.mtp_layers = 0 (not stated"));
     // A model no preset matches still says what is missing.
     json unknown = deepseekRecord({ { "arxiv", nullptr }, { "title", "NVIDIA DGX Cloud" } });
     unknown["model"]["name"] = "Some MoE";
