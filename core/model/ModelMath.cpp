@@ -109,6 +109,22 @@ double mtpParameters(const ModelSpec& m)
 }
 
 namespace {
+// Parameters a token of layer `layer` touches: all but the routed experts it is not sent to.
+double layerActiveParameters(const ModelSpec& m, int layer)
+{
+    const LayerParameters lp = layerParameters(m, layer);
+    return lp.total() - lp.routedExperts + (m.isMoeLayer(layer) ? lp.oneExpert * m.moe->topK : 0.0);
+}
+} // namespace
+
+double mtpActiveParameters(const ModelSpec& m)
+{
+    if (m.mtpLayers <= 0 || m.layers <= 0)
+        return 0;
+    return m.mtpLayers * (layerActiveParameters(m, m.layers - 1) + mtpProjectionParameters(m));
+}
+
+namespace {
 // The whole model's sums, which add every layer: kept per thread for the last model asked about (an
 // evaluation per edit, or per candidate of a search, reads them for one model over and over).
 struct ModelSums {
@@ -129,15 +145,10 @@ ModelSums& sumsOf(const ModelSpec& m)
     sums.valid = true;
     sums.flopsSeqLen = -1;
     const double p = embeddingParameters(m) + lmHeadParameters(m) + finalNormParameters(m);
-    const auto active = [&](int l) {
-        const LayerParameters lp = layerParameters(m, l);
-        return lp.total() - lp.routedExperts + (m.isMoeLayer(l) ? lp.oneExpert * m.moe->topK : 0.0);
-    };
     sums.total
         = sumOverLayers(m, 0, m.layers, p, [&](int l) { return layerParameters(m, l).total(); }) + mtpParameters(m);
-    sums.active = sumOverLayers(m, 0, m.layers, p, active);
-    if (m.mtpLayers > 0 && m.layers > 0)
-        sums.active += m.mtpLayers * (active(m.layers - 1) + mtpProjectionParameters(m));
+    sums.active
+        = sumOverLayers(m, 0, m.layers, p, [&](int l) { return layerActiveParameters(m, l); }) + mtpActiveParameters(m);
     return sums;
 }
 } // namespace

@@ -45,6 +45,8 @@ double finalNormParameters(const ModelSpec& m);
 double mtpProjectionParameters(const ModelSpec& m);
 // All MTP depths: blocks and projections (arXiv:2412.19437 sec. 2.2).
 double mtpParameters(const ModelSpec& m);
+// The part of mtpParameters a token touches (its blocks' shared and top-k experts, the projections).
+double mtpActiveParameters(const ModelSpec& m);
 // Every parameter the model trains, the MTP modules included.
 double totalParameters(const ModelSpec& m);
 // Parameters a token touches: everything except the routed experts it is not sent to.
