@@ -23,7 +23,10 @@ ParameterShard stageParameters(const ModelSpec& m, const ParallelConfig& p, int 
         s.dense += embeddingParameters(m) - static_cast<double>(m.vocab) * m.hidden + vocabTable;
     if (holdsHead) {
         s.dense += finalNormParameters(m);
-        if (!m.tiedEmbeddings || (p.pp > 1 && !holdsEmbedding))
+        // A tied output layer reuses the input table; a stage that lacks it keeps a synchronised copy
+        // (Megatron-Core tie_word_embeddings_state_dict) unless its rank holds the first stage too, as the V
+        // schedules place it (arXiv:2412.19437 sec. 3.2.3: the shallowest and deepest layers on one rank).
+        if (!m.tiedEmbeddings || (p.pp > 1 && !holdsEmbedding && !rankHoldsEmbedding))
             s.dense += vocabTable;
         // Multi-token prediction sits on the last stage (Megatron-Core's default MTP placement): per depth a
         // block like the last layer and the 2h -> h projection (split over tp) with its norms; its

@@ -22,9 +22,10 @@ struct ParameterShard {
 };
 
 // Layers [firstLayer, endLayer) plus, when asked, the embedding (first stage) and the LM head and
-// final norm (last stage; a tied embedding is kept as a copy there when pp > 1, as Megatron does), and the
-// last stage's multi-token-prediction modules with a copy of the embedding, unless the same pipeline rank
-// holds the first stage too (DualPipe and the V schedules: arXiv:2412.19437 sec. 3.2.3 shares it).
+// final norm (last stage) and its multi-token-prediction modules. A tied output layer and the modules'
+// embedding reuse the first stage's table; the last stage keeps a synchronised copy (as Megatron does) unless
+// the same pipeline rank holds the first stage too (DualPipe and the V schedules: arXiv:2412.19437
+// sec. 3.2.3 shares it).
 ParameterShard stageParameters(const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer,
     bool holdsEmbedding, bool holdsHead, bool rankHoldsEmbedding = false);
 

@@ -88,6 +88,28 @@ TEST(Memory, PipelineStagesCarryEmbeddingAndHead)
     EXPECT_NEAR(sum * 8 / 2, totalParameters(m), totalParameters(m) * 2e-3); // norms are replicated over tp
 }
 
+// A tied output layer reuses the input table: 1F1B keeps a copy on the last stage (Megatron-Core); the V
+// schedules put the first and last stages on one rank (arXiv:2412.19437 sec. 3.2.3), so no rank holds a
+// second table (DualPipe holds two copies of its stages, each with one table).
+TEST(Memory, TiedEmbeddingCopyOnlyWhereTheRankLacksTheFirstStage)
+{
+    Scenario s = makeScenario("megatron-gpt-3.6b", "h100-sxm", 1, 2, degrees(1, 2, 1), batch(1, 8, 2048));
+    ASSERT_TRUE(s.model.tiedEmbeddings);
+    const double table = static_cast<double>(s.model.vocab) * s.model.hidden;
+    const Report oneF = evaluate(s);
+    ASSERT_TRUE(oneF.valid);
+    const double total = totalParameters(s.model);
+    EXPECT_NEAR(oneF.stages[0].denseParameters + oneF.stages[1].denseParameters, total + table, 1.0);
+    for (const auto& [kind, copies] : { std::pair(ScheduleKind::ZbV, 1.0), std::pair(ScheduleKind::DualPipeV, 1.0),
+             std::pair(ScheduleKind::DualPipe, 2.0) }) {
+        s.parallel.schedule = kind;
+        const Report v = evaluate(s);
+        ASSERT_TRUE(v.valid) << (v.errors.empty() ? "" : v.errors.front().text);
+        EXPECT_NEAR(v.stages[0].denseParameters + v.stages[1].denseParameters, copies * total, 1.0)
+            << static_cast<int>(kind);
+    }
+}
+
 // In-flight micro-batches come from the schedule: 1F1B holds p - i on rank i.
 TEST(Memory, OneFOneBInflightPerStage)
 {
