@@ -15,6 +15,8 @@ inline constexpr long long kMaxSeqLen = 1 << 24;
 inline constexpr long long kMaxExperts = 16384;
 // Multi-token-prediction depths (DeepSeek-V3 trains with 1, arXiv:2412.19437 sec. 4.2).
 inline constexpr long long kMaxMtpLayers = 16;
+// Draft tokens per speculative step (vLLM's MTP examples use 1-3; acceptance falls with depth).
+inline constexpr long long kMaxSpeculativeTokens = 8;
 inline constexpr long long kMaxGlobalBatch = 1LL << 26;
 inline constexpr long long kMaxMicrobatchesPerStep = 1 << 20;
 // Parameters per DDP gradient bucket (--ddp-bucket-size): above any model's parameters per GPU.

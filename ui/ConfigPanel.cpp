@@ -656,6 +656,20 @@ QGroupBox* ConfigPanel::buildInferenceGroup()
         [](S& s, double v) { s.inference.gpuMemoryUtilization = v; },
         tr("Share of each GPU's HBM the serving engine may use (vLLM --gpu-memory-utilization, default 0.9); the "
            "rest is the reserve left to the driver and other processes"));
+    intField(
+        form, tr("MTP draft tokens:"), QStringLiteral("inference.speculative_tokens"), 0, 8,
+        [](const S& s) { return s.inference.speculativeTokens; },
+        [](S& s, int v) { s.inference.speculativeTokens = v; },
+        tr("Speculative decoding with the model's own multi-token-prediction module (needs MTP depths >= 1): "
+           "draft tokens per step (vLLM --speculative-config num_speculative_tokens, SGLang "
+           "--speculative-num-steps); 0 decodes one token per step"));
+    if (auto* spin = qobject_cast<QSpinBox*>(fieldEditor(QStringLiteral("inference.speculative_tokens"))))
+        spin->setSpecialValueText(tr("off"));
+    doubleField(
+        form, tr("Draft acceptance:"), QStringLiteral("inference.draft_acceptance"), 0.0, 1.0, 0.01, 2,
+        [](const S& s) { return s.inference.draftAcceptance; }, [](S& s, double v) { s.inference.draftAcceptance = v; },
+        tr("Probability that each draft token is accepted; DeepSeek-V3 reports 85-90% for its MTP module "
+           "(arXiv:2412.19437 sec. 5.4.3). It depends on the traffic: measure it and set it here"));
     return box;
 }
 
@@ -827,6 +841,12 @@ void ConfigPanel::refreshFromScenario()
              "training.moe_token_dispatcher", "training.moe_deepep_num_sms", "training.deepseek_fp8_dispatch" }) {
         if (QWidget* editor = fieldEditor(QString::fromLatin1(path)))
             editor->setEnabled(s.model.isMoe());
+    }
+    // MTP drafts need the model's MTP module: greyed out without one, unless set (so the error can be fixed).
+    const bool drafts = s.model.mtpLayers > 0 || s.inference.speculativeTokens > 0;
+    for (const char* path : { "inference.speculative_tokens", "inference.draft_acceptance" }) {
+        if (QWidget* editor = fieldEditor(QString::fromLatin1(path)))
+            editor->setEnabled(drafts);
     }
     const bool inference = s.mode == core::ScenarioMode::Inference;
     showFieldsOfMode(inference);

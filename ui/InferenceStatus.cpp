@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/InferenceStatus.h"
 
+#include "core/inference/InferenceMarkdown.h"
 #include "core/memory/RangeText.h"
 #include "ui/ChartStyle.h"
 #include "ui/Format.h"
@@ -37,6 +38,10 @@ InferenceStatus inferenceStatus(const core::InferenceReport& r)
                   requests, format::seconds(r.decode.weightsSeconds), format::seconds(r.decode.kvSeconds),
                   format::seconds(r.decode.computeSeconds), format::seconds(r.decode.tpSeconds),
                   format::seconds(r.decode.epSeconds), format::seconds(r.decode.ppSeconds));
+    if (r.speculativeTokens > 0)
+        s.latencyTip += QObject::tr(". %1: the step (drafting %2 of it) takes %3, TPOT is the step per token")
+                            .arg(QString::fromStdString(core::describeSpeculation(r)),
+                                format::seconds(r.decode.draftSeconds), format::seconds(r.decode.stepSeconds));
     s.throughput = QObject::tr("<b>%1</b> (%2-%3) tokens/s per GPU at %4")
                        .arg(rate(r.tokensPerSecondPerGpu), rate(r.tokensPerSecondPerGpuLow),
                            rate(r.tokensPerSecondPerGpuHigh), requests);

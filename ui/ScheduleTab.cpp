@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/ScheduleTab.h"
 
+#include "core/inference/InferenceMarkdown.h"
+
 #include "ui/BackgroundJob.h"
 #include "ui/Format.h"
 #include "ui/GanttView.h"
@@ -202,17 +204,22 @@ void ScheduleTab::setEvaluation(const EvaluationPtr& evaluation)
         QStringList terms;
         const std::pair<QString, double> parts[] = { { tr("weights"), d.weightsSeconds },
             { tr("KV cache"), d.kvSeconds }, { tr("compute"), d.computeSeconds }, { tr("TP"), d.tpSeconds },
-            { tr("EP"), d.epSeconds }, { tr("PP"), d.ppSeconds } };
+            { tr("EP"), d.epSeconds }, { tr("PP"), d.ppSeconds }, { tr("MTP drafts"), d.draftSeconds } };
         for (const auto& [name, seconds] : parts) {
             if (seconds > 0)
                 terms << name + QLatin1Char(' ') + format::seconds(seconds);
         }
-        m_summary->setText(tr("Serving scenario: no training pipeline to schedule. One decode step at concurrency %1 "
-                              "takes <b>%2</b> = %3; prefill of one request (TTFT) %4. The Memory tab shows the KV "
-                              "cache.")
-                               .arg(r.inference->concurrency)
-                               .arg(format::seconds(r.inference->tpotSeconds), terms.join(QStringLiteral(" + ")),
-                                   format::seconds(r.inference->ttftSeconds)));
+        QString text = tr("Serving scenario: no training pipeline to schedule. One decode step at concurrency %1 "
+                          "takes <b>%2</b> = %3; prefill of one request (TTFT) %4. The Memory tab shows the KV cache.")
+                           .arg(r.inference->concurrency)
+                           .arg(format::seconds(d.stepSeconds), terms.join(QStringLiteral(" + ")),
+                               format::seconds(r.inference->ttftSeconds));
+        if (r.inference->speculativeTokens > 0)
+            text += QStringLiteral("<br>")
+                + tr("%1: TPOT <b>%2</b>")
+                      .arg(QString::fromStdString(core::describeSpeculation(*r.inference)).toHtmlEscaped(),
+                          format::seconds(r.inference->tpotSeconds));
+        m_summary->setText(text);
     } else if (sim.busySecondsPerRank.empty()) {
         m_summary->setText(tr("No simulated schedule: %1")
                                .arg(r.errors.empty() ? tr("the engine has not run yet")

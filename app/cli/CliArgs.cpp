@@ -88,7 +88,8 @@ const std::vector<std::string>& scenarioFlagNames()
     static const std::vector<std::string> names { "model", "gpu", "nodes", "gpus-per-node", "nic-gbps", "tp", "sp",
         "pp", "vpp", "dp", "ep", "etp", "cp", "zero", "schedule", "micro-batch", "global-batch", "seq-len", "recompute",
         "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap", "ddp-bucket-size", "mode",
-        "weight-dtype", "kv-dtype", "context-len", "isl", "osl", "concurrency", "gpu-memory-utilization" };
+        "weight-dtype", "kv-dtype", "context-len", "isl", "osl", "concurrency", "gpu-memory-utilization",
+        "speculative-tokens", "draft-acceptance" };
     return names;
 }
 
@@ -175,7 +176,8 @@ json flagValue(const std::string& key, const std::string& text)
     return v;
 }
 // SCENARIO.md second release: --mode, --weight-dtype, --kv-dtype, --context-len, --isl, --osl,
-// --concurrency (a number or max), --gpu-memory-utilization.
+// --concurrency (a number or max), --gpu-memory-utilization; MTP speculative decoding --speculative-tokens,
+// --draft-acceptance.
 void applyInferenceFlags(const Args& args, json& doc)
 {
     if (args.has("mode")) {
@@ -193,7 +195,8 @@ void applyInferenceFlags(const Args& args, json& doc)
     }
     const std::vector<std::pair<std::string, std::string>> flags { { "weight-dtype", "weight_dtype" },
         { "kv-dtype", "kv_dtype" }, { "context-len", "context_len" }, { "isl", "isl" }, { "osl", "osl" },
-        { "concurrency", "concurrency" }, { "gpu-memory-utilization", "gpu_memory_utilization" } };
+        { "concurrency", "concurrency" }, { "gpu-memory-utilization", "gpu_memory_utilization" },
+        { "speculative-tokens", "speculative_tokens" }, { "draft-acceptance", "draft_acceptance" } };
     for (const auto& [flag, key] : flags) {
         if (!args.has(flag))
             continue;

@@ -3,6 +3,7 @@
 
 #include "TextFormat.h"
 
+#include "core/inference/InferenceMarkdown.h"
 #include "core/memory/RangeText.h"
 
 #include <cstdio>
@@ -40,12 +41,18 @@ void printInferenceReport(std::ostream& out, const core::Scenario& s, const core
     const core::InferenceReport& r = *report.inference;
     out << "  layout   " << layoutText(r) << ", weights " << r.weightDtype << ", KV cache " << r.kvDtype << "\n";
     out << "  requests isl " << r.isl << " + osl " << r.osl << ", context " << r.contextLen << " tokens, "
-        << (r.concurrencySolved ? "concurrency solved: " : "concurrency ") << r.concurrency << "\n\n";
+        << (r.concurrencySolved ? "concurrency solved: " : "concurrency ") << r.concurrency << "\n";
+    if (r.speculativeTokens > 0)
+        out << "  decoding " << core::describeSpeculation(r) << "\n";
+    out << "\n";
     const core::ServingMemory& m = r.memory;
     out << "Memory per GPU (" << gib(m.hbmBytes, 0) << " HBM, gpu_memory_utilization "
         << number(r.gpuMemoryUtilization, 2) << ")\n";
-    out << "  weights          " << padLeft(gib(m.weightsBytes), 11) << "   (the model: " << gib(r.modelWeightsBytes)
-        << ")\n";
+    out << "  weights          " << padLeft(gib(m.weightsBytes), 11) << "   (the model: " << gib(r.modelWeightsBytes);
+    if (r.draftWeightsBytesPerGpu > 0)
+        out << "; the MTP drafter " << gib(r.draftWeightsBytesPerGpu) << " per GPU"
+            << (r.pp > 1 ? " of the last stage" : "");
+    out << ")\n";
     out << "  workspace        " << padLeft(gib(m.workspaceBytes), 11) << "\n";
     out << "  CUDA graphs      " << padLeft(gib(m.cudaGraphBytes), 11) << "\n";
     out << "  context + NCCL   " << padLeft(gib(m.runtimeBytes), 11) << "\n";
@@ -65,7 +72,11 @@ void printInferenceReport(std::ostream& out, const core::Scenario& s, const core
         << padLeft(core::secondsRangeText(r.tpotSeconds, r.tpotLowSeconds, r.tpotHighSeconds), 21) << "   (weights "
         << duration(r.decode.weightsSeconds) << ", KV " << duration(r.decode.kvSeconds) << ", compute "
         << duration(r.decode.computeSeconds) << ", TP " << duration(r.decode.tpSeconds) << ", EP "
-        << duration(r.decode.epSeconds) << ", PP " << duration(r.decode.ppSeconds) << ")\n";
+        << duration(r.decode.epSeconds) << ", PP " << duration(r.decode.ppSeconds);
+    if (r.speculativeTokens > 0)
+        out << ", drafts " << duration(r.decode.draftSeconds) << ": step " << duration(r.decode.stepSeconds) << " / "
+            << number(r.decode.tokensPerStep, 2) << " tokens";
+    out << ")\n";
     out << "  tokens/s per GPU "
         << padLeft(
                core::rateRangeText(r.tokensPerSecondPerGpu, r.tokensPerSecondPerGpuLow, r.tokensPerSecondPerGpuHigh),

@@ -62,7 +62,7 @@ LayerCostStageResult layerCostStage(const Scenario& scenario, const TopologySumm
     const GpuSpec& gpu = scenario.topology.domains[topology.slowestDomain].gpu;
     report.hbmBytes = topology.minHbmBytes;
     LayerCostStageResult out { gpu, ComputeRates(gpu, scenario.training.dtype, options.calibration, defaults),
-        activationContext(scenario, report.seqLen, defaults), {}, {} };
+        activationContext(scenario, report.seqLen, defaults), {}, {}, {} };
     setDispatch(out.context, scenario.training, scenario.parallel, gpu.smCount);
     report.peakFlopsPerSecond = out.rates.peakFlopsPerSecond();
     if (out.rates.gemmCalibrated())

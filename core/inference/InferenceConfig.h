@@ -24,6 +24,14 @@ struct InferenceConfig {
     // Share of each GPU's HBM the engine may use; vLLM's --gpu-memory-utilization default 0.9
     // (vLLM engine arguments docs); the rest is left to other processes and the driver.
     double gpuMemoryUtilization = 0.9;
+    // Speculative decoding with the model's own multi-token-prediction module as the drafter (vLLM
+    // --speculative-config method "mtp", SGLang --speculative-algorithm EAGLE on an MTP checkpoint): draft tokens
+    // proposed per step (vLLM num_speculative_tokens); 0 decodes one token per step.
+    int speculativeTokens = 0;
+    // Probability that each draft token is accepted, given the ones before it were (arXiv:2211.17192
+    // sec. 3.1's alpha). Default: DeepSeek-V3's MTP, "85%-90%" for the second token (arXiv:2412.19437
+    // sec. 5.4.3), its low end; it depends on the traffic, so it is the user's to set.
+    double draftAcceptance = 0.85;
 
     int effectiveContextLen() const { return contextLen > 0 ? contextLen : isl + osl; }
     bool solvesConcurrency() const { return concurrency <= 0; }

@@ -31,6 +31,8 @@ InferenceConfig readInferenceConfig(JsonReader& r)
         c.concurrency = static_cast<int>(r.integer("concurrency", 1, 1 << 20, 0));
     }
     c.gpuMemoryUtilization = r.number("gpu_memory_utilization", 0.05, 1.0, c.gpuMemoryUtilization);
+    c.speculativeTokens = static_cast<int>(r.integer("speculative_tokens", 0, kMaxSpeculativeTokens, 0));
+    c.draftAcceptance = r.number("draft_acceptance", 0.0, 1.0, c.draftAcceptance);
     return c;
 }
 
@@ -41,6 +43,10 @@ nlohmann::json inferenceConfigToJson(const InferenceConfig& c)
     if (c.contextLen > 0)
         j["context_len"] = c.contextLen;
     j["concurrency"] = c.solvesConcurrency() ? nlohmann::json("max") : nlohmann::json(c.concurrency);
+    if (c.speculativeTokens > 0) {
+        j["speculative_tokens"] = c.speculativeTokens;
+        j["draft_acceptance"] = c.draftAcceptance;
+    }
     return j;
 }
 

@@ -3,10 +3,12 @@
 
 #include "core/Units.h"
 #include "core/cluster/CommGroups.h"
+#include "core/inference/InferenceMarkdown.h"
 #include "core/inference/KvCache.h"
 #include "core/inference/ServingBands.h"
 #include "core/inference/ServingMemory.h"
 #include "core/inference/ServingTime.h"
+#include "core/inference/SpeculativeDecoding.h"
 #include "core/inference/WeightBytes.h"
 #include "core/model/ModelMath.h"
 #include "core/search/NumberText.h"
@@ -103,6 +105,14 @@ std::vector<Message> validateServingLayout(const Scenario& s)
         errors.push_back({ "parallel.pp", "pp=" + str(p.pp) + " exceeds layers=" + str(m.layers) + ": lower pp" });
     if (!m.isMoe() && p.ep > 1)
         errors.push_back({ "parallel.ep", "the model has no experts: set ep=1" });
+    if (s.inference.speculativeTokens > 0 && m.mtpLayers == 0)
+        errors.push_back({ "inference.speculative_tokens",
+            "speculative_tokens=" + str(s.inference.speculativeTokens)
+                + " drafts with the model's multi-token-"
+                  "prediction module, and "
+                + (m.name.empty() ? std::string("the model") : m.name)
+                + " has none (mtp_layers 0): set speculative_tokens to 0, or mtp_layers to the checkpoint's "
+                  "num_nextn_predict_layers" });
     if (m.isMoe() && p.ep > 1) {
         if (m.moe->experts % p.ep != 0)
             errors.push_back({ "parallel.ep",
@@ -171,6 +181,9 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     r.isl = config.isl;
     r.osl = config.osl;
     r.gpuMemoryUtilization = config.gpuMemoryUtilization;
+    r.speculativeTokens = draftTokensPerStep(m, config);
+    r.draftAcceptance = r.speculativeTokens > 0 ? config.draftAcceptance : 0.0;
+    r.draftWeightsBytesPerGpu = draftWeightBytes(m, config, L.tp, L.expertShards());
     r.modelWeightsBytes = servingWeightBytes(m, config.weightFormat, 1, 1, 0, m.layers, true, true).total();
     r.kvBytesPerToken = kvBytesPerToken(m, config.kvDtype);
 
@@ -232,7 +245,7 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     r.prefillCommSeconds = pre.commSeconds;
     r.decode
         = decodeStep(timeIn, std::max(1.0, static_cast<double>(r.concurrency) / L.dp), config.isl + config.osl / 2.0);
-    r.tpotSeconds = r.decode.stepSeconds;
+    r.tpotSeconds = r.decode.tpotSeconds();
     const ConcurrencyPoint point = servingThroughput(timeIn, r.concurrency, &r.decodeTokensPerSecondPerGpu);
     r.tokensPerSecondPerGpu = point.tokensPerSecondPerGpu;
     r.ttftLowSeconds = servingTtftBand().low(r.ttftSeconds);
@@ -274,6 +287,13 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
         report.notes.push_back({ "parallel.dp",
             "DP-attention: attention runs on " + str(L.dp) + " replicas of tp=" + str(L.tp)
                 + " while the experts are split ep=" + str(L.ep) + " over them (SGLang --enable-dp-attention)" });
+    if (r.speculativeTokens > 0)
+        report.notes.push_back({ "inference.speculative_tokens",
+            describeSpeculation(r) + " (arXiv:2211.17192 eq. 1): the step verifies " + str(r.speculativeTokens + 1)
+                + " tokens per request and adds " + secondsText(r.decode.draftSeconds)
+                + " of drafting; TPOT is the step / " + fixedText(r.decode.tokensPerStep, 2)
+                + ". Acceptance depends on the traffic: measure it (the serving engine's speculative-decoding "
+                  "metrics) and set draft_acceptance" });
     report.inference = std::move(r);
     return report;
 }

@@ -16,6 +16,8 @@ nlohmann::json inferenceReportToJson(const InferenceReport& r)
             { { "tp", r.tp }, { "pp", r.pp }, { "dp", r.dp }, { "ep", r.ep }, { "dp_attention", r.dpAttention } } },
         { "weight_dtype", r.weightDtype }, { "kv_dtype", r.kvDtype }, { "context_len", r.contextLen }, { "isl", r.isl },
         { "osl", r.osl }, { "gpu_memory_utilization", r.gpuMemoryUtilization },
+        { "speculative_tokens", r.speculativeTokens }, { "draft_acceptance", r.draftAcceptance },
+        { "tokens_per_step", r.decode.tokensPerStep }, { "draft_weights_bytes", r.draftWeightsBytesPerGpu },
         { "model_weights_bytes", r.modelWeightsBytes }, { "weights_bytes", r.weightsBytesPerGpu },
         { "kv_bytes_per_token", r.kvBytesPerToken }, { "kv_bytes_per_token_per_gpu", r.kvBytesPerTokenPerGpu },
         { "kv_capacity_tokens", r.kvCapacityTokens }, { "max_concurrency", r.maxConcurrency },
@@ -33,7 +35,8 @@ nlohmann::json inferenceReportToJson(const InferenceReport& r)
         { "decode_step",
             { { "weights_s", r.decode.weightsSeconds }, { "kv_s", r.decode.kvSeconds },
                 { "compute_s", r.decode.computeSeconds }, { "tp_s", r.decode.tpSeconds },
-                { "ep_s", r.decode.epSeconds }, { "pp_s", r.decode.ppSeconds } } },
+                { "ep_s", r.decode.epSeconds }, { "pp_s", r.decode.ppSeconds }, { "draft_s", r.decode.draftSeconds },
+                { "step_s", r.decode.stepSeconds } } },
         { "prefill", { { "compute_s", r.prefillComputeSeconds }, { "comm_s", r.prefillCommSeconds } } },
         { "sweep", sweep }
     };

@@ -54,6 +54,12 @@ std::optional<std::string> inferenceLessonValue(const std::string& name, const S
         { "serving_concurrency", [](auto&, auto& i) { return std::to_string(i.concurrency); } },
         { "tokens_per_s_per_gpu", [](auto&, auto& i) { return fixedText(i.tokensPerSecondPerGpu, 0); } },
         { "layout", [](auto& sc, auto&) { return layoutText(sc.parallel); } },
+        { "speculative_tokens", [](auto&, auto& i) { return std::to_string(i.speculativeTokens); } },
+        { "draft_acceptance", [](auto&, auto& i) { return fixedText(i.draftAcceptance, 2); } },
+        { "tokens_per_step", [](auto&, auto& i) { return fixedText(i.decode.tokensPerStep, 2); } },
+        { "decode_step_ms", [](auto&, auto& i) { return fixedText(i.decode.stepSeconds * 1e3, 1); } },
+        { "draft_ms", [](auto&, auto& i) { return fixedText(i.decode.draftSeconds * 1e3, 2); } },
+        { "draft_weights_gib", [](auto&, auto& i) { return fixedText(i.draftWeightsBytesPerGpu / kGiB, 2); } },
         { "serving_best",
             [](auto& sc, auto&) {
                 const ServingSearchResult best = searchServingLayouts(sc, {}, 1);
@@ -87,6 +93,12 @@ const std::vector<std::pair<std::string, std::string>>& inferenceLessonPlacehold
         { "serving_concurrency", "serving: requests in flight the times use" },
         { "tokens_per_s_per_gpu", "serving: output tokens per second per GPU" },
         { "layout", "serving: the layout, e.g. TP8 or DP-attention8 + EP8" },
+        { "speculative_tokens", "serving: MTP draft tokens per step (0: no speculative decoding)" },
+        { "draft_acceptance", "serving: probability each draft token is accepted" },
+        { "tokens_per_step", "serving: tokens a decode step emits per request" },
+        { "decode_step_ms", "serving: one decode step (drafts and verification), ms" },
+        { "draft_ms", "serving: the MTP drafter's passes in one step, ms" },
+        { "draft_weights_gib", "serving: the MTP drafter's weights per GPU of the last stage, GiB" },
         { "serving_best", "serving: the layout search's best layout of the cluster and its tokens/s per GPU" },
     };
     return kNames;
@@ -127,6 +139,14 @@ std::optional<bool> applyInferenceOverride(
         return integer(c.isl);
     if (field == "osl")
         return integer(c.osl);
+    if (field == "speculative_tokens") {
+        int drafts = 0;
+        if (value == "0" || integer(drafts)) {
+            c.speculativeTokens = drafts;
+            return true;
+        }
+        return false;
+    }
     if (field == "concurrency") {
         if (value == "max") {
             c.concurrency = 0;

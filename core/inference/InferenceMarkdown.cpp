@@ -16,7 +16,18 @@ std::string describeServingConfiguration(const InferenceReport& r)
         + std::to_string(r.dp) + (r.dpAttention ? " (DP-attention)" : "") + dot + "EP " + std::to_string(r.ep);
     text += dot + "weights " + r.weightDtype + dot + "KV " + r.kvDtype + dot + "isl " + std::to_string(r.isl)
         + " + osl " + std::to_string(r.osl) + dot + "context " + std::to_string(r.contextLen);
+    if (r.speculativeTokens > 0)
+        text += dot + "MTP drafts " + std::to_string(r.speculativeTokens);
     return text;
+}
+
+std::string describeSpeculation(const InferenceReport& r)
+{
+    if (r.speculativeTokens <= 0)
+        return {};
+    return "MTP speculative decoding: " + std::to_string(r.speculativeTokens) + " draft token"
+        + (r.speculativeTokens == 1 ? "" : "s") + " per step at acceptance " + fixedText(r.draftAcceptance, 2) + ", "
+        + fixedText(r.decode.tokensPerStep, 2) + " tokens per step";
 }
 
 std::string inferenceToMarkdown(const InferenceReport& r)
@@ -43,7 +54,13 @@ std::string inferenceToMarkdown(const InferenceReport& r)
     out << "## Decode step\n\n";
     out << "Weights " << formatSeconds(r.decode.weightsSeconds) << " + KV cache " << formatSeconds(r.decode.kvSeconds)
         << " + compute " << formatSeconds(r.decode.computeSeconds) << " + TP " << formatSeconds(r.decode.tpSeconds)
-        << " + EP " << formatSeconds(r.decode.epSeconds) << " + PP " << formatSeconds(r.decode.ppSeconds) << ".\n\n";
+        << " + EP " << formatSeconds(r.decode.epSeconds) << " + PP " << formatSeconds(r.decode.ppSeconds);
+    if (r.speculativeTokens > 0)
+        out << " + drafts " << formatSeconds(r.decode.draftSeconds) << " = " << formatSeconds(r.decode.stepSeconds)
+            << " per step. " << describeSpeculation(r) << ": TPOT is the step / "
+            << fixedText(r.decode.tokensPerStep, 2) << ".\n\n";
+    else
+        out << ".\n\n";
     out << "| Concurrency | TPOT | Tokens/s per GPU |\n|---:|---:|---:|\n";
     for (const auto& p : r.sweep)
         out << "| " << p.concurrency << " | " << formatSeconds(p.tpotSeconds) << " | "

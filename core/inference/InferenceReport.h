@@ -22,7 +22,8 @@ struct ServingMemory {
     double usedBytes() const { return weightsBytes + workspaceBytes + cudaGraphBytes + runtimeBytes; }
 };
 
-// Decode step (one token for every request in flight) on one model replica, seconds.
+// Decode step (one token for every request in flight, or with speculative decoding the drafts and their
+// verification) on one model replica, seconds.
 struct DecodeBreakdown {
     double weightsSeconds = 0; // reading the weights the step touches from HBM
     double kvSeconds = 0; // reading the requests' KV cache
@@ -30,7 +31,10 @@ struct DecodeBreakdown {
     double tpSeconds = 0; // TP all-reduces
     double epSeconds = 0; // MoE dispatch and combine all-to-alls
     double ppSeconds = 0; // pipeline hops
+    double draftSeconds = 0; // the MTP drafter's passes (speculative decoding), all its terms
     double stepSeconds = 0;
+    double tokensPerStep = 1; // tokens a step emits per request (1 + the accepted drafts)
+    double tpotSeconds() const { return tokensPerStep > 0 ? stepSeconds / tokensPerStep : stepSeconds; }
 };
 
 // A point of the concurrency sweep.
@@ -46,8 +50,11 @@ struct InferenceReport {
     std::string weightDtype, kvDtype;
     int contextLen = 0, isl = 0, osl = 0;
     double gpuMemoryUtilization = 0.9;
+    int speculativeTokens = 0; // MTP draft tokens per step (0: no speculative decoding)
+    double draftAcceptance = 0;
 
     double modelWeightsBytes = 0; // the whole model once, in its serving format
+    double draftWeightsBytesPerGpu = 0; // the MTP drafter's, on the last stage's GPUs
     double weightsBytesPerGpu = 0; // fullest GPU
     double kvBytesPerToken = 0; // whole model, unsharded
     double kvBytesPerTokenPerGpu = 0; // one GPU of the fullest stage
@@ -62,7 +69,7 @@ struct InferenceReport {
     std::string verdictReason;
 
     double ttftSeconds = 0; // one request's prefill of isl tokens, unloaded
-    double tpotSeconds = 0; // one decode step at `concurrency`
+    double tpotSeconds = 0; // time per output token at `concurrency`: one decode step / tokens per step
     double tokensPerSecondPerGpu = 0; // output tokens, prefill included
     double decodeTokensPerSecondPerGpu = 0; // decode steps only
     // The ranges of the three figures from the measured error of the serving rows (core/inference/ServingBands.h).

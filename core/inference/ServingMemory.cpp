@@ -2,6 +2,7 @@
 #include "core/inference/ServingMemory.h"
 
 #include "core/inference/KvCache.h"
+#include "core/inference/SpeculativeDecoding.h"
 #include "core/inference/WeightBytes.h"
 #include "core/model/ModelMath.h"
 #include "core/parallel/StageLayout.h"
@@ -58,6 +59,10 @@ ServingMemory servingMemory(
         mem.weightsBytes = servingWeightBytes(m, in.config.weightFormat, L.tp, L.expertShards(), stages.firstLayer(s),
             stages.endLayer(s), s == 0, s == last)
                                .total();
+        // The MTP drafter runs beside the head (vLLM places the drafter on the last pipeline rank).
+        const bool drafts = s == last && draftTokensPerStep(m, in.config) > 0;
+        if (drafts)
+            mem.weightsBytes += draftWeightBytes(m, in.config, L.tp, L.expertShards());
         mem.workspaceBytes = prefillWorkspaceBytes(m, L, in.defaults.maxBatchedTokens, in.defaults.maxNumSeqs);
         mem.cudaGraphBytes = in.defaults.cudaGraphBytes;
         mem.runtimeBytes = in.defaults.cudaContextBytes + communicators * in.defaults.ncclBytesPerCommunicator;
@@ -65,13 +70,16 @@ ServingMemory servingMemory(
         // (vLLM docs, "Conserving memory"; gpu_worker.determine_available_memory).
         mem.kvCacheBytes = budget - mem.usedBytes();
         const double perRequest
-            = kvBytesPerRequest(m, in.config.kvDtype, L.tp, stages.firstLayer(s), stages.endLayer(s), context);
+            = kvBytesPerRequest(m, in.config.kvDtype, L.tp, stages.firstLayer(s), stages.endLayer(s), context)
+            + (drafts ? draftKvBytesPerRequest(m, in.config, L.tp, context) : 0.0);
         const double requests = perRequest > 0 ? mem.kvCacheBytes / perRequest : 0;
         if (s == 0 || requests < fewestRequests) {
             fewestRequests = requests;
             best = mem;
             kvBytesPerRequestOnLimitingStage = perRequest;
-            kvBytesPerTokenOnLimitingStage = stages.layerCount(s) * kvBytesPerTokenPerLayer(m, in.config.kvDtype, L.tp);
+            const int draftLayers = drafts ? m.mtpLayers : 0;
+            kvBytesPerTokenOnLimitingStage
+                = (stages.layerCount(s) + draftLayers) * kvBytesPerTokenPerLayer(m, in.config.kvDtype, L.tp);
         }
     }
     return best;

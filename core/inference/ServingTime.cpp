@@ -2,6 +2,7 @@
 #include "core/inference/ServingTime.h"
 
 #include "core/inference/KvCache.h"
+#include "core/inference/SpeculativeDecoding.h"
 #include "core/inference/WeightBytes.h"
 #include "core/model/LayerShape.h"
 #include "core/model/ModelMath.h"
@@ -157,28 +158,44 @@ DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double 
     const double batch = std::max(1.0, requests / L.pp); // one micro-batch of the pipeline
     const AttentionWidth w = decodeAttentionWidth(m);
     const double headsLocal = static_cast<double>(m.heads) / L.tp;
+    // With speculative decoding one forward scores the k drafts and the token after them: k + 1 rows per
+    // request through every GEMM, attention query and collective, over the same KV cache.
+    const int drafts = draftTokensPerStep(m, in.config);
+    const double queries = drafts + 1.0;
+    const auto attentionOf = [&](int l, double rows) {
+        const double kv = batch * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, averageContext);
+        const double ctx = m.isSlidingWindowLayer(l) ? std::min(averageContext, static_cast<double>(m.slidingWindow))
+                                                     : averageContext;
+        const double attention = 2.0 * rows * ctx * headsLocal * (w.qk + w.v);
+        return layerCost(in, l, rows, kv, in.rates.attentionSeconds(attention), true);
+    };
     DecodeBreakdown d;
     LayerKinds kinds;
     for (int l = 0; l < m.layers; ++l) {
-        const LayerCost& c = kinds.of(m, l, [&] {
-            const double kv = batch * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, averageContext);
-            const double ctx = m.isSlidingWindowLayer(l)
-                ? std::min(averageContext, static_cast<double>(m.slidingWindow))
-                : averageContext;
-            const double attention = 2.0 * batch * ctx * headsLocal * (w.qk + w.v);
-            return layerCost(in, l, batch, kv, in.rates.attentionSeconds(attention), true);
-        });
+        const LayerCost& c = kinds.of(m, l, [&] { return attentionOf(l, batch * queries); });
         d.weightsSeconds += c.weightsSeconds;
         d.kvSeconds += c.kvSeconds;
         d.computeSeconds += c.computeSeconds;
         d.tpSeconds += c.tpSeconds;
         d.epSeconds += c.epSeconds;
     }
-    const GemmSplit head = headGemm(in, batch);
+    const GemmSplit head = headGemm(in, batch * queries);
     (head.trafficBound ? d.weightsSeconds : d.computeSeconds) += head.seconds;
     if (L.pp > 1)
-        d.ppSeconds = L.pp * hopSeconds(in, batch); // the sampled token returns to the first stage
-    d.stepSeconds = d.weightsSeconds + d.kvSeconds + d.computeSeconds + d.tpSeconds + d.epSeconds + d.ppSeconds;
+        d.ppSeconds = L.pp * hopSeconds(in, batch * queries); // the sampled tokens return to the first stage
+    if (drafts > 0) {
+        // Each draft is one pass of an MTP depth over one token per request: its bf16 2h -> h projection
+        // (replicated), its block (a layer like the last one, with its own KV cache) and the shared head
+        // (arXiv:2412.19437 sec. 2.2; vLLM runs the depths in turn, reusing them past mtp_layers).
+        const LayerCost block = attentionOf(m.layers - 1, batch);
+        const double h = static_cast<double>(m.hidden);
+        const double pass = in.rates.servingGemm(batch, h, 2.0 * h, 2.0).seconds + block.kernelsSeconds()
+            + block.tpSeconds + block.epSeconds + headGemm(in, batch).seconds;
+        d.draftSeconds = drafts * pass;
+    }
+    d.tokensPerStep = acceptedTokensPerStep(drafts, in.config.draftAcceptance);
+    d.stepSeconds
+        = d.weightsSeconds + d.kvSeconds + d.computeSeconds + d.tpSeconds + d.epSeconds + d.ppSeconds + d.draftSeconds;
     return d;
 }
 
@@ -223,13 +240,14 @@ ConcurrencyPoint servingThroughput(const ServingTimeInputs& in, int concurrency,
     const double prompts = std::clamp(in.maxBatchedTokens / isl, 1.0, perReplica);
     const double prefillSeconds = prefill(in, isl, prompts).totalSeconds() / prompts;
     const double gpusPerReplica = static_cast<double>(L.tp) * L.pp;
-    const double round = perReplica * prefillSeconds + osl * d.stepSeconds;
+    // A request's osl tokens take osl / tokensPerStep decode steps (1 without speculative decoding).
+    const double round = perReplica * prefillSeconds + osl * d.tpotSeconds();
     ConcurrencyPoint point;
     point.concurrency = concurrency;
-    point.tpotSeconds = d.stepSeconds;
+    point.tpotSeconds = d.tpotSeconds();
     point.tokensPerSecondPerGpu = round > 0 ? perReplica * osl / round / gpusPerReplica : 0;
     if (decodeOnlyPerGpu)
-        *decodeOnlyPerGpu = d.stepSeconds > 0 ? perReplica / d.stepSeconds / gpusPerReplica : 0;
+        *decodeOnlyPerGpu = d.tpotSeconds() > 0 ? perReplica / d.tpotSeconds() / gpusPerReplica : 0;
     return point;
 }
 

@@ -37,7 +37,9 @@ double sustainedGemmFlopsPerSecond(const ComputeRates& rates);
 // model, ComputeRates::servingGemm) and the attention kernel by its FLOPs or by reading the KV cache
 // (decode reads every weight it touches and the whole KV cache once per step), plus per layer the TP
 // all-reduces and the MoE all-to-alls, plus a pipeline hop per stage. With pp > 1 the requests run as pp micro-batches
-// (vLLM's virtual engines), so a token's step is the sum of the stages at requests / pp.
+// (vLLM's virtual engines), so a token's step is the sum of the stages at requests / pp. With speculative
+// decoding (core/inference/SpeculativeDecoding.h) the step adds the drafter's passes and verifies k + 1 tokens
+// per request, and emits tokensPerStep of them.
 DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double averageContext);
 
 // Prefill of `prompts` requests of `tokens` each in one forward (1: TTFT without queueing): the layer's
@@ -52,8 +54,8 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts =
 
 // Output tokens per second per GPU with `concurrency` requests over all dp replicas, in the steady state
 // of continuous batching (Orca, OSDI 2022; vLLM): every request costs its prefill once, batched with the
-// other waiting prompts up to maxBatchedTokens per forward, and osl decode steps at the mean context
-// isl + osl / 2.
+// other waiting prompts up to maxBatchedTokens per forward, and osl / tokensPerStep decode steps at the mean
+// context isl + osl / 2.
 ConcurrencyPoint servingThroughput(const ServingTimeInputs& in, int concurrency, double* decodeOnlyPerGpu = nullptr);
 
 } // namespace parallax::core

@@ -2,6 +2,7 @@
 #include "core/launch/ServingLaunchWriter.h"
 
 #include "core/Engine.h"
+#include "core/inference/SpeculativeDecoding.h"
 #include "core/launch/LaunchHosts.h"
 
 #include <algorithm>
@@ -43,6 +44,7 @@ struct Plan {
     int context = 0;
     int perReplicaRequests = 0; // the concurrency the design runs, per attention replica
     int totalRequests = 0;
+    int drafts = 0; // MTP speculative decoding's draft tokens per step
     const InferenceConfig* config = nullptr;
     std::string preset;
 };
@@ -60,6 +62,7 @@ Plan planOf(const Scenario& s)
     p.config = &s.inference;
     p.context = s.inference.effectiveContextLen();
     p.preset = s.modelPreset;
+    p.drafts = draftTokensPerStep(s.model, s.inference);
     const Report r = evaluate(s);
     const int requests = r.inference ? r.inference->concurrency : std::max(1, s.inference.concurrency);
     p.totalRequests = std::max(1, requests);
@@ -139,6 +142,9 @@ std::string writeVllm(const Scenario& s, const Plan& p)
     o << "    --max-model-len " << p.context << " \\\n";
     o << "    --gpu-memory-utilization " << fraction(p.config->gpuMemoryUtilization) << " \\\n";
     o << "    --max-num-batched-tokens 8192 \\\n";
+    // vLLM docs, "MTP (Multi-Token Prediction)": the model's own MTP layers draft.
+    if (p.drafts > 0)
+        o << "    --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":" << p.drafts << "}' \\\n";
     o << "    --max-num-seqs " << p.perReplicaRequests << "\n";
     return o.str();
 }
@@ -174,6 +180,13 @@ std::string writeSglang(const Scenario& s, const Plan& p)
     o << "    --context-length " << p.context << " \\\n";
     o << "    --mem-fraction-static " << fraction(p.config->gpuMemoryUtilization) << " \\\n";
     o << "    --chunked-prefill-size 8192 \\\n";
+    // SGLang docs, "Speculative Decoding" / DeepSeek usage: MTP runs on the EAGLE worker, one chain of drafts.
+    if (p.drafts > 0) {
+        o << "    --speculative-algorithm EAGLE \\\n";
+        o << "    --speculative-num-steps " << p.drafts << " \\\n";
+        o << "    --speculative-eagle-topk 1 \\\n";
+        o << "    --speculative-num-draft-tokens " << p.drafts + 1 << " \\\n";
+    }
     if (multiNode) {
         o << "    --max-running-requests " << p.totalRequests << " \\\n";
         o << "    --nnodes " << (p.gpus + p.gpusPerNode - 1) / p.gpusPerNode << " \\\n";
@@ -211,6 +224,12 @@ std::string writeTrtLlm(const Scenario& s, const Plan& p)
     if (p.config->kvDtype == KvDtype::Fp8)
         o << "  dtype: fp8\n";
     o << "  free_gpu_memory_fraction: " << fraction(p.config->gpuMemoryUtilization) << "\n";
+    // TensorRT-LLM DeepSeek-V3 example: MTP speculative decoding in the LLM API options.
+    if (p.drafts > 0) {
+        o << "speculative_config:\n";
+        o << "  decoding_type: MTP\n";
+        o << "  num_nextn_predict_layers: " << p.drafts << "\n";
+    }
     o << "EOF\n\n";
     o << "trtllm-serve \"$MODEL\" \\\n";
     o << "    --backend pytorch \\\n";

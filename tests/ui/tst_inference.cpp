@@ -194,12 +194,39 @@ private Q_SLOTS:
         QVERIFY(!dpAttention->isChecked());
     }
 
+    void mtpDraftTokensSpeedUpDecodeAndNeedAnMtpModel()
+    {
+        test::Window w;
+        w.load(test::presetScenario("serve-dsv3-tp8-8xh200"));
+        ConfigPanel* panel = w.window.configPanel();
+        QVERIFY(w.doc()->waitForEvaluation());
+        const double tpot = w.doc()->evaluation()->report.inference->tpotSeconds;
+        auto* drafts = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("inference.speculative_tokens")));
+        QVERIFY(drafts && drafts->isEnabled());
+        QCOMPARE(drafts->text(), drafts->specialValueText()); // "off"
+        drafts->setValue(1);
+        QVERIFY(w.doc()->waitForEvaluation());
+        const auto& r = w.doc()->evaluation()->report;
+        QVERIFY2(r.valid, r.errors.empty() ? "" : r.errors.front().text.c_str());
+        QCOMPARE(r.inference->speculativeTokens, 1);
+        QVERIFY(r.inference->tpotSeconds < 0.8 * tpot);
+        w.doc()->undoStack()->undo();
+        QVERIFY(w.doc()->waitForEvaluation());
+        QCOMPARE(w.doc()->scenario().inference.speculativeTokens, 0);
+
+        test::Window dense;
+        dense.load(test::presetScenario("serve-70b-bf16-4xh100"));
+        auto* none = qobject_cast<QSpinBox*>(
+            dense.window.configPanel()->fieldEditor(QStringLiteral("inference.speculative_tokens")));
+        QVERIFY(none && !none->isEnabled()); // Llama 3 has no MTP module to draft with
+    }
+
     void inferenceScenarioSavesAndLoadsWithUnknownKeys()
     {
         const auto* info = core::PresetLibrary::instance().scenario("serve-70b-bf16-2xh100");
         QVERIFY(info);
         nlohmann::json j = nlohmann::json::parse(info->json);
-        j["inference"]["speculative_tokens"] = 3; // a key of a newer release
+        j["inference"]["prefix_cache_hit_rate"] = 0.5; // a key of a newer release
         j["x_reviewer"] = "kept";
         core::LoadError error;
         auto loaded = core::parseScenario(j.dump(), error);
@@ -220,7 +247,7 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(saved.at("mode").get<std::string>()), QStringLiteral("inference"));
         QCOMPARE(QString::fromStdString(saved.at("inference").at("weight_dtype").get<std::string>()),
             QStringLiteral("int4"));
-        QCOMPARE(saved.at("inference").at("speculative_tokens").get<int>(), 3);
+        QCOMPARE(saved.at("inference").at("prefix_cache_hit_rate").get<double>(), 0.5);
         QCOMPARE(QString::fromStdString(saved.at("x_reviewer").get<std::string>()), QStringLiteral("kept"));
 
         test::Window again;
