@@ -243,9 +243,27 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     r.ttftSeconds = pre.totalSeconds();
     r.prefillComputeSeconds = pre.computeSeconds;
     r.prefillCommSeconds = pre.commSeconds;
-    r.decode
-        = decodeStep(timeIn, std::max(1.0, static_cast<double>(r.concurrency) / L.dp), config.isl + config.osl / 2.0);
+    const double perReplica = std::max(1.0, static_cast<double>(r.concurrency) / L.dp);
+    const double meanContext = config.isl + config.osl / 2.0;
+    r.decode = decodeStep(timeIn, perReplica, meanContext);
     r.tpotSeconds = r.decode.tpotSeconds();
+    if (m.mtpLayers > 0 && r.speculativeTokens == 0) {
+        // The model carries an MTP module it decodes without: what one draft per step would give at the
+        // same requests (DeepSeek-V3 serves with it, arXiv:2412.19437 sec. 5.4.3).
+        InferenceConfig drafting = config;
+        drafting.speculativeTokens = 1;
+        const ServingTimeInputs withDrafts { m, drafting, L, rates, comm.tp, comm.ep, timeIn.ppHopLatencySeconds,
+            timeIn.ppHopBytesPerSecond, timeIn.maxBatchedTokens, defaults };
+        const double tpot = decodeStep(withDrafts, perReplica, meanContext).tpotSeconds();
+        report.notes.push_back({ "inference.speculative_tokens",
+            m.name
+                + " has a multi-token-prediction module: drafting one token per step with it "
+                  "(speculative_tokens 1, acceptance "
+                + fixedText(drafting.draftAcceptance, 2) + ") would give TPOT " + secondsText(tpot) + " against "
+                + secondsText(r.tpotSeconds) + " at " + str(r.concurrency) + " requests, for "
+                + gibText(draftWeightBytes(m, drafting, L.tp, L.expertShards()))
+                + " more weights per GPU of the last stage and one more layer of KV cache" });
+    }
     const ConcurrencyPoint point = servingThroughput(timeIn, r.concurrency, &r.decodeTokensPerSecondPerGpu);
     r.tokensPerSecondPerGpu = point.tokensPerSecondPerGpu;
     r.ttftLowSeconds = servingTtftBand().low(r.ttftSeconds);

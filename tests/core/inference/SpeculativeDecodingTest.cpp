@@ -177,3 +177,24 @@ TEST(SpeculativeDecoding, PresetLessonComparesWithAndWithoutTheDrafter)
         std::string::npos)
         << lesson.markdown;
 }
+
+TEST(SpeculativeDecoding, AnMtpModelDecodingWithoutItIsToldWhatOneDraftWouldGive)
+{
+    const Report plain = evaluate(deepSeekOn8H200(0));
+    const Report spec = evaluate(deepSeekOn8H200(1));
+    ASSERT_TRUE(plain.valid && spec.valid);
+    const Message* note = nullptr;
+    for (const Message& n : plain.notes)
+        if (n.field == "inference.speculative_tokens")
+            note = &n;
+    ASSERT_NE(note, nullptr);
+    // The same requests (concurrency 1): the note's TPOT is the drafting evaluation's.
+    EXPECT_NE(note->text.find("would give TPOT " + secondsText(spec.inference->tpotSeconds) + " against "
+                  + secondsText(plain.inference->tpotSeconds)),
+        std::string::npos)
+        << note->text;
+    const Report dense = evaluate(servingScenario("llama3-70b", "h100-sxm", 8, 8));
+    ASSERT_TRUE(dense.valid);
+    for (const Message& n : dense.notes)
+        EXPECT_NE(n.field, "inference.speculative_tokens") << n.text;
+}
