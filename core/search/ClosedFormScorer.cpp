@@ -292,8 +292,8 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
             * (block.computeBackward + proj.backwardInput + proj.backwardWeight + head.backwardInput
                 + head.backwardWeight);
         cost->head.comm += depths * block.comm;
+        // Its recompute transient is its block's, which the rank's layer kinds already bound (below).
         cost->head.activation += depths * block.activation;
-        cost->head.activationFull += depths * block.activationFull;
     }
     // Logits of one micro-batch on the last stage (as core/memory/MemoryModel.cpp counts them).
     const double tokens = ctx.seqLen / ctx.cp * ctx.microBatch;
