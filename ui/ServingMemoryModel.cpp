@@ -90,9 +90,13 @@ QString ServingMemoryModel::detail(int row) const
 {
     const core::InferenceReport& r = *m_report;
     switch (row) {
-    case Weights:
-        return tr("%1 linears; embeddings, LM head, norms in bf16; whole model %2")
-            .arg(QString::fromStdString(r.weightDtype), format::bytes(r.modelWeightsBytes));
+    case Weights: {
+        QString text = tr("%1 linears; embeddings, LM head, norms in bf16; whole model %2")
+                           .arg(QString::fromStdString(r.weightDtype), format::bytes(r.modelWeightsBytes));
+        if (r.draftWeightsBytesPerGpu > 0)
+            text += tr("; the MTP drafter %1 per GPU of the last stage").arg(format::bytes(r.draftWeightsBytesPerGpu));
+        return text;
+    }
     case KvCache:
         return r.memory.kvCacheBytes > 0
             ? tr("%1 KV, %2 B per token on this GPU")
