@@ -309,7 +309,7 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
                 c.error("parallel.pp",
                     "layers=" + str(m.layers) + " is fewer than the " + str(stages) + " model stages of pp=" + str(p.pp)
                         + (p.vpp > 1 ? " x vpp=" + str(p.vpp) : std::string()) + ": lower pp or vpp");
-            else if (const std::string split = pipelineSplitProblem(m.layers, p); !split.empty())
+            else if (const std::string split = pipelineSplitProblem(m.layers, p, m.mtpLayers); !split.empty())
                 c.error(split.substr(0, split.find(": ")), split.substr(split.find(": ") + 2));
             else if (hasUnevenSplit(p))
                 ; // the split's own rules replace the even split's divisibility
@@ -332,7 +332,7 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         c.error("parallel.vpp", "vpp=" + str(p.vpp) + " needs pp > 1: set vpp=1");
     }
     if (p.pp <= 1 && hasUnevenSplit(p)) {
-        const std::string split = pipelineSplitProblem(m.layers, p);
+        const std::string split = pipelineSplitProblem(m.layers, p, m.mtpLayers);
         c.error(split.substr(0, split.find(": ")), split.substr(split.find(": ") + 2));
     }
     const OptimizerPrecisionProblem optimizer = optimizerPrecisionProblem(s.training.optimizer, p.zero);

@@ -18,6 +18,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPainter>
 #include <QPushButton>
 #include <QSpinBox>
@@ -546,6 +547,24 @@ QGroupBox* ConfigPanel::buildParallelGroup()
         [](const S& s) { return QString::fromStdString(s.parallel.order); },
         [](S& s, const QString& v) { s.parallel.order = v.toStdString(); },
         tr("Megatron-Core rank order, fastest-varying first"));
+    // Megatron-Core's --pipeline-model-parallel-layout, committed when the edit finishes (one undo step).
+    auto* layout = new QLineEdit(form->parentWidget());
+    layout->setPlaceholderText(tr("even split"));
+    Field& layoutField = addField(form, tr("PP layout:"), QStringLiteral("parallel.pipeline_layout"), layout,
+        tr("Megatron-Core --pipeline-model-parallel-layout: the layers of each virtual stage, split by '|' (E "
+           "embedding, t layer, m MTP layer, L loss; t*3 and (tt|)*29 repeat), e.g. \"Et*3|(tt|)*29,|mL\" for "
+           "DeepSeek-V3 on pp 16 x vpp 2. Empty: the split set above"));
+    layoutField.refresh
+        = [this, layout] { layout->setText(QString::fromStdString(m_document->scenario().parallel.pipelineLayout)); };
+    connect(layout, &QLineEdit::editingFinished, this, [this, layout] {
+        const std::string text = layout->text().trimmed().toStdString();
+        if (m_updating || text == m_document->scenario().parallel.pipelineLayout)
+            return;
+        m_document->edit(
+            text.empty() ? tr("Clear the pipeline layout") : tr("Set the pipeline layout to %1").arg(layout->text()),
+            [text](core::Scenario& s) { s.parallel.pipelineLayout = text; },
+            QStringLiteral("parallel.pipeline_layout"));
+    });
     m_parallelSummary = new QLabel(box);
     m_parallelSummary->setWordWrap(true);
     v->addWidget(m_parallelSummary);
@@ -682,7 +701,8 @@ void ConfigPanel::showFieldsOfMode(bool inference)
     m_optimizerGroup->setVisible(!inference);
     m_recomputeModulesGroup->setVisible(!inference && s.training.recompute == core::Recompute::Selective);
     // Degrees serving does not use; cp stays in view while it is not 1, so that its error can be fixed.
-    for (const char* path : { "parallel.sp", "parallel.vpp", "parallel.zero", "parallel.schedule", "parallel.order" }) {
+    for (const char* path : { "parallel.sp", "parallel.vpp", "parallel.zero", "parallel.schedule", "parallel.order",
+             "parallel.pipeline_layout" }) {
         if (const auto it = m_byPath.constFind(QLatin1String(path)); it != m_byPath.constEnd())
             m_fields[*it].form->setRowVisible(m_fields[*it].row, !inference);
     }

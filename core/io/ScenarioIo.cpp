@@ -275,6 +275,7 @@ void readParallel(JsonReader& p, ParallelConfig& c)
     c.lastStageLayers = static_cast<int>(p.integer("last_stage_layers", 0, kMaxDegree, 0));
     c.accountForEmbedding = p.boolean("account_for_embedding", false);
     c.accountForLoss = p.boolean("account_for_loss", false);
+    c.pipelineLayout = p.string("pipeline_layout", "");
 }
 
 // training.recompute_modules: Megatron-Core's --recompute-modules names, read under selective recompute.
@@ -668,6 +669,8 @@ json scenarioToJson(const Scenario& s)
         j["parallel"]["account_for_embedding"] = true;
     if (p.accountForLoss)
         j["parallel"]["account_for_loss"] = true;
+    if (!p.pipelineLayout.empty())
+        j["parallel"]["pipeline_layout"] = p.pipelineLayout;
     const TrainingConfig& t = s.training;
     j["training"] = { { "micro_batch", t.microBatch }, { "global_batch", t.globalBatch },
         { "recompute", toString(t.recompute) }, { "dtype", toString(t.dtype) } };

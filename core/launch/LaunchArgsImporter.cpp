@@ -4,6 +4,7 @@
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
 #include "core/launch/LaunchMarker.h"
+#include "core/parallel/PipelineLayout.h"
 #include "core/parallel/StageLayout.h"
 
 #include <algorithm>
@@ -479,6 +480,14 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
         } else if (f.has("num-virtual-stages-per-pipeline-rank")) {
             vpp = static_cast<int>(f.integer("num-virtual-stages-per-pipeline-rank", 1));
         }
+        const std::string customLayout = f.text("pipeline-model-parallel-layout", "");
+        if (!customLayout.empty() && pp > 1 && vpp == 1) {
+            // Megatron-Core infers the virtual stages from the layout: its stages / pp.
+            std::string layoutError;
+            if (const auto stages = parsePipelineLayout(customLayout, layoutError);
+                stages && stages->stages() % pp == 0)
+                vpp = std::max(1, stages->stages() / static_cast<int>(pp));
+        }
         int zero = f.has("use-distributed-optimizer") ? 1 : 0;
         const std::string sharding = f.text("data-parallel-sharding-strategy", "");
         if (f.has("use-megatron-fsdp") || f.has("use-torch-fsdp2"))
@@ -522,6 +531,8 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
                     doc["parallel"]["last_stage_layers"] = last;
             }
         }
+        if (!customLayout.empty())
+            doc["parallel"]["pipeline_layout"] = customLayout; // checked by validateScenario
         if (f.has("account-for-embedding-in-pipeline-split"))
             doc["parallel"]["account_for_embedding"] = true;
         if (f.has("account-for-loss-in-pipeline-split"))

@@ -146,7 +146,10 @@ void pipelineArgs(const Scenario& s, std::vector<std::string>& l)
             l.emplace_back("--account-for-embedding-in-pipeline-split");
         if (p.accountForLoss)
             l.emplace_back("--account-for-loss-in-pipeline-split");
-        if (p.vpp > 1)
+        // A custom layout states its virtual stages itself (Megatron-Core infers vpp from it).
+        if (!p.pipelineLayout.empty())
+            l.emplace_back("--pipeline-model-parallel-layout \"" + p.pipelineLayout + "\"");
+        else if (p.vpp > 1)
             l.emplace_back("--num-virtual-stages-per-pipeline-rank " + num(p.vpp));
     } else if (p.vpp > 1) {
         if (layers % (p.pp * p.vpp) == 0)

@@ -73,6 +73,9 @@ std::string NemoRecipeWriter::write(const Scenario& s)
         o << st << "account_for_embedding_in_pipeline_split = True\n";
     if (p.accountForLoss)
         o << st << "account_for_loss_in_pipeline_split = True\n";
+    // TransformerConfig.pipeline_model_parallel_layout, the field --pipeline-model-parallel-layout sets.
+    if (!p.pipelineLayout.empty())
+        o << st << "pipeline_model_parallel_layout = \"" << p.pipelineLayout << "\"\n";
     switch (p.schedule) {
     case ScheduleKind::GPipe:
         o << "# NOTE: NeMo has no GPipe schedule; it runs 1F1B (same bubble, fewer micro-batches in flight)\n";

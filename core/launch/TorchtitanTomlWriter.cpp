@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/TorchtitanTomlWriter.h"
+
+#include "core/parallel/PipelineLayout.h"
 #include "core/search/NumberText.h"
 
 #include "core/launch/LaunchMarker.h"
@@ -118,7 +120,15 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
         o << "pipeline_parallel_schedule = \"" << schedule << "\"\n"
           << "pipeline_parallel_microbatch_size = " << t.microBatch << "\n";
         const int stagesPerRank = p.vpp > 1 ? p.vpp : (schedule == "ZBVZeroBubble" || schedule == "DualPipeV" ? 2 : 1);
-        if (m.layers % (p.pp * stagesPerRank) == 0)
+        std::string layoutError;
+        if (const auto layout = parsePipelineLayout(p.pipelineLayout, layoutError);
+            !p.pipelineLayout.empty() && layout) {
+            o << "# NOTE: the design's pipeline layout \"" << p.pipelineLayout << "\" places";
+            for (int k = 0; k < layout->stages(); ++k)
+                o << (k == 0 ? " " : ", ") << layout->layers[k];
+            o << " layers on its " << layout->stages()
+              << " stages; give them by hand (parallelism.module_fqns_per_model_part)\n";
+        } else if (m.layers % (p.pp * stagesPerRank) == 0)
             o << "pipeline_parallel_layers_per_stage = " << m.layers / (p.pp * stagesPerRank) << "\n";
         else
             o << "# NOTE: " << m.layers << " layers do not split evenly into " << p.pp * stagesPerRank

@@ -74,6 +74,9 @@ struct ParallelConfig {
     int lastStageLayers = 0;
     bool accountForEmbedding = false;
     bool accountForLoss = false;
+    // Megatron-Core's custom layout (--pipeline-model-parallel-layout, core/parallel/PipelineLayout.h): the
+    // layers of every virtual stage given explicitly; empty = the forms above. Excludes them.
+    std::string pipelineLayout;
 
     int worldSize() const { return tp * cp * pp * dp; }
 };

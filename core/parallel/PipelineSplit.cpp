@@ -2,10 +2,12 @@
 #include "core/parallel/PipelineSplit.h"
 
 #include "core/model/ModelMath.h"
+#include "core/parallel/PipelineLayout.h"
 #include "core/parallel/StageLayout.h"
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace parallax::core {
 
@@ -65,13 +67,38 @@ std::vector<int> firstLastRankCounts(int layers, int pp, int first, int last)
 
 bool hasUnevenSplit(const ParallelConfig& p)
 {
-    return p.firstStageLayers > 0 || p.lastStageLayers > 0 || p.accountForEmbedding || p.accountForLoss;
+    return p.firstStageLayers > 0 || p.lastStageLayers > 0 || p.accountForEmbedding || p.accountForLoss
+        || !p.pipelineLayout.empty();
 }
 
-std::string pipelineSplitProblem(int layers, const ParallelConfig& p)
+namespace {
+std::string customLayoutProblem(int layers, const ParallelConfig& p, int mtpLayers)
+{
+    const std::string field = "parallel.pipeline_layout: ";
+    if (p.firstStageLayers > 0 || p.lastStageLayers > 0 || p.accountForEmbedding || p.accountForLoss)
+        return field
+            + "a custom layout replaces first_stage_layers / last_stage_layers and the account_for "
+              "switches (Megatron-Core takes one form): keep one";
+    if (p.pp <= 1)
+        return field + "a pipeline layout needs pp > 1: clear it or raise pp";
+    if (p.schedule != ScheduleKind::OneFOneB && p.schedule != ScheduleKind::Interleaved1F1B)
+        return field + "Megatron-Core's layouts are for its 1F1B and interleaved schedules, not " + toString(p.schedule)
+            + ": choose 1f1b or interleaved, or clear the layout";
+    std::string error;
+    const std::optional<PipelineLayoutStages> parsed = parsePipelineLayout(p.pipelineLayout, error);
+    if (!parsed)
+        return field + error;
+    const std::string problem = pipelineLayoutProblem(*parsed, layers, mtpLayers, p.pp * chunksOf(p));
+    return problem.empty() ? problem : field + problem;
+}
+} // namespace
+
+std::string pipelineSplitProblem(int layers, const ParallelConfig& p, int mtpLayers)
 {
     if (!hasUnevenSplit(p))
         return {};
+    if (!p.pipelineLayout.empty())
+        return customLayoutProblem(layers, p, mtpLayers);
     const bool counts = p.firstStageLayers > 0 || p.lastStageLayers > 0;
     const std::string field = p.firstStageLayers > 0 ? "parallel.first_stage_layers"
         : p.lastStageLayers > 0                      ? "parallel.last_stage_layers"
@@ -130,6 +157,16 @@ std::string pipelineSplitProblem(int layers, const ParallelConfig& p)
 
 std::vector<int> unevenStageLayerCounts(int layers, const ScheduleShape& shape, const ParallelConfig& p)
 {
+    if (!p.pipelineLayout.empty()) {
+        // Virtual stage k is Megatron's model chunk k / pp of rank k % pp: modelStageOf's numbering. Its other
+        // rules (embedding, loss, MTP placement) are validateScenario's; the layer counts are what the split needs.
+        std::string error;
+        const std::optional<PipelineLayoutStages> l = parsePipelineLayout(p.pipelineLayout, error);
+        if (!l || shape.ranks != p.pp || l->stages() != modelStageCount(shape)
+            || std::accumulate(l->layers.begin(), l->layers.end(), 0) != layers)
+            return {};
+        return l->layers;
+    }
     if (!hasUnevenSplit(p) || !pipelineSplitProblem(layers, p).empty() || shape.ranks != p.pp)
         return {};
     const int chunks = shape.kind == ScheduleKind::Interleaved1F1B ? std::max(1, shape.virtualStages) : 1;

@@ -19,10 +19,12 @@ namespace parallax::core {
 //   (layers + 1 or 2) must divide by pp (x vpp), and the first / last rank holds one layer fewer.
 // The two forms exclude each other and need pp > 1. Under the V-shaped ZB-V, DualPipe and DualPipeV, whose
 // rank 0 holds the first and the last model stage, only the counts apply, as layers of those model stages.
+// A custom layout (parallel.pipeline_layout, core/parallel/PipelineLayout.h) counts as one, for 1F1B and
+// interleaved 1F1B only.
 bool hasUnevenSplit(const ParallelConfig& p);
 
-// Empty when the split is valid, else "field: message with the fix".
-std::string pipelineSplitProblem(int layers, const ParallelConfig& p);
+// Empty when the split is valid, else "field: message with the fix". `mtpLayers` checks a custom layout's 'm'.
+std::string pipelineSplitProblem(int layers, const ParallelConfig& p, int mtpLayers = 0);
 
 // Transformer layers per model stage (as modelStageOf numbers them) for a valid split; empty when
 // the split is invalid or even.

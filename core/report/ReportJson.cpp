@@ -37,6 +37,8 @@ json parallelConfigToJson(const ParallelConfig& p, const TrainingConfig& t)
         j["account_for_embedding"] = true;
     if (p.accountForLoss)
         j["account_for_loss"] = true;
+    if (!p.pipelineLayout.empty())
+        j["pipeline_layout"] = p.pipelineLayout;
     return j;
 }
 

@@ -336,6 +336,7 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     unevenSplit.lastStageLayers = uneven ? m_lastStageLayers : 0;
     unevenSplit.accountForEmbedding = false; // as applyPoint sets them
     unevenSplit.accountForLoss = false;
+    unevenSplit.pipelineLayout.clear();
     const StageLayout layout = StageLayout::of(model.layers, shape, unevenSplit);
     const int last = layout.stages() - 1;
     const int firstMoe = model.isMoe() ? model.moe->firstDenseLayers : model.layers;

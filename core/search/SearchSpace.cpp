@@ -64,6 +64,7 @@ void applyPointInPlace(Scenario& s, const SearchPoint& p)
     s.parallel.lastStageLayers = p.lastStageLayers;
     s.parallel.accountForEmbedding = false;
     s.parallel.accountForLoss = false;
+    s.parallel.pipelineLayout.clear(); // a layout is the user's for one pp x vpp; candidates take the split finder's
 }
 
 SearchPoint pointOf(const Scenario& s)

@@ -11,6 +11,7 @@
 #include <QGroupBox>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QTemporaryDir>
 #include <QUndoStack>
 
@@ -50,6 +51,42 @@ private Q_SLOTS:
         w.doc()->undoStack()->redo();
         QVERIFY(!w.doc()->scenario().training.flashAttention);
         QVERIFY(!box->isChecked());
+        QVERIFY(w.doc()->waitForEvaluation());
+    }
+
+    // Megatron-Core's --pipeline-model-parallel-layout: typed text commits one undoable edit; a bad layout marks
+    // the field with the engine's message.
+    void pipelineLayoutEditsTheSplit()
+    {
+        test::Window w;
+        core::Scenario s = test::presetScenario();
+        s.parallel.pp = 4;
+        s.parallel.vpp = 1;
+        s.parallel.schedule = core::ScheduleKind::OneFOneB;
+        w.load(s);
+        ConfigPanel* panel = w.window.configPanel();
+        auto* edit = qobject_cast<QLineEdit*>(panel->fieldEditor(QStringLiteral("parallel.pipeline_layout")));
+        QVERIFY(edit);
+        QVERIFY(edit->text().isEmpty());
+        const int layers = w.doc()->scenario().model.layers;
+        const QString layout
+            = QStringLiteral("Et*%1|t*%2|t*%2|t*%3,L").arg(layers / 4 - 1).arg(layers / 4).arg(layers / 4 + 1);
+        edit->setText(layout);
+        Q_EMIT edit->editingFinished();
+        QCOMPARE(QString::fromStdString(w.doc()->scenario().parallel.pipelineLayout), layout);
+        QCOMPARE(w.doc()->undoStack()->count(), 1);
+        QVERIFY(w.doc()->waitForEvaluation());
+        const auto& r = w.doc()->evaluation()->report;
+        QVERIFY2(r.valid, r.errors.empty() ? "" : r.errors.front().text.c_str());
+        QCOMPARE(r.stages.front().layers, layers / 4 - 1);
+        edit->setText(QStringLiteral("Et*3|L"));
+        Q_EMIT edit->editingFinished();
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(panel->isFieldMarked(QStringLiteral("parallel.pipeline_layout")));
+        w.doc()->undoStack()->undo();
+        w.doc()->undoStack()->undo();
+        QVERIFY(w.doc()->scenario().parallel.pipelineLayout.empty());
+        QVERIFY(edit->text().isEmpty());
         QVERIFY(w.doc()->waitForEvaluation());
     }
 
