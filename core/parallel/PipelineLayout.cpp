@@ -13,7 +13,11 @@ constexpr std::size_t kMaxExpanded = 1 << 16;
 
 class Expander {
 public:
-    Expander(const std::string& text, std::string& error) : m_text(text), m_error(error) { }
+    Expander(const std::string& text, std::string& error)
+        : m_text(text)
+        , m_error(error)
+    {
+    }
 
     std::optional<std::string> run()
     {

@@ -142,8 +142,8 @@ TEST(PipelineLayout, ScenarioAndMegatronCarryIt)
     ASSERT_TRUE(back) << error.text();
     EXPECT_EQ(back->parallel.pipelineLayout, s.parallel.pipelineLayout);
     const std::string megatron = MegatronArgsWriter::write(s);
-    EXPECT_NE(megatron.find("--pipeline-model-parallel-layout \"Et*3|t*4|t*4|t*4|t*4|t*4|t*4|t*5,L\""),
-        std::string::npos)
+    EXPECT_NE(
+        megatron.find("--pipeline-model-parallel-layout \"Et*3|t*4|t*4|t*4|t*4|t*4|t*4|t*5,L\""), std::string::npos)
         << megatron;
     EXPECT_EQ(megatron.find("--num-virtual-stages-per-pipeline-rank"), std::string::npos) << megatron;
     EXPECT_NE(NemoRecipeWriter::write(s).find("pipeline_model_parallel_layout = \"Et*3|"), std::string::npos);
