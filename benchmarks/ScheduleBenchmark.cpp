@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/parallel/PipelineLayout.h"
 #include "core/schedule/PipelineSimulator.h"
 
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace {
@@ -50,6 +52,18 @@ void BM_Generate(benchmark::State& state)
     state.SetItemsProcessed(ops);
 }
 
+// Megatron-Core's layout string, parsed on every evaluation of a scenario that sets one (StageLayout):
+// DeepSeek-V3 on PP16 x VPP2.
+void BM_ParsePipelineLayout(benchmark::State& state)
+{
+    const std::string text = "Et*3|(tt|)*29,|mL";
+    std::string error;
+    for (auto _ : state) {
+        auto stages = parallax::core::parsePipelineLayout(text, error);
+        benchmark::DoNotOptimize(stages);
+    }
+}
+
 constexpr int64_t kind(ScheduleKind k)
 {
     return static_cast<int64_t>(k);
@@ -68,3 +82,4 @@ BENCHMARK(BM_Generate)
     ->ArgNames({ "kind", "p", "m", "v" })
     ->Args({ kind(ScheduleKind::Interleaved1F1B), 64, 1024, 2 })
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParsePipelineLayout)->Unit(benchmark::kMicrosecond);

@@ -39,14 +39,22 @@ void BM_EvaluateServing(benchmark::State& state)
         state.SkipWithError(("invalid scenario: " + check.errors.front().text).c_str());
         return;
     }
+    // notes=0 is a search candidate's evaluation: no note pricing a variant (the MTP drafter's decode step).
+    EvaluateOptions options;
+    options.priceAlternatives = state.range(1) != 0;
     for (auto _ : state) {
-        Report r = evaluate(s);
+        Report r = evaluate(s, options);
         benchmark::DoNotOptimize(r.tokensPerSecond);
     }
     state.counters["gpus"] = check.gpus;
     state.counters["sweep_points"] = static_cast<double>(check.inference->sweep.size());
 }
-BENCHMARK(BM_EvaluateServing)->ArgName("nodes")->Arg(1)->Arg(8)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EvaluateServing)
+    ->ArgNames({ "nodes", "notes" })
+    ->Args({ 1, 1 })
+    ->Args({ 8, 1 })
+    ->Args({ 1, 0 })
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_SearchServing(benchmark::State& state)
 {

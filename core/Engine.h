@@ -13,6 +13,7 @@ struct EvaluateOptions {
     bool simulateSchedule = true; // false: closed-form bubble and in-flight counts (search's cheap path)
     bool keepTimeline = true; // false drops the op list from the report (search)
     bool buildGroups = true; // false skips the rank map's group lists (search)
+    bool priceAlternatives = true; // false skips notes that evaluate a variant of the scenario (search)
 };
 
 // validate -> rank map -> costs -> schedule simulation -> memory -> estimate. Never throws for bad

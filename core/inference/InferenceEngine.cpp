@@ -247,7 +247,7 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     const double meanContext = config.isl + config.osl / 2.0;
     r.decode = decodeStep(timeIn, perReplica, meanContext);
     r.tpotSeconds = r.decode.tpotSeconds();
-    if (m.mtpLayers > 0 && r.speculativeTokens == 0) {
+    if (m.mtpLayers > 0 && r.speculativeTokens == 0 && options.priceAlternatives) {
         // The model carries an MTP module it decodes without: what one draft per step would give at the
         // same requests (DeepSeek-V3 serves with it, arXiv:2412.19437 sec. 5.4.3).
         InferenceConfig drafting = config;

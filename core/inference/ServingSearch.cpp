@@ -52,6 +52,8 @@ ServingSearchResult searchServingLayouts(
     };
     const int gpus = base.topology.gpuCount();
     std::vector<ServingCandidate> all;
+    EvaluateOptions candidateOptions = options;
+    candidateOptions.priceAlternatives = false; // a candidate's notes are not shown
     for (int tp : divisorsOf(gpus)) {
         for (int pp : divisorsOf(gpus / tp)) {
             const int dp = gpus / tp / pp;
@@ -71,7 +73,7 @@ ServingSearchResult searchServingLayouts(
                 ServingCandidate c;
                 c.layout = s.parallel;
                 c.dpAttention = dp > 1 && ep > 1;
-                const Report r = evaluateInference(s, options);
+                const Report r = evaluateInference(s, candidateOptions);
                 if (!r.valid) {
                     c.reason = layoutText(c.layout) + " is not a valid layout: " + r.errors.front().field + ": "
                         + r.errors.front().text;

@@ -105,6 +105,11 @@ int sum(const std::vector<int>& v)
 
 } // namespace
 
+int PipelineLayoutStages::transformerLayers() const
+{
+    return sum(layers);
+}
+
 std::optional<PipelineLayoutStages> parsePipelineLayout(const std::string& text, std::string& error)
 {
     Expander expander(text, error);
@@ -149,9 +154,9 @@ std::string pipelineLayoutProblem(const PipelineLayoutStages& l, int layers, int
     if (n != stages)
         return "the layout has " + std::to_string(n) + " stages but pp x vpp = " + std::to_string(stages)
             + ": give one '|'-separated stage per virtual pipeline stage, or change pp / vpp";
-    if (sum(l.layers) != layers)
-        return "the layout places " + std::to_string(sum(l.layers)) + " transformer layers ('t') but the model has "
-            + std::to_string(layers) + ": make the counts add up";
+    if (l.transformerLayers() != layers)
+        return "the layout places " + std::to_string(l.transformerLayers())
+            + " transformer layers ('t') but the model has " + std::to_string(layers) + ": make the counts add up";
     if (sum(l.embedding) != 1 || l.embedding.front() != 1)
         return "the embedding ('E') must appear once, in the first stage";
     if (sum(l.loss) != 1 || l.loss.back() != 1)

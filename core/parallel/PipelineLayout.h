@@ -19,6 +19,7 @@ struct PipelineLayoutStages {
     std::vector<int> embedding; // 'E' per virtual stage
     std::vector<int> loss; // 'L' per virtual stage
     int stages() const { return static_cast<int>(layers.size()); }
+    int transformerLayers() const; // every 't'
 };
 
 // The stages of `text`, or nullopt with `error` saying what is wrong and where ("position 7: ...").

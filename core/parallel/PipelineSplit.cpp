@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace parallax::core {
 
@@ -65,17 +64,24 @@ std::vector<int> firstLastRankCounts(int layers, int pp, int first, int last)
 
 } // namespace
 
+namespace {
+// first_stage_layers / last_stage_layers or the account_for switches: Megatron-Core's other split forms.
+bool hasCountedSplit(const ParallelConfig& p)
+{
+    return p.firstStageLayers > 0 || p.lastStageLayers > 0 || p.accountForEmbedding || p.accountForLoss;
+}
+} // namespace
+
 bool hasUnevenSplit(const ParallelConfig& p)
 {
-    return p.firstStageLayers > 0 || p.lastStageLayers > 0 || p.accountForEmbedding || p.accountForLoss
-        || !p.pipelineLayout.empty();
+    return hasCountedSplit(p) || !p.pipelineLayout.empty();
 }
 
 namespace {
 std::string customLayoutProblem(int layers, const ParallelConfig& p, int mtpLayers)
 {
     const std::string field = "parallel.pipeline_layout: ";
-    if (p.firstStageLayers > 0 || p.lastStageLayers > 0 || p.accountForEmbedding || p.accountForLoss)
+    if (hasCountedSplit(p))
         return field
             + "a custom layout replaces first_stage_layers / last_stage_layers and the account_for "
               "switches (Megatron-Core takes one form): keep one";
@@ -162,8 +168,7 @@ std::vector<int> unevenStageLayerCounts(int layers, const ScheduleShape& shape, 
         // rules (embedding, loss, MTP placement) are validateScenario's; the layer counts are what the split needs.
         std::string error;
         const std::optional<PipelineLayoutStages> l = parsePipelineLayout(p.pipelineLayout, error);
-        if (!l || shape.ranks != p.pp || l->stages() != modelStageCount(shape)
-            || std::accumulate(l->layers.begin(), l->layers.end(), 0) != layers)
+        if (!l || shape.ranks != p.pp || l->stages() != modelStageCount(shape) || l->transformerLayers() != layers)
             return {};
         return l->layers;
     }

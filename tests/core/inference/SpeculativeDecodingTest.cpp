@@ -197,4 +197,12 @@ TEST(SpeculativeDecoding, AnMtpModelDecodingWithoutItIsToldWhatOneDraftWouldGive
     ASSERT_TRUE(dense.valid);
     for (const Message& n : dense.notes)
         EXPECT_NE(n.field, "inference.speculative_tokens") << n.text;
+    // A search candidate's notes are thrown away: the search does not pay for the variant's decode step.
+    EvaluateOptions searching;
+    searching.priceAlternatives = false;
+    const Report candidate = evaluate(deepSeekOn8H200(0), searching);
+    ASSERT_TRUE(candidate.valid);
+    for (const Message& n : candidate.notes)
+        EXPECT_NE(n.field, "inference.speculative_tokens") << n.text;
+    EXPECT_DOUBLE_EQ(candidate.inference->tpotSeconds, plain.inference->tpotSeconds);
 }
