@@ -207,8 +207,8 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts)
     const double qk = queryKeyHeadDim(m), v = valueHeadDim(m);
     PrefillTime t;
     LayerKinds kinds;
-    for (int l = 0; l < m.layers; ++l) {
-        const LayerCost& c = kinds.of(m, l, [&] {
+    const auto priced = [&](int l) -> const LayerCost& {
+        return kinds.of(m, l, [&] {
             const double span
                 = m.isSlidingWindowLayer(l) ? std::min(tokens, static_cast<double>(m.slidingWindow)) : tokens;
             // Causal attention: QK^T and AV over the lower triangle, 2 FLOPs per multiply-add
@@ -220,10 +220,23 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts)
             const double attentionSeconds = prompts * in.rates.causalAttentionSeconds(attention, span);
             return layerCost(in, l, prompts * tokens, kvWrite, attentionSeconds, false);
         });
+    };
+    for (int l = 0; l < m.layers; ++l) {
+        const LayerCost& c = priced(l);
         t.computeSeconds += c.kernelsSeconds();
         t.commSeconds += c.tpSeconds + c.epSeconds;
     }
     t.computeSeconds += headGemm(in, prompts).seconds; // logits of each prompt's last token only
+    if (draftTokensPerStep(m, in.config) > 0) {
+        // The drafter's own pass over the prompt, in the step that emits the first token: its 2h -> h projection
+        // of every prompt token's hidden state, its block (filling its KV layer) and the head for the first draft
+        // (vLLM's MTP proposer runs on the target's prefill hidden states; arXiv:2412.19437 sec. 2.2).
+        const LayerCost& block = priced(m.layers - 1);
+        const double h = static_cast<double>(m.hidden);
+        t.computeSeconds += in.rates.servingGemm(prompts * tokens, h, 2.0 * h, 2.0).seconds + block.kernelsSeconds()
+            + headGemm(in, prompts).seconds;
+        t.commSeconds += block.tpSeconds + block.epSeconds;
+    }
     if (L.pp > 1)
         t.commSeconds += (L.pp - 1) * hopSeconds(in, prompts * tokens);
     return t;

@@ -44,7 +44,7 @@ DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double 
 
 // Prefill of `prompts` requests of `tokens` each in one forward (1: TTFT without queueing): the layer's
 // kernels on prompts x tokens rows with each prompt's causal attention, the collectives on those rows,
-// and pp - 1 hops.
+// and pp - 1 hops; with speculative decoding also the drafter's one pass over the prompt.
 struct PrefillTime {
     double computeSeconds = 0;
     double commSeconds = 0;

@@ -73,6 +73,19 @@ TEST(SpeculativeDecoding, OneDraftNearlyHalvesTheTimePerTokenOfAMemoryBoundDecod
     EXPECT_TRUE(noted);
 }
 
+TEST(SpeculativeDecoding, TheDrafterPassesOverThePromptBeforeTheFirstToken)
+{
+    const Report plain = evaluate(deepSeekOn8H200(0));
+    const Report spec = evaluate(deepSeekOn8H200(2));
+    ASSERT_TRUE(plain.valid && spec.valid);
+    // One MTP block (a layer like the last one, with its KV write), its 2h -> h projection and the head, once
+    // over the prompt whatever the number of drafts: about one of DeepSeek-V3's 61 layers more.
+    const double extra = spec.inference->ttftSeconds - plain.inference->ttftSeconds;
+    EXPECT_GT(extra, 0.5 * plain.inference->ttftSeconds / 61);
+    EXPECT_LT(extra, 3.0 * plain.inference->ttftSeconds / 61);
+    EXPECT_NEAR(evaluate(deepSeekOn8H200(1)).inference->ttftSeconds, spec.inference->ttftSeconds, 1e-12);
+}
+
 TEST(SpeculativeDecoding, DraftPassesGrowWithTheDraftTokens)
 {
     const Report one = evaluate(deepSeekOn8H200(1));
