@@ -220,6 +220,9 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         }
         if (p.tp > 1 && !p.sp)
             c.error("parallel.sp", "MoE layers with tp > 1 need sequence parallelism (Megatron-Core): set sp=true");
+        if (m.parallelBlock)
+            c.error("model.parallel_block",
+                "Parallax models the parallel attention + MLP block for dense layers only: clear parallel_block");
         if (p.ep > 1 && stageRanks % (static_cast<long long>(p.ep) * p.etp) == 0) {
             const long long edp = stageRanks / (static_cast<long long>(p.ep) * p.etp);
             c.note("parallel.ep",

@@ -355,6 +355,16 @@ QGroupBox* ConfigPanel::buildModelGroup()
             s.model.tiedEmbeddings = on;
             customModel(s);
         });
+    boolField(
+        form, tr("Parallel attention + MLP:"), QStringLiteral("model.parallel_block"),
+        [](const S& s) { return s.model.parallelBlock; },
+        [](S& s, bool on) {
+            s.model.parallelBlock = on;
+            customModel(s);
+        },
+        tr("Attention and MLP read one normed input and their outputs are summed: one tensor-parallel reduction "
+           "per layer instead of two (PaLM, GPT-J, GPT-NeoX use_parallel_residual, MegaScale's parallel "
+           "transformer block). Dense layers only."));
     intField(
         form, tr("MTP depths:"), QStringLiteral("model.mtp_layers"), 0, 16,
         [](const S& s) { return s.model.mtpLayers; },
@@ -1056,6 +1066,8 @@ void ConfigPanel::refreshFromEvaluation()
         const core::ModelSpec& model = m_document->scenario().model;
         if (model.mtpLayers > 0 && !r.inference)
             text += tr(", %1 of them in multi-token prediction").arg(format::count(core::mtpParameters(model)));
+        if (model.parallelBlock)
+            text += tr(", parallel attention + MLP blocks");
         m_modelSummary->setText(text);
     } else {
         m_modelSummary->clear();

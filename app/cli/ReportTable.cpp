@@ -70,6 +70,8 @@ void printReport(std::ostream& out, const Scenario& s, const Report& r)
         out << " (" << billions(r.paramsActive) << " active)";
     if (s.model.mtpLayers > 0)
         out << ", " << billions(mtpParameters(s.model)) << " of them in multi-token prediction";
+    if (s.model.parallelBlock)
+        out << ", parallel attention + MLP blocks";
     out << ", sequence " << r.seqLen << "\n";
     out << "  cluster  " << r.gpus << " GPUs in " << s.topology.domains.size() << " NVLink domain"
         << (s.topology.domains.size() == 1 ? "" : "s") << " (" << s.topology.domains.front().gpu.name << ")\n";

@@ -351,9 +351,12 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         attentionBackward = unfused.backward;
     }
     // Element-wise traffic per token: two norms, two residual adds, rotary/bias/activation, each
-    // reading and writing 16-bit tensors (memory-bound; stated estimate of ~14 h-wide passes).
+    // reading and writing 16-bit tensors (memory-bound; stated estimate of ~14 h-wide passes). A parallel
+    // block has one norm (2 passes) and one three-input add (4 passes instead of 2 x 3): 10.
     const double width = shape.mlpWidth + (shape.moe ? shape.expertWidth * shape.topK : 0.0);
-    const double elementwiseBytes = 2.0 * tokens * (14.0 * h * rep + 4.0 * width / c.tp);
+    const bool parallelBlock = m.parallelBlock && !shape.moe;
+    const double hPasses = parallelBlock ? 10.0 : 14.0;
+    const double elementwiseBytes = 2.0 * tokens * (hPasses * h * rep + 4.0 * width / c.tp);
     const double elementwise = rates.layerKernelSeconds(elementwiseBytes);
 
     const double launches = rates.launchSeconds();
@@ -410,7 +413,9 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     // Megatron-Core requires for MoE with TP) a MoE layer's routed experts take their tokens through the token
     // dispatcher instead (moeLayerTimes: the all-to-all and, with expert tensor parallelism, the gather over
     // the ETP group); only its shared experts are a dense MLP on the sequence-parallel tokens.
-    const double tpBlocks = shape.moe && c.sp ? 1.0 + (shape.mlpWidth > 0 ? 1.0 : 0.0) : 2.0;
+    // A parallel block gathers its one normed input once and reduces the summed attention and MLP outputs
+    // once (arXiv:2204.02311 sec. 2).
+    const double tpBlocks = shape.moe && c.sp ? 1.0 + (shape.mlpWidth > 0 ? 1.0 : 0.0) : parallelBlock ? 1.0 : 2.0;
     t.tpForward = c.tpCommOverlap ? exposedAfterOverlap(tpBlocks * tpCollective, gemmForward) : tpBlocks * tpCollective;
     t.tpBackward = t.tpForward;
     if (c.recompute == Recompute::Full)

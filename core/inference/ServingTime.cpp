@@ -96,11 +96,13 @@ LayerCost layerCost(
     const double kvRead = in.rates.memorySeconds(kvBytes);
     (kvRead >= attentionSeconds ? c.kvSeconds : c.computeSeconds) += std::max(kvRead, attentionSeconds);
     // Megatron-style TP: one all-reduce after attention and one after the MLP (arXiv:1909.08053 sec. 3);
-    // an EP MoE layer replaces the second by the dispatch and combine all-to-alls.
+    // an EP MoE layer replaces the second by the dispatch and combine all-to-alls, a parallel block reduces
+    // the summed outputs once (arXiv:2204.02311 sec. 2).
     const double activationBytes = 2.0 * tokens * m.hidden;
     const bool epMoe = moe && L.ep > 1;
+    const bool oneReduction = epMoe || (m.parallelBlock && !moe);
     if (L.tp > 1)
-        c.tpSeconds = (epMoe ? 1 : 2) * in.tp.seconds(CollectiveKind::AllReduce, activationBytes);
+        c.tpSeconds = (oneReduction ? 1 : 2) * in.tp.seconds(CollectiveKind::AllReduce, activationBytes);
     if (epMoe) {
         const double perRank = tokensInExpertGroup(L, tokens) / L.ep * m.moe->topK * 2.0 * m.hidden;
         c.epSeconds = 2.0 * in.ep.seconds(CollectiveKind::AllToAll, perRank);

@@ -211,7 +211,10 @@ json readGptNeox(const Fields& f, const std::string& name)
         { "heads", f.integer("num_attention_heads") }, { "ffn_hidden", f.integer("intermediate_size") },
         { "vocab", f.integer("vocab_size") }, { "seq_len", f.integer("max_position_embeddings", 2048) },
         { "activation", "gelu" }, { "tied_embeddings", f.boolean("tie_word_embeddings", false) },
-        { "biases", f.boolean("attention_bias", true) }, { "dropout", drop > 0 } };
+        { "biases", f.boolean("attention_bias", true) }, { "dropout", drop > 0 },
+        // use_parallel_residual (default true): x + attn(ln1(x)) + mlp(ln2(x)). Its two norms read the same x;
+        // the engine's parallel block has one (a norm pass and one saved h-wide tensor fewer).
+        { "parallel_block", f.boolean("use_parallel_residual", true) } };
 }
 } // namespace
 

@@ -77,6 +77,7 @@ ModelSpec readModel(JsonReader& r)
     m.learnedPositionEmbeddings = r.boolean("learned_position_embeddings", false);
     m.biases = r.boolean("biases", false);
     m.dropout = r.boolean("dropout", false);
+    m.parallelBlock = r.boolean("parallel_block", false);
     m.publishedParams = r.number("params", 0, 1e16, 0);
     r.number("params_active", 0, 1e16, 0);
     m.source = r.string("source", "");
@@ -560,6 +561,8 @@ json modelSpecToJson(const ModelSpec& m)
         j["biases"] = true;
     if (m.dropout)
         j["dropout"] = true;
+    if (m.parallelBlock)
+        j["parallel_block"] = true;
     if (m.publishedParams > 0)
         j["params"] = m.publishedParams;
     if (m.slidingWindow > 0)

@@ -67,6 +67,10 @@ Block modelArgs(const Scenario& s)
     // Multi-token prediction on the last pipeline stage (Megatron-Core docs, "Multi-Token Prediction").
     if (m.mtpLayers > 0)
         l.emplace_back("--mtp-num-layers " + num(m.mtpLayers));
+    if (m.parallelBlock)
+        l.emplace_back(
+            "# NOTE: Megatron-LM has no parallel attention + MLP block (model.parallel_block): its layers run "
+            "attention then MLP, with two TP reductions per layer; the estimate assumes one");
     return b;
 }
 

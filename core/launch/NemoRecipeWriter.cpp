@@ -156,6 +156,9 @@ std::string NemoRecipeWriter::write(const Scenario& s)
       << mc << "hidden_dropout = " << (m.dropout ? "0.1" : "0.0") << "\n";
     if (m.mtpLayers > 0)
         o << mc << "mtp_num_layers = " << m.mtpLayers << "\n";
+    if (m.parallelBlock)
+        o << "# NOTE: NeMo's Megatron-Core GPT has no parallel attention + MLP block (model.parallel_block): its "
+             "layers run attention then MLP, with two TP reductions per layer; the estimate assumes one\n";
     if (m.mla) {
         if (m.mla->qLoraRank > 0)
             o << mc << "q_lora_rank = " << m.mla->qLoraRank << "\n";

@@ -73,6 +73,9 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
         o << "# NOTE: the scenario trains " << m.mtpLayers << " multi-token-prediction depth"
           << (m.mtpLayers == 1 ? "" : "s") << "; torchtitan sets it in the model config (num_mtp_layers, "
           << "pytorch/torchtitan#3392), not in this file\n";
+    if (m.parallelBlock)
+        o << "# NOTE: torchtitan's models run attention then MLP; the scenario's parallel attention + MLP block "
+             "(model.parallel_block) needs a model definition of its own\n";
     if (name.empty()) {
         o << "# NOTE: torchtitan has no model definition for " << m.name << " (" << m.layers << " layers, hidden "
           << m.hidden << ", " << m.heads << " heads";

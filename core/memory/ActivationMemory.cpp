@@ -94,10 +94,14 @@ double layerActivationBytesWithoutRecompute(const ModelSpec& m, const LayerShape
     const double keys = c.seqLen; // each query attends to the whole sequence (CP gathers keys)
     const double scores = (kBf16 + masks * (kMask + kBf16)) * shape.heads / t * keys;
 
-    // MLP block: LayerNorm input, first linear input, activation input/output, dropout mask.
-    perToken += kBf16 * h * rep; // LayerNorm input
-    // MLP input, the LayerNorm output; on MoE layers the router (a 16-bit GEMM in Megatron-Core) saves it.
-    perToken += (shape.moe ? kBf16 : linearInputBytes(c)) * h * rep;
+    // MLP block: LayerNorm input, first linear input, activation input/output, dropout mask. A parallel block
+    // (arXiv:2204.02311 sec. 2) has no norm of its own: its first linear reads the attention's normed input,
+    // saved once.
+    if (!(m.parallelBlock && !shape.moe)) {
+        perToken += kBf16 * h * rep; // LayerNorm input
+        // MLP input, the LayerNorm output; on MoE layers the router (a 16-bit GEMM in Megatron-Core) saves it.
+        perToken += (shape.moe ? kBf16 : linearInputBytes(c)) * h * rep;
+    }
     perToken += kMask * masks * h * rep;
     if (shape.mlpWidth > 0)
         perToken += mlpInternalsBytes(m, c, shape.mlpWidth, t, shape.moe);
@@ -154,7 +158,9 @@ double selectiveRecomputeFreedBytes(const ModelSpec& m, const LayerShape& shape,
     if ((modules & rm::kMlp) != 0 && !shape.moe && shape.mlpWidth > 0) {
         // The dense MLP checkpointed from its input (the residual its fused norm reads): the first
         // linear's input and the MLP internals go.
-        perToken += linearInputBytes(c) * h * rep + mlpInternalsBytes(m, c, shape.mlpWidth, t, false);
+        // A parallel block's MLP input is the attention's too: it stays.
+        perToken += (m.parallelBlock ? 0.0 : linearInputBytes(c) * h * rep)
+            + mlpInternalsBytes(m, c, shape.mlpWidth, t, false);
     }
     double routedBytes = 0;
     if (shape.moe) {

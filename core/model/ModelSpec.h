@@ -52,6 +52,11 @@ struct ModelSpec {
     bool learnedPositionEmbeddings = false; // GPT-2/3 style absolute positions (seqLen x hidden)
     bool biases = false; // linear and norm biases (GPT-3 style)
     bool dropout = false; // dropout after attention, MLP and embedding (stores 1-byte masks)
+    // Parallel attention + MLP block: y = x + attention(norm(x)) + mlp(norm(x)), one norm whose output both
+    // read and one tensor-parallel reduction of their summed outputs (PaLM, arXiv:2204.02311 sec. 2
+    // "Parallel Layers"; GPT-J; Hugging Face GPT-NeoX use_parallel_residual; MegaScale's PTB,
+    // arXiv:2402.15627 sec. 3.1). Dense layers only.
+    bool parallelBlock = false;
     std::optional<MoeSpec> moe;
     std::optional<MlaSpec> mla;
     // Sliding-window attention (Mistral 7B, arXiv:2310.06825 sec. 2; Gemma 3): windowed layers attend to

@@ -75,6 +75,8 @@ std::string describeModel(const Scenario& s, const Report& r)
         text += " (" + fixed(r.paramsActive / 1e9, 1) + " B active)";
     if (s.model.mtpLayers > 0 && !r.inference)
         text += ", " + fixed(mtpParameters(s.model) / 1e9, 1) + " B of them in multi-token prediction";
+    if (s.model.parallelBlock)
+        text += ", parallel attention + MLP blocks";
     if (s.seqLen() > 0)
         text += ", sequence " + std::to_string(s.seqLen());
     return text;

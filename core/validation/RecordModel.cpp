@@ -127,6 +127,12 @@ std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& m
     model.learnedPositionEmbeddings = conv.gptStyle && !contains(arch, "ALiBi");
     model.tiedEmbeddings = !contains(arch, "untied") && (conv.tiedEmbeddings || contains(arch, "tied"));
     model.dropout = conv.dropout;
+    // A parallel attention + MLP block, as the record's architecture names it or the source's method states it.
+    const bool parallelNamed = contains(arch, "parallel transformer block") || contains(arch, "parallel attention")
+        || contains(arch, "parallel residual") || contains(arch, "PTB");
+    model.parallelBlock = !(m.contains("moe") && m["moe"].is_object()) && (parallelNamed || conv.parallelBlock);
+    if (model.parallelBlock && !parallelNamed)
+        assumed.push_back("model.parallel_block = true (" + conv.parallelBlockNote + ")");
     if (m.contains("moe") && m["moe"].is_object()) {
         if (std::string why = readMoe(m["moe"], model, assumed); !why.empty())
             return why;

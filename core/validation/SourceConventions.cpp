@@ -121,6 +121,10 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         // (arXiv:2402.15627 sec. 3.2, "tensor parallelism"); its Megatron-LM baseline rows do not.
         c.tpCommOverlap = true;
         c.kernelNote += "; TP communication fused with the GEMMs (MegaScale sec. 3.2)";
+        // Its algorithmic optimizations (sec. 3.1) include the parallel transformer block; the sliding-window
+        // attention and LAMB of the same section change the model and the batch, which the record states.
+        c.parallelBlock = true;
+        c.parallelBlockNote = "MegaScale's parallel transformer block, arXiv:2402.15627 sec. 3.1";
     }
     if (arxiv == "2412.19437") {
         // DeepSeek-V3's own framework (arXiv:2412.19437 sec. 3.2-3.3, methods): ZeRO-1 data parallelism

@@ -42,6 +42,9 @@ struct SourceConventions {
     bool deepseekFp8Dispatch = false;
     // Multi-token-prediction depths the source trained where its record does not say (DeepSeek-V3: 1).
     int mtpLayers = 0;
+    // The source's method trains its dense layers as parallel attention + MLP blocks (MegaScale's PTB).
+    bool parallelBlock = false;
+    std::string parallelBlockNote;
     // The source balances its pipeline where its record prints no split: the first/last split that Parallax
     // finds for the head (and MTP) on the end ranks (core/parallel/PipelineSplit.h).
     bool balancedPipelineSplit = false;

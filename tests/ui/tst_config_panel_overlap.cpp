@@ -54,6 +54,32 @@ private Q_SLOTS:
         QVERIFY(w.doc()->waitForEvaluation());
     }
 
+    // The parallel attention + MLP block: one check box, one undo step, half the TP traffic of each layer.
+    void parallelBlockHalvesTheTensorParallelTraffic()
+    {
+        test::Window w;
+        w.load(test::presetScenario());
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(w.doc()->scenario().parallel.tp > 1);
+        const double serialTp = w.doc()->evaluation()->report.comm.tpSeconds;
+        QVERIFY(serialTp > 0);
+        auto* box
+            = qobject_cast<QCheckBox*>(w.window.configPanel()->fieldEditor(QStringLiteral("model.parallel_block")));
+        QVERIFY(box);
+        QVERIFY(!box->isChecked());
+        QVERIFY(box->toolTip().contains(QStringLiteral("use_parallel_residual")));
+        box->click();
+        QVERIFY(w.doc()->scenario().model.parallelBlock);
+        QCOMPARE(w.doc()->undoStack()->count(), 1);
+        QVERIFY(w.doc()->waitForEvaluation());
+        const double parallelTp = w.doc()->evaluation()->report.comm.tpSeconds;
+        QVERIFY2(parallelTp < 0.6 * serialTp, qPrintable(QString::number(parallelTp / serialTp)));
+        w.doc()->undoStack()->undo();
+        QVERIFY(!box->isChecked());
+        QVERIFY(w.doc()->waitForEvaluation());
+        QCOMPARE(w.doc()->evaluation()->report.comm.tpSeconds, serialTp);
+    }
+
     // Megatron-Core's --pipeline-model-parallel-layout: typed text commits one undoable edit; a bad layout marks
     // the field with the engine's message.
     void pipelineLayoutEditsTheSplit()

@@ -101,6 +101,14 @@ TEST(HfConfigReader, GptStyleConfigs)
     ASSERT_TRUE(n) << error;
     EXPECT_EQ(n->activation, Activation::Gelu);
     EXPECT_NEAR(totalParameters(*n) / 20.55e9, 1.0, 0.01) << totalParameters(*n);
+    // use_parallel_residual defaults to true in GPTNeoXConfig; Pythia-style configs may turn it off.
+    EXPECT_TRUE(n->parallelBlock);
+    json serial = neox;
+    serial["use_parallel_residual"] = false;
+    const auto sr = HfConfigReader::read(serial, "neox-serial", error);
+    ASSERT_TRUE(sr) << error;
+    EXPECT_FALSE(sr->parallelBlock);
+    EXPECT_FALSE(g->parallelBlock);
 }
 
 TEST(HfConfigReader, BadConfigsSayWhichKey)

@@ -99,3 +99,36 @@ TEST(ValidationFamily, Fp8MoeRowsAreCompared)
     ASSERT_EQ(s.rows.size(), 1u) << (s.skipped.empty() ? "" : s.skipped.front().reason);
     EXPECT_TRUE(s.familiesNotCompared.empty());
 }
+
+// A parallel transformer block, as a record's architecture names it or as MegaScale's method states it
+// (arXiv:2402.15627 sec. 3.1) for its own rows; its Megatron-LM baseline rows stay serial.
+TEST(ValidationFamily, ParallelBlockFromTheArchitectureOrMegaScalesMethod)
+{
+    json dense = grokRecord("GPT-J-style parallel attention and MLP");
+    dense["model"].erase("moe");
+    dense["model"]["name"] = "dense test";
+    const PublishedRunConversion named = convertPublishedRun(dense);
+    ASSERT_TRUE(named.run) << named.reason;
+    EXPECT_TRUE(named.run->scenario.model.parallelBlock);
+
+    json megascale = dense;
+    megascale["model"]["arch"] = "GPT-3-style dense decoder";
+    megascale["source"] = { { "arxiv", "2402.15627" }, { "title", "MegaScale" } };
+    megascale["system"] = "MegaScale";
+    const PublishedRunConversion own = convertPublishedRun(megascale);
+    ASSERT_TRUE(own.run) << own.reason;
+    EXPECT_TRUE(own.run->scenario.model.parallelBlock);
+    bool stated = false;
+    for (const std::string& a : own.run->assumptions)
+        stated = stated || a.find("parallel_block") != std::string::npos;
+    EXPECT_TRUE(stated);
+
+    megascale["system"] = "Megatron-LM";
+    const PublishedRunConversion baseline = convertPublishedRun(megascale);
+    ASSERT_TRUE(baseline.run) << baseline.reason;
+    EXPECT_FALSE(baseline.run->scenario.model.parallelBlock);
+    // MoE records never get one (the engine's parallel block is for dense layers).
+    const PublishedRunConversion moe = convertPublishedRun(grokRecord("parallel attention"));
+    ASSERT_TRUE(moe.run) << moe.reason;
+    EXPECT_FALSE(moe.run->scenario.model.parallelBlock);
+}
