@@ -216,6 +216,41 @@ json readGptNeox(const Fields& f, const std::string& name)
         // the engine's parallel block has one (a norm pass and one saved h-wide tensor fewer).
         { "parallel_block", f.boolean("use_parallel_residual", true) } };
 }
+json readFalcon(const Fields& f, const std::string& name)
+{
+    // modeling_falcon.py: fused query_key_value (multi_query: one K/V head; new_decoder_architecture:
+    // num_kv_heads groups), dense_h_to_4h / dense_4h_to_h GELU MLP of ffn_hidden_size (default 4h), LayerNorm,
+    // rotary positions (alibi refused), lm_head tied to word_embeddings; parallel_attn (default true) runs
+    // attention and MLP side by side from the same input (Falcon-40B/180B give each its own LayerNorm).
+    if (f.boolean("alibi", false))
+        throw HfError("\"alibi\"=true: Parallax models rotary Falcon checkpoints only");
+    const long long hidden = f.integer("hidden_size");
+    const long long heads = f.integer("num_attention_heads");
+    const long long kvHeads = f.boolean("new_decoder_architecture", false) ? f.integer("num_kv_heads", heads)
+        : f.boolean("multi_query", true)                                   ? 1
+                                                                           : heads;
+    const double drop = f.number("hidden_dropout", 0.0) + f.number("attention_dropout", 0.0);
+    return { { "name", name }, { "layers", f.integer("num_hidden_layers") }, { "hidden", hidden }, { "heads", heads },
+        { "kv_heads", kvHeads }, { "ffn_hidden", f.integer("ffn_hidden_size", 4 * hidden) },
+        { "vocab", f.integer("vocab_size") }, { "seq_len", f.integer("max_position_embeddings", 2048) },
+        { "activation", "gelu" }, { "tied_embeddings", f.boolean("tie_word_embeddings", true) },
+        { "biases", f.boolean("bias", false) }, { "dropout", drop > 0 },
+        { "parallel_block", f.boolean("parallel_attn", true) } };
+}
+
+json readGptJ(const Fields& f, const std::string& name)
+{
+    // modeling_gptj.py: q/k/v/out projections without biases, fc_in / fc_out GELU MLP of n_inner (default
+    // 4 x n_embd) with biases, one LayerNorm feeding attention and MLP in parallel (GPTJBlock), rotary on
+    // rotary_dim of each head, an untied lm_head. The engine's biases flag is all-or-nothing: left off.
+    const long long hidden = f.integer("n_embd");
+    const double drop = f.number("resid_pdrop", 0.0) + f.number("attn_pdrop", 0.0) + f.number("embd_pdrop", 0.0);
+    return { { "name", name }, { "layers", f.integer("n_layer") }, { "hidden", hidden },
+        { "heads", f.integer("n_head") }, { "ffn_hidden", f.integer("n_inner", 4 * hidden) },
+        { "vocab", f.integer("vocab_size") }, { "seq_len", f.integer("n_positions", 2048) }, { "activation", "gelu" },
+        { "tied_embeddings", f.boolean("tie_word_embeddings", false) }, { "dropout", drop > 0 },
+        { "parallel_block", true } };
+}
 } // namespace
 
 bool HfConfigReader::looksLikeHfConfig(const json& j)
@@ -236,7 +271,8 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
     if (type.empty() && config.contains("architectures") && config["architectures"].is_array()
         && !config["architectures"].empty() && config["architectures"][0].is_string()) {
         const std::string arch = config["architectures"][0].get<std::string>();
-        for (const char* known : { "Llama", "Mistral", "Mixtral", "Qwen2", "Qwen3", "DeepseekV3", "GPT2", "GPTNeoX" }) {
+        for (const char* known :
+            { "Llama", "Mistral", "Mixtral", "Qwen2", "Qwen3", "DeepseekV3", "GPT2", "GPTNeoX", "Falcon", "GPTJ" }) {
             if (arch.rfind(known, 0) == 0)
                 type = known;
         }
@@ -258,11 +294,15 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
             m = readGpt2(f, name);
         else if (type == "gpt_neox")
             m = readGptNeox(f, name);
+        else if (type == "falcon")
+            m = readFalcon(f, name);
+        else if (type == "gptj")
+            m = readGptJ(f, name);
         else
             throw HfError("model_type \"" + type
                 + "\" is not one Parallax reads; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
-                  "qwen3_moe, "
-                  "deepseek_v2, deepseek_v3, gpt2, gpt_neox (or write the model object by hand, SCENARIO.md)");
+                  "qwen3_moe, deepseek_v2, deepseek_v3, gpt2, gpt_neox, falcon, gptj (or write the model object "
+                  "by hand, SCENARIO.md)");
         m["source"] = "Hugging Face config.json (model_type " + type + ")";
         return m;
     } catch (const std::exception& e) {

@@ -111,6 +111,46 @@ TEST(HfConfigReader, GptStyleConfigs)
     EXPECT_FALSE(g->parallelBlock);
 }
 
+// Falcon and GPT-J run attention and MLP side by side (parallel_attn; GPTJBlock). Parameter totals: tiiuae/falcon-7b
+// 6.92B (multi-query, 71 heads), EleutherAI/gpt-j-6b 6.05B (model cards); Falcon-40B's 8 KV groups.
+TEST(HfConfigReader, FalconAndGptJHaveParallelBlocks)
+{
+    std::string error;
+    const auto f7 = HfConfigReader::read(json::parse(R"({"model_type": "falcon", "hidden_size": 4544,
+        "num_hidden_layers": 32, "num_attention_heads": 71, "multi_query": true, "vocab_size": 65024,
+        "parallel_attn": true, "bias": false, "alibi": false, "new_decoder_architecture": false})"),
+        "falcon-7b", error);
+    ASSERT_TRUE(f7) << error;
+    EXPECT_TRUE(f7->parallelBlock);
+    EXPECT_EQ(f7->kvHeads, 1);
+    EXPECT_TRUE(f7->tiedEmbeddings);
+    EXPECT_NEAR(totalParameters(*f7) / 6.92e9, 1.0, 0.01) << totalParameters(*f7);
+    const auto f40 = HfConfigReader::read(json::parse(R"({"model_type": "falcon", "hidden_size": 8192,
+        "num_hidden_layers": 60, "num_attention_heads": 128, "num_kv_heads": 8, "new_decoder_architecture": true,
+        "vocab_size": 65024, "parallel_attn": true, "bias": false})"),
+        "falcon-40b", error);
+    ASSERT_TRUE(f40) << error;
+    EXPECT_EQ(f40->kvHeads, 8);
+    EXPECT_TRUE(f40->parallelBlock);
+    const auto serial = HfConfigReader::read(json::parse(R"({"model_type": "falcon", "hidden_size": 4544,
+        "num_hidden_layers": 32, "num_attention_heads": 71, "vocab_size": 65024, "parallel_attn": false})"),
+        "falcon-serial", error);
+    ASSERT_TRUE(serial) << error;
+    EXPECT_FALSE(serial->parallelBlock);
+    EXPECT_FALSE(HfConfigReader::read(json::parse(R"({"model_type": "falcon", "hidden_size": 4544,
+        "num_hidden_layers": 32, "num_attention_heads": 71, "vocab_size": 65024, "alibi": true})"),
+        "x", error));
+    EXPECT_NE(error.find("alibi"), std::string::npos) << error;
+
+    const auto j = HfConfigReader::read(json::parse(R"({"architectures": ["GPTJForCausalLM"], "n_embd": 4096,
+        "n_layer": 28, "n_head": 16, "n_positions": 2048, "vocab_size": 50400, "rotary_dim": 64})"),
+        "gpt-j-6b", error);
+    ASSERT_TRUE(j) << error;
+    EXPECT_TRUE(j->parallelBlock);
+    EXPECT_FALSE(j->tiedEmbeddings);
+    EXPECT_NEAR(totalParameters(*j) / 6.05e9, 1.0, 0.01) << totalParameters(*j);
+}
+
 TEST(HfConfigReader, BadConfigsSayWhichKey)
 {
     std::string error;
