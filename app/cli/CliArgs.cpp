@@ -89,7 +89,7 @@ const std::vector<std::string>& scenarioFlagNames()
         "pp", "vpp", "dp", "ep", "etp", "cp", "zero", "schedule", "micro-batch", "global-batch", "seq-len", "recompute",
         "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap", "ddp-bucket-size", "mode",
         "weight-dtype", "kv-dtype", "context-len", "isl", "osl", "concurrency", "gpu-memory-utilization",
-        "speculative-tokens", "draft-acceptance" };
+        "speculative-tokens", "draft-acceptance", "parallel-block" };
     return names;
 }
 
@@ -155,7 +155,7 @@ std::string hfModelName(const std::string& path)
 json flagValue(const std::string& key, const std::string& text)
 {
     if (key == "sp" || key == "flash-attention" || key == "tp-comm-overlap" || key == "dp-overlap"
-        || key == "p2p-overlap") {
+        || key == "p2p-overlap" || key == "parallel-block") {
         if (text == "on" || text == "true" || text == "1")
             return true;
         if (text == "off" || text == "false" || text == "0")
@@ -237,6 +237,20 @@ core::Scenario scenarioFromArgs(const Args& args)
             doc["model"] = model;
         } else
             doc["model"] = m;
+    }
+    if (args.has("parallel-block")) {
+        // A model field: a preset named by id becomes its own object with the block switched.
+        json& model = doc["model"];
+        if (model.is_string()) {
+            const std::optional<core::ModelSpec> preset
+                = core::PresetLibrary::instance().model(model.get<std::string>());
+            if (!preset)
+                throw UsageError("--parallel-block: unknown model preset \"" + model.get<std::string>() + "\"");
+            model = core::modelSpecToJson(*preset);
+        }
+        if (!model.is_object())
+            throw UsageError("--parallel-block: the scenario's model must be a preset id or an object");
+        model["parallel_block"] = flagValue("parallel-block", args.value("parallel-block"));
     }
     const bool clusterFlags = args.has("gpu") || args.has("nodes") || args.has("gpus-per-node") || args.has("nic-gbps");
     if (clusterFlags) {

@@ -35,7 +35,7 @@ usage:
 
 scenario flags: --model NAME|FILE.json|config.json (Hugging Face) --gpu NAME --nodes N --gpus-per-node G --nic-gbps X --tp N --sp on|off
   --pp N --vpp N --dp N --ep N --cp N --zero 0-3 --schedule S --micro-batch N --global-batch N --seq-len N
-  --recompute none|selective|full --dtype bf16|fp8 --flash-attention on|off --tp-comm-overlap on|off
+  --recompute none|selective|full --dtype bf16|fp8 --flash-attention on|off --parallel-block on|off --tp-comm-overlap on|off
   --dp-overlap on|off --p2p-overlap on|off --ddp-bucket-size PARAMS
 exit codes: 0 report computed (it may say fits: false), 1 invalid configuration (validate: a bound exceeded),
   2 bad usage or unreadable file
