@@ -128,8 +128,9 @@ std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& m
     model.tiedEmbeddings = !contains(arch, "untied") && (conv.tiedEmbeddings || contains(arch, "tied"));
     model.dropout = conv.dropout;
     // A parallel attention + MLP block, as the record's architecture names it or the source's method states it.
-    const bool parallelNamed = contains(arch, "parallel transformer block") || contains(arch, "parallel attention")
-        || contains(arch, "parallel residual") || contains(arch, "PTB");
+    const bool parallelNamed = contains(arch, "parallel transformer block") || contains(arch, "parallel residual")
+        || contains(arch, "parallel attention and") || contains(arch, "parallel attention +")
+        || contains(arch, "parallel attn") || contains(arch, "(PTB)");
     model.parallelBlock = !(m.contains("moe") && m["moe"].is_object()) && (parallelNamed || conv.parallelBlock);
     if (model.parallelBlock && !parallelNamed)
         assumed.push_back("model.parallel_block = true (" + conv.parallelBlockNote + ")");

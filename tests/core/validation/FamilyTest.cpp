@@ -128,7 +128,12 @@ TEST(ValidationFamily, ParallelBlockFromTheArchitectureOrMegaScalesMethod)
     ASSERT_TRUE(baseline.run) << baseline.reason;
     EXPECT_FALSE(baseline.run->scenario.model.parallelBlock);
     // MoE records never get one (the engine's parallel block is for dense layers).
-    const PublishedRunConversion moe = convertPublishedRun(grokRecord("parallel attention"));
+    const PublishedRunConversion moe = convertPublishedRun(grokRecord("parallel attention and MLP"));
     ASSERT_TRUE(moe.run) << moe.reason;
     EXPECT_FALSE(moe.run->scenario.model.parallelBlock);
+    // Tensor-parallel attention is not a parallel block.
+    dense["model"]["arch"] = "dense decoder, tensor-parallel attention heads";
+    const PublishedRunConversion tensorParallel = convertPublishedRun(dense);
+    ASSERT_TRUE(tensorParallel.run) << tensorParallel.reason;
+    EXPECT_FALSE(tensorParallel.run->scenario.model.parallelBlock);
 }
