@@ -9,6 +9,21 @@
 
 namespace parallax::core {
 
+namespace {
+// A bound at `digits` decimals, rounded to nearest unless that would put it on the wrong side of the value it
+// brackets: a printed range always contains its printed point ("15.8 ms (15-20)", not "(16-20)").
+std::string boundText(double bound, double value, int digits, bool low)
+{
+    const double unit = std::pow(10.0, digits);
+    double shown = std::round(bound * unit) / unit;
+    if (low && shown > value)
+        shown = std::floor(bound * unit) / unit;
+    if (!low && shown < value)
+        shown = std::ceil(bound * unit) / unit;
+    return fixedText(shown, digits);
+}
+} // namespace
+
 std::string secondsRangeText(double seconds, double lowSeconds, double highSeconds)
 {
     // The bounds in the value's unit, one digit less precise than the value itself.
@@ -16,8 +31,8 @@ std::string secondsRangeText(double seconds, double lowSeconds, double highSecon
     const double scale = magnitude >= 1.0 ? 1.0 : magnitude >= 1e-3 ? 1e3 : 1e6;
     const int digits = magnitude >= 1.0 ? 2 : magnitude >= 0.1 ? 0 : magnitude >= 1e-3 ? 1 : 0;
     const int boundDigits = std::max(0, digits - 1);
-    return secondsText(seconds) + " (" + fixedText(lowSeconds * scale, boundDigits) + "-"
-        + fixedText(highSeconds * scale, boundDigits) + ")";
+    return secondsText(seconds) + " (" + boundText(lowSeconds * scale, seconds * scale, boundDigits, true) + "-"
+        + boundText(highSeconds * scale, seconds * scale, boundDigits, false) + ")";
 }
 
 std::string gibRangeText(double bytes, double lowBytes, double highBytes)
@@ -28,7 +43,8 @@ std::string gibRangeText(double bytes, double lowBytes, double highBytes)
 std::string rateRangeText(double value, double low, double high)
 {
     const int boundDigits = std::fabs(value) >= 100.0 ? 0 : 1;
-    return fixedText(value, 1) + " (" + fixedText(low, boundDigits) + "-" + fixedText(high, boundDigits) + ")";
+    return fixedText(value, 1) + " (" + boundText(low, value, boundDigits, true) + "-"
+        + boundText(high, value, boundDigits, false) + ")";
 }
 
 std::string stepTimeRangeText(const Report& r)

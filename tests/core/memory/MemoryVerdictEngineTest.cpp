@@ -85,6 +85,11 @@ TEST(MemoryVerdict, RangeTextAsPrinted)
 {
     EXPECT_EQ(secondsRangeText(2.36, 2.2, 2.5), "2.36 s (2.2-2.5)");
     EXPECT_EQ(secondsRangeText(0.523, 0.48, 0.561), "523 ms (480-561)");
+    // A bound that rounds past its point is rounded outwards instead: the printed range holds the printed point.
+    EXPECT_EQ(secondsRangeText(0.0158, 0.0158, 0.0198), "15.8 ms (15-20)");
+    EXPECT_EQ(secondsRangeText(0.0158, 0.0150, 0.0161), "15.8 ms (15-16)");
+    EXPECT_EQ(rateRangeText(55.26, 55.26, 60.0), "55.3 (55.2-60.0)");
+    EXPECT_EQ(rateRangeText(1411.9, 1411.9, 1511.0), "1411.9 (1411-1511)");
 }
 
 // A GPU without validation data gets the widest band of its kind, and the report says so.
