@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Runs clang-tidy (.clang-tidy) over the Qt-free engine, using the build's compile_commands.json.
+# Runs clang-tidy (.clang-tidy) over the Qt-free engine, using the build's compile_commands.json. In a unity
+# build (the asan presets) that file lists the batches, not the sources: clang-tidy then takes a source's
+# command from its target's batch (the same flags) and parses the file on its own, so a source that leans on
+# an include of its batch neighbours fails here.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$repo/build}"

@@ -10,12 +10,6 @@
 
 namespace parallax::core {
 
-namespace {
-// Per-hop latency of NCCL over NVLink/NVSwitch (order of microseconds; NCCL's tuning model uses
-// ~1-2 us per LL128 step intra-node).
-constexpr double kNvlinkHopLatencySeconds = 2e-6;
-} // namespace
-
 DomainLinks DomainLinks::of(const Topology& topology)
 {
     DomainLinks links;

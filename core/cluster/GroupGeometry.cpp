@@ -12,9 +12,6 @@
 namespace parallax::core {
 
 namespace {
-// Per-hop latency of NCCL over NVLink/NVSwitch, as core/cluster/CommGroups.cpp.
-constexpr double kNvlinkHopLatencySeconds = 2e-6;
-
 // Members of the group that stand for all of it when domains are alike: those in its first
 // 2 period + 2 domains and in its last one. Inside the group the pattern of member positions per
 // domain repeats every `period` domains: stride / gcd(stride, domainSize) of them when several

@@ -10,6 +10,10 @@
 
 namespace parallax::core {
 
+// Per-hop latency of NCCL over NVLink/NVSwitch (order of microseconds; NCCL's tuning model uses
+// ~1-2 us per LL128 step intra-node): the intra-domain latency of every communicator.
+inline constexpr double kNvlinkHopLatencySeconds = 2e-6;
+
 // Whether every NVLink domain looks the same to a communicator: the same GPU count and NVLink
 // bandwidth, and every fabric holding every domain in order (the regular form). Then a group's
 // links depend only on where its members sit inside their domains, which repeats along the

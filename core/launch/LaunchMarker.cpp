@@ -75,4 +75,11 @@ std::map<std::string, std::string> LaunchMarker::parse(const std::string& text)
     return out;
 }
 
+std::string LaunchMarker::serialBlockNote(const std::string& framework)
+{
+    return "# NOTE: " + framework
+        + " has no parallel attention + MLP block (model.parallel_block): its layers run attention then MLP, with two "
+          "TP reductions per layer; the estimate assumes one";
+}
+
 } // namespace parallax::core

@@ -19,6 +19,9 @@ public:
     static std::vector<std::string> lines(const Scenario& s, const std::string& comment = "#");
     // key=value pairs of the marker lines found anywhere in `text` ("name" for parallax-name).
     static std::map<std::string, std::string> parse(const std::string& text);
+    // The comment a Megatron-Core export carries for a model with a parallel attention + MLP block, which
+    // Megatron-Core's layers do not have: "# NOTE: <framework> has no parallel attention + MLP block ...".
+    static std::string serialBlockNote(const std::string& framework);
 };
 
 } // namespace parallax::core

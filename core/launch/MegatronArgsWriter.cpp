@@ -68,9 +68,7 @@ Block modelArgs(const Scenario& s)
     if (m.mtpLayers > 0)
         l.emplace_back("--mtp-num-layers " + num(m.mtpLayers));
     if (m.parallelBlock)
-        l.emplace_back(
-            "# NOTE: Megatron-LM has no parallel attention + MLP block (model.parallel_block): its layers run "
-            "attention then MLP, with two TP reductions per layer; the estimate assumes one");
+        l.emplace_back(LaunchMarker::serialBlockNote("Megatron-LM"));
     return b;
 }
 

@@ -157,8 +157,7 @@ std::string NemoRecipeWriter::write(const Scenario& s)
     if (m.mtpLayers > 0)
         o << mc << "mtp_num_layers = " << m.mtpLayers << "\n";
     if (m.parallelBlock)
-        o << "# NOTE: NeMo's Megatron-Core GPT has no parallel attention + MLP block (model.parallel_block): its "
-             "layers run attention then MLP, with two TP reductions per layer; the estimate assumes one\n";
+        o << LaunchMarker::serialBlockNote("NeMo's Megatron-Core GPT") << "\n";
     if (m.mla) {
         if (m.mla->qLoraRank > 0)
             o << mc << "q_lora_rank = " << m.mla->qLoraRank << "\n";

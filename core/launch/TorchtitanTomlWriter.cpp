@@ -124,8 +124,9 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
           << "pipeline_parallel_microbatch_size = " << t.microBatch << "\n";
         const int stagesPerRank = p.vpp > 1 ? p.vpp : (schedule == "ZBVZeroBubble" || schedule == "DualPipeV" ? 2 : 1);
         std::string layoutError;
-        if (const auto layout = parsePipelineLayout(p.pipelineLayout, layoutError);
-            !p.pipelineLayout.empty() && layout) {
+        const auto layout
+            = p.pipelineLayout.empty() ? std::nullopt : parsePipelineLayout(p.pipelineLayout, layoutError);
+        if (layout) {
             o << "# NOTE: the design's pipeline layout \"" << p.pipelineLayout << "\" places";
             for (int k = 0; k < layout->stages(); ++k)
                 o << (k == 0 ? " " : ", ") << layout->layers[k];

@@ -9,38 +9,25 @@
 #include "core/cluster/RankMap.h"
 #include "core/io/PresetLibrary.h"
 
+#include "tests/core/TestScenarios.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 using namespace parallax::core;
+using parallax::test::gpuPreset;
+using parallax::test::rankConfig;
 
 namespace {
-GpuSpec h100()
-{
-    return *PresetLibrary::instance().gpu("h100-sxm");
-}
-
-ParallelConfig config(int tp, int cp, int dp, int pp, int ep, const char* order)
-{
-    ParallelConfig p;
-    p.tp = tp;
-    p.cp = cp;
-    p.dp = dp;
-    p.pp = pp;
-    p.ep = ep;
-    p.order = order;
-    return p;
-}
-
 // Domains of the given sizes; `fabrics` lists each fabric's domains (empty: one fabric of all).
 Topology topology(const std::vector<int>& sizes, std::vector<std::vector<int>> fabrics = {}, int nicsPerDomain = 0,
     bool railOptimized = true, bool pxn = true)
 {
     Topology t;
     for (std::size_t d = 0; d < sizes.size(); ++d)
-        t.domains.push_back({ "d" + std::to_string(d), h100(), sizes[d], 0 });
+        t.domains.push_back({ "d" + std::to_string(d), gpuPreset("h100-sxm"), sizes[d], 0 });
     if (fabrics.empty()) {
         fabrics.emplace_back();
         for (std::size_t d = 0; d < sizes.size(); ++d)
@@ -96,23 +83,25 @@ std::vector<Case> cases()
     std::vector<Case> out;
     const char* orders[] = { "tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp", "tp-dp-cp-ep-pp" };
     for (const char* order : orders) {
-        out.push_back({ "regular 8x8", topology(std::vector<int>(8, 8)), config(8, 1, 2, 4, 1, order) });
-        out.push_back({ "regular 16x8 tp4 cp2", topology(std::vector<int>(16, 8)), config(4, 2, 4, 4, 2, order) });
-        out.push_back({ "regular 12x8 tp2 dp12", topology(std::vector<int>(12, 8)), config(2, 1, 12, 4, 4, order) });
-        out.push_back({ "tp6 on 9x4", topology(std::vector<int>(9, 4)), config(6, 1, 3, 2, 1, order) });
+        out.push_back({ "regular 8x8", topology(std::vector<int>(8, 8)), rankConfig(8, 1, 2, 4, 1, order) });
+        out.push_back({ "regular 16x8 tp4 cp2", topology(std::vector<int>(16, 8)), rankConfig(4, 2, 4, 4, 2, order) });
         out.push_back(
-            { "NVL72-like 4x72 tp8 dp9 pp4", topology(std::vector<int>(4, 72)), config(8, 1, 9, 4, 8, order) });
-        out.push_back({ "mixed 4+8+4+8", topology({ 4, 8, 4, 8 }), config(2, 1, 6, 2, 2, order) });
-        out.push_back({ "mixed with an empty domain", topology({ 8, 0, 8, 8 }), config(4, 1, 3, 2, 1, order) });
+            { "regular 12x8 tp2 dp12", topology(std::vector<int>(12, 8)), rankConfig(2, 1, 12, 4, 4, order) });
+        out.push_back({ "tp6 on 9x4", topology(std::vector<int>(9, 4)), rankConfig(6, 1, 3, 2, 1, order) });
+        out.push_back(
+            { "NVL72-like 4x72 tp8 dp9 pp4", topology(std::vector<int>(4, 72)), rankConfig(8, 1, 9, 4, 8, order) });
+        out.push_back({ "mixed 4+8+4+8", topology({ 4, 8, 4, 8 }), rankConfig(2, 1, 6, 2, 2, order) });
+        out.push_back({ "mixed with an empty domain", topology({ 8, 0, 8, 8 }), rankConfig(4, 1, 3, 2, 1, order) });
         out.push_back({ "leaves under a spine",
             topology(std::vector<int>(8, 8), { { 0, 1, 2, 3 }, { 4, 5, 6, 7 }, { 0, 1, 2, 3, 4, 5, 6, 7 } }),
-            config(4, 1, 4, 4, 2, order) });
+            rankConfig(4, 1, 4, 4, 2, order) });
         out.push_back(
-            { "rails: 4 NICs per 8 GPUs", topology(std::vector<int>(8, 8), {}, 4), config(2, 1, 8, 4, 2, order) });
+            { "rails: 4 NICs per 8 GPUs", topology(std::vector<int>(8, 8), {}, 4), rankConfig(2, 1, 8, 4, 2, order) });
         out.push_back({ "rails without PXN", topology(std::vector<int>(16, 8), {}, 8, true, false),
-            config(1, 1, 32, 4, 4, order) });
-        out.push_back({ "fat tree", topology(std::vector<int>(16, 8), {}, 0, false), config(2, 2, 8, 4, 1, order) });
-        out.push_back({ "more GPUs than ranks", topology(std::vector<int>(10, 8)), config(8, 1, 2, 4, 1, order) });
+            rankConfig(1, 1, 32, 4, 4, order) });
+        out.push_back(
+            { "fat tree", topology(std::vector<int>(16, 8), {}, 0, false), rankConfig(2, 2, 8, 4, 1, order) });
+        out.push_back({ "more GPUs than ranks", topology(std::vector<int>(10, 8)), rankConfig(8, 1, 2, 4, 1, order) });
     }
     return out;
 }

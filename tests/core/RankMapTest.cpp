@@ -2,33 +2,18 @@
 #include "core/cluster/RankMap.h"
 #include "core/io/PresetLibrary.h"
 
+#include "tests/core/TestScenarios.h"
+
 #include <gtest/gtest.h>
 
 using namespace parallax::core;
-
-namespace {
-GpuSpec h100()
-{
-    return *PresetLibrary::instance().gpu("h100-sxm");
-}
-
-ParallelConfig config(int tp, int cp, int dp, int pp, int ep = 1, const char* order = "tp-cp-ep-dp-pp")
-{
-    ParallelConfig p;
-    p.tp = tp;
-    p.cp = cp;
-    p.dp = dp;
-    p.pp = pp;
-    p.ep = ep;
-    p.order = order;
-    return p;
-}
-} // namespace
+using parallax::test::gpuPreset;
+using parallax::test::rankConfig;
 
 // Megatron-Core's default order "tp-cp-ep-dp-pp": tp varies fastest, pp slowest.
 TEST(RankMap, CoordinatesFollowTheOrder)
 {
-    const RankMap map = RankMap::build(config(2, 1, 2, 2), nullptr);
+    const RankMap map = RankMap::build(rankConfig(2, 1, 2, 2), nullptr);
     ASSERT_EQ(map.worldSize(), 8);
     const int expected[8][3] = { // tp, dp, pp
         { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 0, 1, 1 }, { 1, 1, 1 }
@@ -48,7 +33,7 @@ TEST(RankMap, CoordinatesFollowTheOrder)
 
 TEST(RankMap, OtherOrdersPermuteStrides)
 {
-    const RankMap map = RankMap::build(config(2, 1, 2, 2, 1, "tp-cp-ep-pp-dp"), nullptr);
+    const RankMap map = RankMap::build(rankConfig(2, 1, 2, 2, 1, "tp-cp-ep-pp-dp"), nullptr);
     EXPECT_EQ(map.groups(Dim::Pp)[0].ranks, (std::vector<int> { 0, 2 }));
     EXPECT_EQ(map.groups(Dim::Dp)[0].ranks, (std::vector<int> { 0, 4 }));
 }
@@ -56,7 +41,7 @@ TEST(RankMap, OtherOrdersPermuteStrides)
 // Expert view: ep carved out of the tp*cp*dp ranks of a stage; edp = tp*cp*dp / (ep*etp).
 TEST(RankMap, ExpertGroups)
 {
-    const RankMap map = RankMap::build(config(1, 1, 8, 2, 4), nullptr);
+    const RankMap map = RankMap::build(rankConfig(1, 1, 8, 2, 4), nullptr);
     ASSERT_EQ(map.groups(Dim::Ep).size(), 4u); // 16 ranks / 4
     EXPECT_EQ(map.groups(Dim::Ep)[0].ranks, (std::vector<int> { 0, 1, 2, 3 }));
     EXPECT_EQ(map.groups(Dim::Edp)[0].ranks, (std::vector<int> { 0, 4 }));
@@ -75,22 +60,22 @@ struct CrossingCase {
 TEST(RankMap, GroupsCrossingDomains)
 {
     const CrossingCase cases[] = {
-        { "tp=8 on 2x8", { 8, 8 }, config(8, 1, 2, 1), 0, 8, 0 },
-        { "tp=8 on 2x4", { 4, 4 }, config(8, 1, 1, 1), 1, 0, 0 },
-        { "tp=4 on 2x4", { 4, 4 }, config(4, 1, 2, 1), 0, 4, 0 },
-        { "tp=2 pp=4 on 4x2", { 2, 2, 2, 2 }, config(2, 1, 1, 4), 0, 0, 2 },
+        { "tp=8 on 2x8", { 8, 8 }, rankConfig(8, 1, 2, 1), 0, 8, 0 },
+        { "tp=8 on 2x4", { 4, 4 }, rankConfig(8, 1, 1, 1), 1, 0, 0 },
+        { "tp=4 on 2x4", { 4, 4 }, rankConfig(4, 1, 2, 1), 0, 4, 0 },
+        { "tp=2 pp=4 on 4x2", { 2, 2, 2, 2 }, rankConfig(2, 1, 1, 4), 0, 0, 2 },
         // Mixed: a domain of 4 then one of 8. tp=4 groups are {0-3}, {4-7}, {8-11}: none cross.
-        { "tp=4 on 4+8", { 4, 8 }, config(4, 1, 3, 1), 0, 4, 0 },
+        { "tp=4 on 4+8", { 4, 8 }, rankConfig(4, 1, 3, 1), 0, 4, 0 },
         // tp=2 with dp=6 on 4+8: dp groups stride 2 over all 12 ranks: both cross.
-        { "tp=2 dp=6 on 4+8", { 4, 8 }, config(2, 1, 6, 1), 0, 2, 0 },
+        { "tp=2 dp=6 on 4+8", { 4, 8 }, rankConfig(2, 1, 6, 1), 0, 2, 0 },
         // tp=6 on 4+8: {0..5} spans both domains, {6..11} does not; dp pairs {r, r+6} cross for r < 4.
-        { "tp=6 on 4+8", { 4, 8 }, config(6, 1, 2, 1), 1, 4, 0 },
+        { "tp=6 on 4+8", { 4, 8 }, rankConfig(6, 1, 2, 1), 1, 4, 0 },
     };
     for (const auto& c : cases) {
         Topology topo;
         Fabric f;
         for (std::size_t d = 0; d < c.domainSizes.size(); ++d) {
-            topo.domains.push_back({ "d" + std::to_string(d), h100(), c.domainSizes[d], 0 });
+            topo.domains.push_back({ "d" + std::to_string(d), gpuPreset("h100-sxm"), c.domainSizes[d], 0 });
             f.domains.push_back(static_cast<int>(d));
         }
         topo.fabrics.push_back(f);
@@ -104,8 +89,8 @@ TEST(RankMap, GroupsCrossingDomains)
 TEST(RankMap, MixedTopologyRankToDomain)
 {
     Topology topo;
-    topo.domains.push_back({ "small", h100(), 4, 0 });
-    topo.domains.push_back({ "big", h100(), 8, 0 });
+    topo.domains.push_back({ "small", gpuPreset("h100-sxm"), 4, 0 });
+    topo.domains.push_back({ "big", gpuPreset("h100-sxm"), 8, 0 });
     EXPECT_EQ(topo.gpuCount(), 12);
     EXPECT_EQ(topo.locate(3).domain, 0);
     EXPECT_EQ(topo.locate(4).domain, 1);
@@ -118,7 +103,7 @@ TEST(RankMap, MixedTopologyRankToDomain)
 // has it (an NVLink override does not matter to the rank map; an empty domain does).
 TEST(RankMap, DomainCountsReadTheSizesOnly)
 {
-    Topology t = Topology::regular(h100(), 4, 8, 400);
+    Topology t = Topology::regular(gpuPreset("h100-sxm"), 4, 8, 400);
     RankMap::DomainCounts c = RankMap::DomainCounts::of(t);
     EXPECT_EQ(c.gpus, 32);
     EXPECT_EQ(c.uniformSize, 8);
@@ -140,12 +125,12 @@ TEST(RankMap, DomainCountsReadTheSizesOnly)
 TEST(RankMap, BuildWithCountsMatchesBuild)
 {
     Topology mixed;
-    mixed.domains.push_back({ "small", h100(), 4, 0 });
-    mixed.domains.push_back({ "big", h100(), 8, 0 });
-    mixed.domains.push_back({ "big2", h100(), 8, 0 });
-    mixed.domains.push_back({ "small2", h100(), 4, 0 });
-    for (const Topology& t : { Topology::regular(h100(), 3, 8, 400), mixed }) {
-        const ParallelConfig p = config(4, 1, 3, 2);
+    mixed.domains.push_back({ "small", gpuPreset("h100-sxm"), 4, 0 });
+    mixed.domains.push_back({ "big", gpuPreset("h100-sxm"), 8, 0 });
+    mixed.domains.push_back({ "big2", gpuPreset("h100-sxm"), 8, 0 });
+    mixed.domains.push_back({ "small2", gpuPreset("h100-sxm"), 4, 0 });
+    for (const Topology& t : { Topology::regular(gpuPreset("h100-sxm"), 3, 8, 400), mixed }) {
+        const ParallelConfig p = rankConfig(4, 1, 3, 2);
         const RankMap a = RankMap::build(p, &t);
         const RankMap b = RankMap::build(p, &t, RankMap::DomainCounts::of(t));
         ASSERT_TRUE(a.hasTopology());
@@ -156,6 +141,6 @@ TEST(RankMap, BuildWithCountsMatchesBuild)
             EXPECT_EQ(a.groupsCrossingDomains(static_cast<Dim>(d)), b.groupsCrossingDomains(static_cast<Dim>(d)));
     }
     // Too few GPUs for the world: no topology, whichever way the counts come.
-    const Topology small = Topology::regular(h100(), 1, 8, 400);
-    EXPECT_FALSE(RankMap::build(config(4, 1, 4, 1), &small, RankMap::DomainCounts::of(small)).hasTopology());
+    const Topology small = Topology::regular(gpuPreset("h100-sxm"), 1, 8, 400);
+    EXPECT_FALSE(RankMap::build(rankConfig(4, 1, 4, 1), &small, RankMap::DomainCounts::of(small)).hasTopology());
 }

@@ -43,6 +43,28 @@ inline core::Scenario makeScenario(const std::string& model, const std::string& 
     return s;
 }
 
+// A GPU preset by id; throws when the library lacks it.
+inline core::GpuSpec gpuPreset(const std::string& id)
+{
+    auto g = core::PresetLibrary::instance().gpu(id);
+    if (!g)
+        throw std::runtime_error("missing GPU preset " + id);
+    return *g;
+}
+
+// Degrees and a rank order (Megatron-Core's default "tp-cp-ep-dp-pp"), for the rank-map tests.
+inline core::ParallelConfig rankConfig(int tp, int cp, int dp, int pp, int ep = 1, const char* order = "tp-cp-ep-dp-pp")
+{
+    core::ParallelConfig p;
+    p.tp = tp;
+    p.cp = cp;
+    p.dp = dp;
+    p.pp = pp;
+    p.ep = ep;
+    p.order = order;
+    return p;
+}
+
 inline core::ParallelConfig degrees(int tp, int pp, int dp, int cp = 1, int ep = 1)
 {
     core::ParallelConfig p;

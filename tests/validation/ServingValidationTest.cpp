@@ -2,6 +2,7 @@
 // The serving suite on a small hand-made file whose expected errors are derived here by hand, and on the
 // real table (data/published_serving.json) within its stated bounds.
 #include "core/validation/ServingValidation.h"
+#include "core/Units.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -13,8 +14,6 @@ using namespace parallax::core;
 using nlohmann::json;
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 json handFile()
 {

@@ -19,7 +19,7 @@ using namespace parallax::core;
 namespace rm = parallax::core::recompute_module;
 
 namespace {
-ModelSpec preset(const std::string& id)
+ModelSpec modelPreset(const std::string& id)
 {
     auto m = PresetLibrary::instance().model(id);
     EXPECT_TRUE(m) << id;
@@ -53,7 +53,7 @@ bool hasMessage(const std::vector<Message>& list, const std::string& field)
 // projections, 2 x ffn / tp elements per token, and nothing else.
 TEST(LowPrecisionActivations, Fp8InputStoreHalvesTheDenseSwigluInput)
 {
-    const ModelSpec m = preset("llama3-70b");
+    const ModelSpec m = modelPreset("llama3-70b");
     const LayerShape shape = layerShape(m, 0);
     ActivationContext c = context(0, false, false);
     c.tp = 8;
@@ -70,7 +70,7 @@ TEST(LowPrecisionActivations, Fp8InputStoreHalvesTheDenseSwigluInput)
 // copies' too (top-8 x 1.25 imbalance x 2 x 2048 per token).
 TEST(LowPrecisionActivations, Fp8InputStoreDoesNotReachTheMoeActCheckpoint)
 {
-    const ModelSpec m = preset("deepseek-v3");
+    const ModelSpec m = modelPreset("deepseek-v3");
     const LayerShape moe = layerShape(m, m.moe->firstDenseLayers);
     ASSERT_TRUE(moe.moe);
     const double tokens = 4096, width = 2048, shared = 2048;
@@ -90,7 +90,7 @@ TEST(LowPrecisionActivations, Fp8InputStoreDoesNotReachTheMoeActCheckpoint)
 // fp8 copy) and the MoE SwiGLU inputs, routed and shared, in fp8 even under moe_act.
 TEST(LowPrecisionActivations, DeepSeekCacheStoresE5m6AttentionOutputAndFp8SwigluInputs)
 {
-    const ModelSpec m = preset("deepseek-v3");
+    const ModelSpec m = modelPreset("deepseek-v3");
     const LayerShape moe = layerShape(m, m.moe->firstDenseLayers);
     const LayerShape dense = layerShape(m, 0);
     const unsigned modules = rm::kMoeAct | rm::kLayernorm | rm::kMlaUpProj;

@@ -14,7 +14,7 @@ namespace {
 
 using test::describe;
 
-struct Row {
+struct PeakRow {
     const char* source;
     ScheduleKind kind;
     int v;
@@ -25,7 +25,7 @@ struct Row {
     std::function<double(int p, int m, int v, int rank)> expected;
 };
 
-std::vector<Row> rows()
+std::vector<PeakRow> peakRows()
 {
     return {
         { "GPipe keeps all m", ScheduleKind::GPipe, 1, 1, 0, 1, false, [](int, int m, int, int) { return m; } },
@@ -57,7 +57,7 @@ std::vector<Row> rows()
 
 TEST(InflightPeak, MatchesThePublishedCounts)
 {
-    for (const Row& row : rows()) {
+    for (const PeakRow& row : peakRows()) {
         for (int p : { 2, 4, 8, 16 }) {
             for (int factor : { 1, 2, 4, 8 }) {
                 if (factor < row.minMicrobatchesPerRank)
