@@ -7,8 +7,8 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${PARALLAX_BUILD_DIR:-$repo/build}"
 bash "$repo/scripts/install-deps.sh"
-# A unity build (CMake batches a target's files into one translation unit): a first build in about half
-# the time, since the JSON and standard-library templates each file instantiates are compiled once per batch.
+# A unity build (CMake batches a target's files into one translation unit): a shorter first build, since the
+# JSON and standard-library templates each file instantiates are compiled once per batch, not once per file.
 bash "$repo/scripts/build.sh" -DPARALLAX_BUILD_BENCHMARKS=OFF -DCMAKE_UNITY_BUILD=ON
 gui="$build/app/parallax"
 if [[ -x "$gui" ]]; then

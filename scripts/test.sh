@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The test command: installs what is missing, checks formatting and license lines, then builds and
-# tests everything under ASan + UBSan (CMakePresets.json; a unity build, which halves the compile time), each
-# test once, in one build folder:
+# tests everything under ASan + UBSan (CMakePresets.json; a unity build, about a third of the compile time),
+# each test once, in one build folder:
 #   1. the minimal configuration (asan-minimal: every optional part off, STYLE.md): core, CLI and their
 #      tests (core, validation, CLI goldens without the renderer, fuzz corpus replays, scripts);
 #   2. the same folder reconfigured with everything this machine can build (asan: the Qt UI, the CUDA

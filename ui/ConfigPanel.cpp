@@ -685,13 +685,22 @@ QGroupBox* ConfigPanel::buildInferenceGroup()
         [](S& s, double v) { s.inference.gpuMemoryUtilization = v; },
         tr("Share of each GPU's HBM the serving engine may use (vLLM --gpu-memory-utilization, default 0.9); the "
            "rest is the reserve left to the driver and other processes"));
+    std::vector<std::pair<QString, QString>> drafters { { QString(), tr("the model's MTP module") } };
+    for (const auto& m : core::PresetLibrary::instance().models())
+        drafters.emplace_back(QString::fromStdString(m.id), QString::fromStdString(m.name));
+    choiceField(
+        form, tr("Drafter:"), QStringLiteral("inference.draft_model"), drafters,
+        [](const S& s) { return QString::fromStdString(s.inference.draftModel); },
+        [](S& s, const QString& v) { s.inference.draftModel = v.toStdString(); },
+        tr("What proposes the draft tokens: the model's own multi-token-prediction module (vLLM method \"mtp\"), or "
+           "a smaller model of the same tokenizer run beside it at the same tp, in bf16 (vLLM method "
+           "\"draft_model\", SGLang STANDALONE, TensorRT-LLM DraftTarget)"));
     intField(
-        form, tr("MTP draft tokens:"), QStringLiteral("inference.speculative_tokens"), 0, 8,
+        form, tr("Draft tokens:"), QStringLiteral("inference.speculative_tokens"), 0, 8,
         [](const S& s) { return s.inference.speculativeTokens; },
         [](S& s, int v) { s.inference.speculativeTokens = v; },
-        tr("Speculative decoding with the model's own multi-token-prediction module (needs MTP depths >= 1): "
-           "draft tokens per step (vLLM --speculative-config num_speculative_tokens, SGLang "
-           "--speculative-num-steps); 0 decodes one token per step"));
+        tr("Speculative decoding: draft tokens per step (vLLM --speculative-config num_speculative_tokens, SGLang "
+           "--speculative-num-steps); 0 decodes one token per step. The MTP module needs MTP depths >= 1"));
     if (auto* spin = qobject_cast<QSpinBox*>(fieldEditor(QStringLiteral("inference.speculative_tokens"))))
         spin->setSpecialValueText(tr("off"));
     doubleField(
@@ -872,8 +881,9 @@ void ConfigPanel::refreshFromScenario()
         if (QWidget* editor = fieldEditor(QString::fromLatin1(path)))
             editor->setEnabled(s.model.isMoe());
     }
-    // MTP drafts need the model's MTP module: greyed out without one, unless set (so the error can be fixed).
-    const bool drafts = s.model.mtpLayers > 0 || s.inference.speculativeTokens > 0;
+    // Drafts need a drafter (the model's MTP module or a draft model): greyed out without one, unless set (so
+    // the error can be fixed).
+    const bool drafts = s.model.mtpLayers > 0 || !s.inference.draftModel.empty() || s.inference.speculativeTokens > 0;
     for (const char* path : { "inference.speculative_tokens", "inference.draft_acceptance" }) {
         if (QWidget* editor = fieldEditor(QString::fromLatin1(path)))
             editor->setEnabled(drafts);

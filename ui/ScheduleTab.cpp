@@ -204,7 +204,7 @@ void ScheduleTab::setEvaluation(const EvaluationPtr& evaluation)
         QStringList terms;
         const std::pair<QString, double> parts[] = { { tr("weights"), d.weightsSeconds },
             { tr("KV cache"), d.kvSeconds }, { tr("compute"), d.computeSeconds }, { tr("TP"), d.tpSeconds },
-            { tr("EP"), d.epSeconds }, { tr("PP"), d.ppSeconds }, { tr("MTP drafts"), d.draftSeconds } };
+            { tr("EP"), d.epSeconds }, { tr("PP"), d.ppSeconds }, { tr("drafts"), d.draftSeconds } };
         for (const auto& [name, seconds] : parts) {
             if (seconds > 0)
                 terms << name + QLatin1Char(' ') + format::seconds(seconds);

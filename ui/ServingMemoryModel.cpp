@@ -94,7 +94,9 @@ QString ServingMemoryModel::detail(int row) const
         QString text = tr("%1 linears; embeddings, LM head, norms in bf16; whole model %2")
                            .arg(QString::fromStdString(r.weightDtype), format::bytes(r.modelWeightsBytes));
         if (r.draftWeightsBytesPerGpu > 0)
-            text += tr("; the MTP drafter %1 per GPU of the last stage").arg(format::bytes(r.draftWeightsBytesPerGpu));
+            text += tr("; the %1 drafter %2 per GPU of the last stage")
+                        .arg(r.draftModel.empty() ? tr("MTP") : QString::fromStdString(r.draftModel),
+                            format::bytes(r.draftWeightsBytesPerGpu));
         return text;
     }
     case KvCache:

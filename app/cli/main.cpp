@@ -37,6 +37,9 @@ scenario flags: --model NAME|FILE.json|config.json (Hugging Face) --gpu NAME --n
   --pp N --vpp N --dp N --ep N --cp N --zero 0-3 --schedule S --micro-batch N --global-batch N --seq-len N
   --recompute none|selective|full --dtype bf16|fp8 --flash-attention on|off --parallel-block on|off --tp-comm-overlap on|off
   --dp-overlap on|off --p2p-overlap on|off --ddp-bucket-size PARAMS
+serving flags: --mode inference --weight-dtype bf16|fp8|int8|int4|nvfp4|mxfp4 --kv-dtype bf16|fp8 --isl N --osl N
+  --context-len N --concurrency N|max --gpu-memory-utilization F --speculative-tokens K --draft-acceptance A
+  --draft-model NAME (a model preset that drafts; without it the model's MTP module does)
 exit codes: 0 report computed (it may say fits: false), 1 invalid configuration (validate: a bound exceeded),
   2 bad usage or unreadable file
 )";

@@ -28,6 +28,10 @@ struct InferenceConfig {
     // --speculative-config method "mtp", SGLang --speculative-algorithm EAGLE on an MTP checkpoint): draft tokens
     // proposed per step (vLLM num_speculative_tokens); 0 decodes one token per step.
     int speculativeTokens = 0;
+    // A separate, smaller draft model instead of the MTP module (vLLM speculative method "draft_model", SGLang
+    // --speculative-algorithm STANDALONE, TensorRT-LLM decoding_type DraftTarget): a model preset id whose
+    // tokenizer is the model's. Empty: the model's own MTP module drafts.
+    std::string draftModel;
     // Probability that each draft token is accepted, given the ones before it were (arXiv:2211.17192
     // sec. 3.1's alpha). Default: DeepSeek-V3's MTP, "85%-90%" for the second token (arXiv:2412.19437
     // sec. 5.4.3), its low end; it depends on the traffic, so it is the user's to set.

@@ -3,6 +3,7 @@
 
 #include "core/Limits.h"
 #include "core/io/JsonReader.h"
+#include "core/io/PresetLibrary.h"
 
 namespace parallax::core {
 
@@ -33,6 +34,11 @@ InferenceConfig readInferenceConfig(JsonReader& r)
     c.gpuMemoryUtilization = r.number("gpu_memory_utilization", 0.05, 1.0, c.gpuMemoryUtilization);
     c.speculativeTokens = static_cast<int>(r.integer("speculative_tokens", 0, kMaxSpeculativeTokens, 0));
     c.draftAcceptance = r.number("draft_acceptance", 0.0, 1.0, c.draftAcceptance);
+    c.draftModel = r.string("draft_model", "");
+    if (!c.draftModel.empty() && !PresetLibrary::instance().findModel(c.draftModel))
+        r.fail("draft_model",
+            "unknown model preset \"" + c.draftModel + "\"; known: " + PresetLibrary::instance().modelIds()
+                + " (or leave it out: the model's MTP module drafts)");
     return c;
 }
 
@@ -47,6 +53,8 @@ nlohmann::json inferenceConfigToJson(const InferenceConfig& c)
         j["speculative_tokens"] = c.speculativeTokens;
         j["draft_acceptance"] = c.draftAcceptance;
     }
+    if (!c.draftModel.empty())
+        j["draft_model"] = c.draftModel;
     return j;
 }
 

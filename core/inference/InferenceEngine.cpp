@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace parallax::core {
 
@@ -105,14 +106,31 @@ std::vector<Message> validateServingLayout(const Scenario& s)
         errors.push_back({ "parallel.pp", "pp=" + str(p.pp) + " exceeds layers=" + str(m.layers) + ": lower pp" });
     if (!m.isMoe() && p.ep > 1)
         errors.push_back({ "parallel.ep", "the model has no experts: set ep=1" });
-    if (s.inference.speculativeTokens > 0 && m.mtpLayers == 0)
+    const ModelSpec* draft = draftModelOf(s.inference);
+    if (s.inference.speculativeTokens > 0 && s.inference.draftModel.empty() && m.mtpLayers == 0)
         errors.push_back({ "inference.speculative_tokens",
             "speculative_tokens=" + str(s.inference.speculativeTokens)
                 + " drafts with the model's multi-token-"
                   "prediction module, and "
                 + (m.name.empty() ? std::string("the model") : m.name)
-                + " has none (mtp_layers 0): set speculative_tokens to 0, or mtp_layers to the checkpoint's "
-                  "num_nextn_predict_layers" });
+                + " has none (mtp_layers 0): set speculative_tokens to 0, set draft_model to a smaller model of "
+                  "its tokenizer, or set mtp_layers to the checkpoint's num_nextn_predict_layers" });
+    if (!s.inference.draftModel.empty() && !draft)
+        errors.push_back({ "inference.draft_model",
+            "unknown model preset \"" + s.inference.draftModel + "\": choose a model preset, or clear draft_model" });
+    if (draft) {
+        // A drafter proposes token ids the model scores: both must share one tokenizer (vLLM checks the draft's
+        // vocabulary against the target's), and its heads split over the model's tp.
+        if (draft->vocab != m.vocab)
+            errors.push_back({ "inference.draft_model",
+                draft->name + " has a vocabulary of " + str(draft->vocab) + " tokens and the model " + str(m.vocab)
+                    + ": a draft model must share the model's tokenizer; choose one of its family" });
+        if (draft->heads % p.tp != 0 || (draft->kvHeads % p.tp != 0 && p.tp % draft->kvHeads != 0))
+            errors.push_back({ "inference.draft_model",
+                draft->name + " (heads " + str(draft->heads) + ", kv_heads " + str(draft->kvHeads)
+                    + ") does not split over tp=" + str(p.tp)
+                    + ": the draft model runs at the model's tp; choose a tp or a draft model that fits" });
+    }
     if (m.isMoe() && p.ep > 1) {
         if (m.moe->experts % p.ep != 0)
             errors.push_back({ "parallel.ep",
@@ -183,6 +201,8 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     r.gpuMemoryUtilization = config.gpuMemoryUtilization;
     r.speculativeTokens = draftTokensPerStep(m, config);
     r.draftAcceptance = r.speculativeTokens > 0 ? config.draftAcceptance : 0.0;
+    const ModelSpec* draft = r.speculativeTokens > 0 ? draftModelOf(config) : nullptr;
+    r.draftModel = draft ? draft->name : std::string();
     r.draftWeightsBytesPerGpu = draftWeightBytes(m, config, L.tp, L.expertShards());
     r.modelWeightsBytes = servingWeightBytes(m, config.weightFormat, 1, 1, 0, m.layers, true, true).total();
     r.kvBytesPerToken = kvBytesPerToken(m, config.kvDtype);
@@ -233,6 +253,12 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     // Time.
     ServingTimeInputs timeIn { m, config, L, rates, comm.tp, comm.ep };
     timeIn.defaults = defaults;
+    // A draft model runs in bf16 whatever the model's weights (kDraftModelWeightFormat).
+    std::optional<ComputeRates> draftRates;
+    if (draft && servingComputeDType(config.weightFormat) != DType::Bf16) {
+        draftRates.emplace(gpu, DType::Bf16, options.calibration, defaults);
+        timeIn.draftRates = &*draftRates;
+    }
     timeIn.maxBatchedTokens = memoryDefaults.maxBatchedTokens;
     if (L.pp > 1) {
         const int first = report.rankMap.member(Dim::Pp, 0, 0), second = report.rankMap.member(Dim::Pp, 0, 1);
@@ -252,6 +278,7 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
         // same requests (DeepSeek-V3 serves with it, arXiv:2412.19437 sec. 5.4.3).
         InferenceConfig drafting = config;
         drafting.speculativeTokens = 1;
+        drafting.draftModel.clear(); // the MTP module, not a draft model the scenario names
         const ServingTimeInputs withDrafts { m, drafting, L, rates, comm.tp, comm.ep, timeIn.ppHopLatencySeconds,
             timeIn.ppHopBytesPerSecond, timeIn.maxBatchedTokens, defaults };
         const double tpot = decodeStep(withDrafts, perReplica, meanContext).tpotSeconds();

@@ -93,12 +93,12 @@ const std::vector<std::pair<std::string, std::string>>& inferenceLessonPlacehold
         { "serving_concurrency", "serving: requests in flight the times use" },
         { "tokens_per_s_per_gpu", "serving: output tokens per second per GPU" },
         { "layout", "serving: the layout, e.g. TP8 or DP-attention8 + EP8" },
-        { "speculative_tokens", "serving: MTP draft tokens per step (0: no speculative decoding)" },
+        { "speculative_tokens", "serving: draft tokens per step (0: no speculative decoding)" },
         { "draft_acceptance", "serving: probability each draft token is accepted" },
         { "tokens_per_step", "serving: tokens a decode step emits per request" },
         { "decode_step_ms", "serving: one decode step (drafts and verification), ms" },
-        { "draft_ms", "serving: the MTP drafter's passes in one step, ms" },
-        { "draft_weights_gib", "serving: the MTP drafter's weights per GPU of the last stage, GiB" },
+        { "draft_ms", "serving: the drafter's passes in one step (MTP module or draft model), ms" },
+        { "draft_weights_gib", "serving: the drafter's weights per GPU of the last stage, GiB" },
         { "serving_best", "serving: the layout search's best layout of the cluster and its tokens/s per GPU" },
     };
     return kNames;

@@ -17,7 +17,7 @@ std::string describeServingConfiguration(const InferenceReport& r)
     text += dot + "weights " + r.weightDtype + dot + "KV " + r.kvDtype + dot + "isl " + std::to_string(r.isl)
         + " + osl " + std::to_string(r.osl) + dot + "context " + std::to_string(r.contextLen);
     if (r.speculativeTokens > 0)
-        text += dot + "MTP drafts " + std::to_string(r.speculativeTokens);
+        text += dot + (r.draftModel.empty() ? "MTP" : r.draftModel) + " drafts " + std::to_string(r.speculativeTokens);
     return text;
 }
 
@@ -25,7 +25,8 @@ std::string describeSpeculation(const InferenceReport& r)
 {
     if (r.speculativeTokens <= 0)
         return {};
-    return "MTP speculative decoding: " + std::to_string(r.speculativeTokens) + " draft token"
+    const std::string drafter = r.draftModel.empty() ? "MTP" : "draft-model (" + r.draftModel + ")";
+    return drafter + " speculative decoding: " + std::to_string(r.speculativeTokens) + " draft token"
         + (r.speculativeTokens == 1 ? "" : "s") + " per step at acceptance " + fixedText(r.draftAcceptance, 2) + ", "
         + fixedText(r.decode.tokensPerStep, 2) + " tokens per step";
 }

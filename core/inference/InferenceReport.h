@@ -50,11 +50,12 @@ struct InferenceReport {
     std::string weightDtype, kvDtype;
     int contextLen = 0, isl = 0, osl = 0;
     double gpuMemoryUtilization = 0.9;
-    int speculativeTokens = 0; // MTP draft tokens per step (0: no speculative decoding)
+    int speculativeTokens = 0; // draft tokens per step (0: no speculative decoding)
     double draftAcceptance = 0;
+    std::string draftModel; // the separate draft model's name; empty: the model's MTP module drafts
 
     double modelWeightsBytes = 0; // the whole model once, in its serving format
-    double draftWeightsBytesPerGpu = 0; // the MTP drafter's, on the last stage's GPUs
+    double draftWeightsBytesPerGpu = 0; // the drafter's, on the last stage's GPUs
     double weightsBytesPerGpu = 0; // fullest GPU
     double kvBytesPerToken = 0; // whole model, unsharded
     double kvBytesPerTokenPerGpu = 0; // one GPU of the fullest stage

@@ -59,7 +59,7 @@ ServingMemory servingMemory(
         mem.weightsBytes = servingWeightBytes(m, in.config.weightFormat, L.tp, L.expertShards(), stages.firstLayer(s),
             stages.endLayer(s), s == 0, s == last)
                                .total();
-        // The MTP drafter runs beside the head (vLLM places the drafter on the last pipeline rank).
+        // The drafter runs beside the head (vLLM places the drafter on the last pipeline rank).
         const bool drafts = s == last && draftTokensPerStep(m, in.config) > 0;
         if (drafts)
             mem.weightsBytes += draftWeightBytes(m, in.config, L.tp, L.expertShards());
@@ -77,9 +77,8 @@ ServingMemory servingMemory(
             fewestRequests = requests;
             best = mem;
             kvBytesPerRequestOnLimitingStage = perRequest;
-            const int draftLayers = drafts ? m.mtpLayers : 0;
-            kvBytesPerTokenOnLimitingStage
-                = (stages.layerCount(s) + draftLayers) * kvBytesPerTokenPerLayer(m, in.config.kvDtype, L.tp);
+            kvBytesPerTokenOnLimitingStage = stages.layerCount(s) * kvBytesPerTokenPerLayer(m, in.config.kvDtype, L.tp)
+                + (drafts ? draftKvBytesPerToken(m, in.config, L.tp) : 0.0);
         }
     }
     return best;

@@ -140,6 +140,26 @@ double hopSeconds(const ServingTimeInputs& in, double tokens)
         2.0 * tokens * in.model.hidden, in.ppHopLatencySeconds, in.ppHopBytesPerSecond, in.defaults);
 }
 
+// A separate draft model served beside the model: its bf16 weights split over the model's tp GPUs and its
+// collectives on the model's TP group (vLLM's default draft_tensor_parallel_size is the model's tp), one
+// pipeline stage (the last one's GPUs), no expert parallelism and no drafts of its own.
+struct DraftModelInputs {
+    InferenceConfig config;
+    ServingTimeInputs in;
+    DraftModelInputs(const ServingTimeInputs& target, const ModelSpec& draft)
+        : config(target.config)
+        , in { draft, config, ServingLayout { target.layout.tp, 1, 1, 1 },
+            target.draftRates ? *target.draftRates : target.rates, target.tp, target.ep, 0, 0, target.maxBatchedTokens,
+            target.defaults }
+    {
+        config.weightFormat = kDraftModelWeightFormat;
+        config.speculativeTokens = 0;
+        config.draftModel.clear();
+    }
+    DraftModelInputs(const DraftModelInputs&) = delete;
+    DraftModelInputs& operator=(const DraftModelInputs&) = delete;
+};
+
 } // namespace
 
 DType servingComputeDType(WeightFormat f)
@@ -185,7 +205,12 @@ DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double 
     (head.trafficBound ? d.weightsSeconds : d.computeSeconds) += head.seconds;
     if (L.pp > 1)
         d.ppSeconds = L.pp * hopSeconds(in, batch * queries); // the sampled tokens return to the first stage
-    if (drafts > 0) {
+    if (const ModelSpec* draft = drafts > 0 ? draftModelOf(in.config) : nullptr) {
+        // Each draft is one decode step of the draft model for the micro-batch's requests, one token each, over
+        // its own KV cache of the same context (arXiv:2211.17192 sec. 3: the drafter runs autoregressively).
+        const DraftModelInputs dm(in, *draft);
+        d.draftSeconds = drafts * decodeStep(dm.in, batch, averageContext).stepSeconds;
+    } else if (drafts > 0) {
         // Each draft is one pass of an MTP depth over one token per request: its bf16 2h -> h projection
         // (replicated), its block (a layer like the last one, with its own KV cache) and the shared head
         // (arXiv:2412.19437 sec. 2.2; vLLM runs the depths in turn, reusing them past mtp_layers).
@@ -229,7 +254,13 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts)
         t.commSeconds += c.tpSeconds + c.epSeconds;
     }
     t.computeSeconds += headGemm(in, prompts).seconds; // logits of each prompt's last token only
-    if (draftTokensPerStep(m, in.config) > 0) {
+    if (const ModelSpec* draft = draftTokensPerStep(m, in.config) > 0 ? draftModelOf(in.config) : nullptr) {
+        // The draft model prefills the prompt too (its own KV cache), before it drafts the first tokens.
+        const DraftModelInputs dm(in, *draft);
+        const PrefillTime own = prefill(dm.in, tokens, prompts);
+        t.computeSeconds += own.computeSeconds;
+        t.commSeconds += own.commSeconds;
+    } else if (draftTokensPerStep(m, in.config) > 0) {
         // The drafter's own pass over the prompt, in the step that emits the first token: its 2h -> h projection
         // of every prompt token's hidden state, its block (filling its KV layer) and the head for the first draft
         // (vLLM's MTP proposer runs on the target's prefill hidden states; arXiv:2412.19437 sec. 2.2).

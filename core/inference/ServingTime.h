@@ -23,6 +23,9 @@ struct ServingTimeInputs {
     // ServingMemoryDefaults::maxBatchedTokens).
     double maxBatchedTokens = 8192;
     EfficiencyDefaults defaults {};
+    // The rates of a separate draft model (InferenceConfig::draftModel), which runs in bf16
+    // (kDraftModelWeightFormat) whatever the model's format; nullptr: `rates`.
+    const ComputeRates* draftRates = nullptr;
 };
 
 // The GEMM dtype of a weight format: fp8, int8 and the fp4 formats run on the fp8 tensor-core rate

@@ -6,12 +6,22 @@
 
 namespace parallax::core {
 
-// Speculative decoding with the model's own multi-token-prediction module as the drafter (arXiv:2412.19437
-// sec. 5.4.3; vLLM speculative method "mtp", SGLang's EAGLE worker on an MTP checkpoint). Each step the module
-// proposes `speculative_tokens` tokens one after another, then the model scores them and the token after them
-// in one forward and keeps the longest accepted prefix plus its own next token.
+// Speculative decoding (arXiv:2211.17192): each step a drafter proposes `speculative_tokens` tokens one after
+// another, then the model scores them and the token after them in one forward and keeps the longest accepted
+// prefix plus its own next token. The drafter is the model's own multi-token-prediction module
+// (arXiv:2412.19437 sec. 5.4.3; vLLM speculative method "mtp", SGLang's EAGLE worker on an MTP checkpoint), or
+// a separate smaller model of the same tokenizer (InferenceConfig::draftModel; vLLM method "draft_model",
+// SGLang STANDALONE, TensorRT-LLM DraftTarget), which decodes its k tokens as a model of its own.
 
-// Draft tokens one step proposes: the scenario's, or 0 when the model has no MTP module to draft with.
+// The scenario's separate draft model (a preset), or nullptr when the MTP module drafts.
+const ModelSpec* draftModelOf(const InferenceConfig& c);
+
+// The draft model's weight format: its own bf16 checkpoint (vLLM loads the drafter with the quantization its
+// checkpoint states, SpeculativeConfig.quantization; the model's --quantization is not applied to it).
+inline constexpr WeightFormat kDraftModelWeightFormat = WeightFormat::Bf16;
+
+// Draft tokens one step proposes: the scenario's, or 0 when there is nothing to draft with (no draft model and
+// no MTP module).
 int draftTokensPerStep(const ModelSpec& m, const InferenceConfig& c);
 
 // Tokens a step emits per request when each of k drafts is accepted with probability alpha given the ones
@@ -21,11 +31,16 @@ double acceptedTokensPerStep(int draftTokens, double acceptance);
 // The drafter's weights on the GPU that runs it (the last pipeline stage): per MTP depth a block like the last
 // layer, split as the model's layers are, and its 2h -> h projection with three RMSNorms, which vLLM loads as a
 // plain replicated nn.Linear (vllm/model_executor/models/deepseek_mtp.py) in bf16. Its embedding and head are
-// the model's. 0 without speculative decoding.
+// the model's. A draft model: all of it, bf16, split over the model's tp (vLLM's default
+// draft_tensor_parallel_size). 0 without speculative decoding.
 double draftWeightBytes(const ModelSpec& m, const InferenceConfig& c, int tp, int expertShards);
 
 // The drafter's KV cache per request on that GPU: one layer per MTP depth (vLLM allocates the drafter's
-// attention layers in the same pool; repeated drafts with one depth reuse its cache). 0 without speculation.
+// attention layers in the same pool; repeated drafts with one depth reuse its cache), every layer of a draft
+// model. 0 without speculation.
 double draftKvBytesPerRequest(const ModelSpec& m, const InferenceConfig& c, int tp, double contextTokens);
+
+// The same per token of context (the KV pool's share the drafter takes).
+double draftKvBytesPerToken(const ModelSpec& m, const InferenceConfig& c, int tp);
 
 } // namespace parallax::core

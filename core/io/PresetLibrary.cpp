@@ -88,11 +88,25 @@ std::optional<GpuSpec> PresetLibrary::gpu(const std::string& id) const
 
 std::optional<ModelSpec> PresetLibrary::model(const std::string& id) const
 {
+    const ModelSpec* m = findModel(id);
+    return m ? std::optional<ModelSpec>(*m) : std::nullopt;
+}
+
+std::string PresetLibrary::modelIds() const
+{
+    std::string ids;
+    for (const auto& m : m_models)
+        ids += (ids.empty() ? "" : ", ") + m.id;
+    return ids;
+}
+
+const ModelSpec* PresetLibrary::findModel(const std::string& id) const
+{
     for (const auto& m : m_models) {
         if (m.id == id)
-            return m;
+            return &m;
     }
-    return std::nullopt;
+    return nullptr;
 }
 
 const ScenarioPresetInfo* PresetLibrary::scenario(const std::string& id) const

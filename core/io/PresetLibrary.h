@@ -25,11 +25,15 @@ public:
 
     std::optional<GpuSpec> gpu(const std::string& id) const;
     std::optional<ModelSpec> model(const std::string& id) const;
+    // The same without a copy: the library never changes after it loads. nullptr when there is none.
+    const ModelSpec* findModel(const std::string& id) const;
     const std::vector<GpuSpec>& gpus() const { return m_gpus; }
     const std::vector<ModelSpec>& models() const { return m_models; }
     const std::vector<ScenarioPresetInfo>& scenarios() const { return m_scenarios; }
     const ScenarioPresetInfo* scenario(const std::string& id) const;
     const std::vector<std::string>& loadErrors() const { return m_errors; }
+    // The model preset ids, comma separated, for a message that names the choices.
+    std::string modelIds() const;
 
 private:
     PresetLibrary();

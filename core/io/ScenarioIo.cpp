@@ -381,12 +381,9 @@ Scenario readScenario(const json& doc)
     if (model.is_string()) {
         s.modelPreset = model.get<std::string>();
         auto m = PresetLibrary::instance().model(s.modelPreset);
-        if (!m) {
-            std::string known;
-            for (const auto& mm : PresetLibrary::instance().models())
-                known += (known.empty() ? "" : ", ") + mm.id;
-            r.fail("model", "unknown model preset \"" + s.modelPreset + "\"; known: " + known);
-        }
+        if (!m)
+            r.fail("model",
+                "unknown model preset \"" + s.modelPreset + "\"; known: " + PresetLibrary::instance().modelIds());
         s.model = *m;
     } else {
         if (!model.is_object())

@@ -44,7 +44,8 @@ struct Plan {
     int context = 0;
     int perReplicaRequests = 0; // the concurrency the design runs, per attention replica
     int totalRequests = 0;
-    int drafts = 0; // MTP speculative decoding's draft tokens per step
+    int drafts = 0; // speculative decoding's draft tokens per step
+    std::string draftPreset; // the separate draft model's preset; empty: the MTP module drafts
     const InferenceConfig* config = nullptr;
     std::string preset;
 };
@@ -63,6 +64,8 @@ Plan planOf(const Scenario& s)
     p.context = s.inference.effectiveContextLen();
     p.preset = s.modelPreset;
     p.drafts = draftTokensPerStep(s.model, s.inference);
+    if (p.drafts > 0)
+        p.draftPreset = s.inference.draftModel;
     const Report r = evaluate(s);
     const int requests = r.inference ? r.inference->concurrency : std::max(1, s.inference.concurrency);
     p.totalRequests = std::max(1, requests);
@@ -93,6 +96,14 @@ void header(std::ostringstream& o, const Scenario& s, const Plan& p, const char*
     if (!hf)
         o << "# NOTE: the model \"" << s.model.name
           << "\" has no public checkpoint Parallax knows; set MODEL to its Hugging Face directory.\n";
+    if (!p.draftPreset.empty()) {
+        // The draft model is read in bf16 (kDraftModelWeightFormat): its 16-bit checkpoint.
+        const char* draftHf = checkpointOf(p.draftPreset, kDraftModelWeightFormat);
+        o << "DRAFT_MODEL=\"${DRAFT_MODEL:-" << (draftHf ? draftHf : "/path/to/draft-checkpoint") << "}\"\n";
+        if (!draftHf)
+            o << "# NOTE: the draft model \"" << p.draftPreset
+              << "\" has no public checkpoint Parallax knows; set DRAFT_MODEL to its Hugging Face directory.\n";
+    }
 }
 
 // Weight formats other than bf16 and fp8 are read from a pre-quantized checkpoint's config.
@@ -142,8 +153,13 @@ std::string writeVllm(const Scenario& s, const Plan& p)
     o << "    --max-model-len " << p.context << " \\\n";
     o << "    --gpu-memory-utilization " << fraction(p.config->gpuMemoryUtilization) << " \\\n";
     o << "    --max-num-batched-tokens 8192 \\\n";
-    // vLLM docs, "MTP (Multi-Token Prediction)": the model's own MTP layers draft.
-    if (p.drafts > 0)
+    // vLLM docs, "MTP (Multi-Token Prediction)": the model's own MTP layers draft; "Draft Models": a separate
+    // model (method "draft_model"), at the model's tensor-parallel size by default.
+    if (p.drafts > 0 && !p.draftPreset.empty())
+        o << "    --speculative-config \"{\\\"method\\\":\\\"draft_model\\\",\\\"model\\\":\\\"$DRAFT_MODEL\\\","
+             "\\\"num_speculative_tokens\\\":"
+          << p.drafts << "}\" \\\n";
+    else if (p.drafts > 0)
         o << "    --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":" << p.drafts << "}' \\\n";
     o << "    --max-num-seqs " << p.perReplicaRequests << "\n";
     return o.str();
@@ -180,9 +196,14 @@ std::string writeSglang(const Scenario& s, const Plan& p)
     o << "    --context-length " << p.context << " \\\n";
     o << "    --mem-fraction-static " << fraction(p.config->gpuMemoryUtilization) << " \\\n";
     o << "    --chunked-prefill-size 8192 \\\n";
-    // SGLang docs, "Speculative Decoding" / DeepSeek usage: MTP runs on the EAGLE worker, one chain of drafts.
+    // SGLang docs, "Speculative Decoding" / DeepSeek usage: MTP runs on the EAGLE worker, one chain of drafts;
+    // a separate small model on the STANDALONE worker ("Standalone Speculative Decoding (Small Draft Model)").
     if (p.drafts > 0) {
-        o << "    --speculative-algorithm EAGLE \\\n";
+        if (p.draftPreset.empty())
+            o << "    --speculative-algorithm EAGLE \\\n";
+        else
+            o << "    --speculative-algorithm STANDALONE \\\n"
+              << "    --speculative-draft-model-path \"$DRAFT_MODEL\" \\\n";
         o << "    --speculative-num-steps " << p.drafts << " \\\n";
         o << "    --speculative-eagle-topk 1 \\\n";
         o << "    --speculative-num-draft-tokens " << p.drafts + 1 << " \\\n";
@@ -224,8 +245,16 @@ std::string writeTrtLlm(const Scenario& s, const Plan& p)
     if (p.config->kvDtype == KvDtype::Fp8)
         o << "  dtype: fp8\n";
     o << "  free_gpu_memory_fraction: " << fraction(p.config->gpuMemoryUtilization) << "\n";
-    // TensorRT-LLM DeepSeek-V3 example: MTP speculative decoding in the LLM API options.
-    if (p.drafts > 0) {
+    // TensorRT-LLM DeepSeek-V3 example: MTP speculative decoding in the LLM API options; a separate draft model
+    // is DraftTargetDecodingConfig ("Speculative Decoding" docs, Draft/Target; later releases name the key
+    // speculative_model).
+    if (p.drafts > 0 && !p.draftPreset.empty()) {
+        const char* draftHf = checkpointOf(p.draftPreset, kDraftModelWeightFormat);
+        o << "speculative_config:\n";
+        o << "  decoding_type: DraftTarget\n";
+        o << "  max_draft_len: " << p.drafts << "\n";
+        o << "  speculative_model_dir: " << (draftHf ? draftHf : "/path/to/draft-checkpoint") << "\n";
+    } else if (p.drafts > 0) {
         o << "speculative_config:\n";
         o << "  decoding_type: MTP\n";
         o << "  num_nextn_predict_layers: " << p.drafts << "\n";

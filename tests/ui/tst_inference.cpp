@@ -221,6 +221,38 @@ private Q_SLOTS:
         QVERIFY(none && !none->isEnabled()); // Llama 3 has no MTP module to draft with
     }
 
+    void aDraftModelDraftsForAModelWithoutMtp()
+    {
+        test::Window w;
+        w.load(test::presetScenario("serve-70b-bf16-4xh100"));
+        ConfigPanel* panel = w.window.configPanel();
+        QVERIFY(w.doc()->waitForEvaluation());
+        const double tpot = w.doc()->evaluation()->report.inference->tpotSeconds;
+        auto* drafter = qobject_cast<QComboBox*>(panel->fieldEditor(QStringLiteral("inference.draft_model")));
+        auto* drafts = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("inference.speculative_tokens")));
+        QVERIFY(drafter && drafts);
+        QVERIFY(drafter->isEnabled());
+        QVERIFY(!drafts->isEnabled()); // no MTP module and no draft model yet
+        drafter->setCurrentIndex(drafter->findData(QStringLiteral("llama3-8b")));
+        QVERIFY(w.doc()->waitForEvaluation());
+        QCOMPARE(w.doc()->scenario().inference.draftModel, std::string("llama3-8b"));
+        QVERIFY(drafts->isEnabled());
+        drafts->setValue(3);
+        QVERIFY(w.doc()->waitForEvaluation());
+        const auto& r = w.doc()->evaluation()->report;
+        QVERIFY2(r.valid, r.errors.empty() ? "" : r.errors.front().text.c_str());
+        QCOMPARE(r.inference->draftModel, std::string("Llama 3 8B"));
+        QVERIFY(r.inference->decode.draftSeconds > 0);
+        QVERIFY(r.inference->draftWeightsBytesPerGpu > 0);
+        QVERIFY(r.inference->tpotSeconds != tpot);
+        // Two edits, two undo steps: back to the plain model.
+        w.doc()->undoStack()->undo();
+        w.doc()->undoStack()->undo();
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(w.doc()->scenario().inference.draftModel.empty());
+        QCOMPARE(drafter->currentIndex(), drafter->findData(QString()));
+    }
+
     void inferenceScenarioSavesAndLoadsWithUnknownKeys()
     {
         const auto* info = core::PresetLibrary::instance().scenario("serve-70b-bf16-2xh100");
