@@ -685,16 +685,31 @@ QGroupBox* ConfigPanel::buildInferenceGroup()
         [](S& s, double v) { s.inference.gpuMemoryUtilization = v; },
         tr("Share of each GPU's HBM the serving engine may use (vLLM --gpu-memory-utilization, default 0.9); the "
            "rest is the reserve left to the driver and other processes"));
-    std::vector<std::pair<QString, QString>> drafters { { QString(), tr("the model's MTP module") } };
+    // One choice for the method and its draft model: "" the MTP module, "eagle3" an EAGLE-3 head, else a preset.
+    const QString eagle3 = QString::fromLatin1(core::toString(core::SpeculativeMethod::Eagle3));
+    std::vector<std::pair<QString, QString>> drafters { { QString(), tr("the model's MTP module") },
+        { eagle3, tr("an EAGLE-3 head") } };
     for (const auto& m : core::PresetLibrary::instance().models())
         drafters.emplace_back(QString::fromStdString(m.id), QString::fromStdString(m.name));
     choiceField(
         form, tr("Drafter:"), QStringLiteral("inference.draft_model"), drafters,
-        [](const S& s) { return QString::fromStdString(s.inference.draftModel); },
-        [](S& s, const QString& v) { s.inference.draftModel = v.toStdString(); },
-        tr("What proposes the draft tokens: the model's own multi-token-prediction module (vLLM method \"mtp\"), or "
-           "a smaller model of the same tokenizer run beside it at the same tp, in bf16 (vLLM method "
-           "\"draft_model\", SGLang STANDALONE, TensorRT-LLM DraftTarget)"));
+        [eagle3](const S& s) {
+            return s.inference.speculativeMethod == core::SpeculativeMethod::Eagle3
+                ? eagle3
+                : QString::fromStdString(s.inference.draftModel);
+        },
+        [eagle3](S& s, const QString& v) {
+            s.inference.speculativeMethod = v.isEmpty() ? core::SpeculativeMethod::Mtp
+                : v == eagle3                           ? core::SpeculativeMethod::Eagle3
+                                                        : core::SpeculativeMethod::DraftModel;
+            s.inference.draftModel = s.inference.speculativeMethod == core::SpeculativeMethod::DraftModel
+                ? v.toStdString()
+                : std::string();
+        },
+        tr("What proposes the draft tokens: the model's own multi-token-prediction module (vLLM method \"mtp\"), an "
+           "EAGLE-3 head (one layer beside the model, arXiv:2503.01840; vLLM \"eagle3\"), or a smaller model of "
+           "the same tokenizer run beside it at the same tp (vLLM \"draft_model\", SGLang STANDALONE, TensorRT-LLM "
+           "DraftTarget); drafters other than MTP run in bf16"));
     intField(
         form, tr("Draft tokens:"), QStringLiteral("inference.speculative_tokens"), 0, 8,
         [](const S& s) { return s.inference.speculativeTokens; },
@@ -883,7 +898,8 @@ void ConfigPanel::refreshFromScenario()
     }
     // Drafts need a drafter (the model's MTP module or a draft model): greyed out without one, unless set (so
     // the error can be fixed).
-    const bool drafts = s.model.mtpLayers > 0 || !s.inference.draftModel.empty() || s.inference.speculativeTokens > 0;
+    const bool drafts = s.model.mtpLayers > 0 || s.inference.speculativeMethod != core::SpeculativeMethod::Mtp
+        || s.inference.speculativeTokens > 0;
     for (const char* path : { "inference.speculative_tokens", "inference.draft_acceptance" }) {
         if (QWidget* editor = fieldEditor(QString::fromLatin1(path)))
             editor->setEnabled(drafts);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/ServingMemoryModel.h"
 
+#include "core/inference/InferenceMarkdown.h"
 #include "ui/ChartStyle.h"
 #include "ui/Format.h"
 #include "ui/Theme.h"
@@ -94,9 +95,8 @@ QString ServingMemoryModel::detail(int row) const
         QString text = tr("%1 linears; embeddings, LM head, norms in bf16; whole model %2")
                            .arg(QString::fromStdString(r.weightDtype), format::bytes(r.modelWeightsBytes));
         if (r.draftWeightsBytesPerGpu > 0)
-            text += tr("; the %1 drafter %2 per GPU of the last stage")
-                        .arg(r.draftModel.empty() ? tr("MTP") : QString::fromStdString(r.draftModel),
-                            format::bytes(r.draftWeightsBytesPerGpu));
+            text += tr("; the drafter (%1) %2 per GPU of the last stage")
+                        .arg(QString::fromStdString(core::drafterName(r)), format::bytes(r.draftWeightsBytesPerGpu));
         return text;
     }
     case KvCache:

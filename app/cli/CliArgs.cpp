@@ -89,7 +89,7 @@ const std::vector<std::string>& scenarioFlagNames()
         "pp", "vpp", "dp", "ep", "etp", "cp", "zero", "schedule", "micro-batch", "global-batch", "seq-len", "recompute",
         "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap", "ddp-bucket-size", "mode",
         "weight-dtype", "kv-dtype", "context-len", "isl", "osl", "concurrency", "gpu-memory-utilization",
-        "speculative-tokens", "draft-acceptance", "draft-model", "parallel-block" };
+        "speculative-tokens", "draft-acceptance", "draft-model", "speculative-method", "parallel-block" };
     return names;
 }
 
@@ -177,7 +177,8 @@ json flagValue(const std::string& key, const std::string& text)
 }
 // SCENARIO.md second release: --mode, --weight-dtype, --kv-dtype, --context-len, --isl, --osl,
 // --concurrency (a number or max), --gpu-memory-utilization; speculative decoding --speculative-tokens,
-// --draft-acceptance, --draft-model (a model preset; without it the model's MTP module drafts).
+// --draft-acceptance, --draft-model (a model preset; without it the model's MTP module drafts),
+// --speculative-method mtp|draft_model|eagle3.
 void applyInferenceFlags(const Args& args, json& doc)
 {
     if (args.has("mode")) {
@@ -197,13 +198,13 @@ void applyInferenceFlags(const Args& args, json& doc)
         { "kv-dtype", "kv_dtype" }, { "context-len", "context_len" }, { "isl", "isl" }, { "osl", "osl" },
         { "concurrency", "concurrency" }, { "gpu-memory-utilization", "gpu_memory_utilization" },
         { "speculative-tokens", "speculative_tokens" }, { "draft-acceptance", "draft_acceptance" },
-        { "draft-model", "draft_model" } };
+        { "draft-model", "draft_model" }, { "speculative-method", "speculative_method" } };
     for (const auto& [flag, key] : flags) {
         if (!args.has(flag))
             continue;
         const std::string v = args.value(flag);
         const bool text = flag == "weight-dtype" || flag == "kv-dtype" || flag == "draft-model"
-            || (flag == "concurrency" && v == "max");
+            || flag == "speculative-method" || (flag == "concurrency" && v == "max");
         doc["inference"][key] = text ? json(v) : flagValue(flag, v);
     }
 }

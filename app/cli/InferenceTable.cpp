@@ -50,8 +50,9 @@ void printInferenceReport(std::ostream& out, const core::Scenario& s, const core
         << number(r.gpuMemoryUtilization, 2) << ")\n";
     out << "  weights          " << padLeft(gib(m.weightsBytes), 11) << "   (the model: " << gib(r.modelWeightsBytes);
     if (r.draftWeightsBytesPerGpu > 0)
-        out << "; the " << (r.draftModel.empty() ? std::string("MTP drafter") : r.draftModel + " drafter") << " "
-            << gib(r.draftWeightsBytesPerGpu) << " per GPU" << (r.pp > 1 ? " of the last stage" : "");
+        out << "; the "
+            << (r.speculativeMethod == "mtp" ? std::string("MTP drafter") : "drafter (" + core::drafterName(r) + ")")
+            << " " << gib(r.draftWeightsBytesPerGpu) << " per GPU" << (r.pp > 1 ? " of the last stage" : "");
     out << ")\n";
     out << "  workspace        " << padLeft(gib(m.workspaceBytes), 11) << "\n";
     out << "  CUDA graphs      " << padLeft(gib(m.cudaGraphBytes), 11) << "\n";

@@ -40,6 +40,7 @@ scenario flags: --model NAME|FILE.json|config.json (Hugging Face) --gpu NAME --n
 serving flags: --mode inference --weight-dtype bf16|fp8|int8|int4|nvfp4|mxfp4 --kv-dtype bf16|fp8 --isl N --osl N
   --context-len N --concurrency N|max --gpu-memory-utilization F --speculative-tokens K --draft-acceptance A
   --draft-model NAME (a model preset that drafts; without it the model's MTP module does)
+  --speculative-method mtp|draft_model|eagle3
 exit codes: 0 report computed (it may say fits: false), 1 invalid configuration (validate: a bound exceeded),
   2 bad usage or unreadable file
 )";

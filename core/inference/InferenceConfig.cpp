@@ -32,6 +32,30 @@ const char* toString(KvDtype d)
     return d == KvDtype::Fp8 ? "fp8" : "bf16";
 }
 
+const char* toString(SpeculativeMethod m)
+{
+    switch (m) {
+    case SpeculativeMethod::DraftModel:
+        return "draft_model";
+    case SpeculativeMethod::Eagle3:
+        return "eagle3";
+    case SpeculativeMethod::Mtp:
+        break;
+    }
+    return "mtp";
+}
+
+bool parseSpeculativeMethod(const std::string& s, SpeculativeMethod& out)
+{
+    for (SpeculativeMethod m : { SpeculativeMethod::Mtp, SpeculativeMethod::DraftModel, SpeculativeMethod::Eagle3 }) {
+        if (s == toString(m)) {
+            out = m;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool parseScenarioMode(const std::string& s, ScenarioMode& out)
 {
     if (s == "training")

@@ -39,6 +39,19 @@ InferenceConfig readInferenceConfig(JsonReader& r)
         r.fail("draft_model",
             "unknown model preset \"" + c.draftModel + "\"; known: " + PresetLibrary::instance().modelIds()
                 + " (or leave it out: the model's MTP module drafts)");
+    // Without a method: draft_model when a draft model is named, else the model's MTP module.
+    c.speculativeMethod = c.draftModel.empty() ? SpeculativeMethod::Mtp : SpeculativeMethod::DraftModel;
+    if (r.has("speculative_method")) {
+        const std::string method = r.string("speculative_method");
+        if (!parseSpeculativeMethod(method, c.speculativeMethod))
+            r.fail("speculative_method", "must be mtp, draft_model or eagle3, got \"" + method + "\"");
+    }
+    if (c.speculativeMethod == SpeculativeMethod::DraftModel && c.draftModel.empty())
+        r.fail("draft_model", "speculative_method draft_model needs the draft model's preset here");
+    if (c.speculativeMethod != SpeculativeMethod::DraftModel && !c.draftModel.empty())
+        r.fail("draft_model",
+            std::string("is read only with speculative_method draft_model, got ") + toString(c.speculativeMethod)
+                + ": remove draft_model or set speculative_method to draft_model");
     return c;
 }
 
@@ -53,6 +66,8 @@ nlohmann::json inferenceConfigToJson(const InferenceConfig& c)
         j["speculative_tokens"] = c.speculativeTokens;
         j["draft_acceptance"] = c.draftAcceptance;
     }
+    if (c.speculativeMethod == SpeculativeMethod::Eagle3)
+        j["speculative_method"] = toString(c.speculativeMethod); // the others follow from draft_model
     if (!c.draftModel.empty())
         j["draft_model"] = c.draftModel;
     return j;

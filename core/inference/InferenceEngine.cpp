@@ -107,15 +107,23 @@ std::vector<Message> validateServingLayout(const Scenario& s)
     if (!m.isMoe() && p.ep > 1)
         errors.push_back({ "parallel.ep", "the model has no experts: set ep=1" });
     const ModelSpec* draft = draftModelOf(s.inference);
-    if (s.inference.speculativeTokens > 0 && s.inference.draftModel.empty() && m.mtpLayers == 0)
+    if (s.inference.speculativeTokens > 0 && s.inference.speculativeMethod == SpeculativeMethod::Mtp
+        && m.mtpLayers == 0)
         errors.push_back({ "inference.speculative_tokens",
             "speculative_tokens=" + str(s.inference.speculativeTokens)
                 + " drafts with the model's multi-token-"
                   "prediction module, and "
                 + (m.name.empty() ? std::string("the model") : m.name)
                 + " has none (mtp_layers 0): set speculative_tokens to 0, set draft_model to a smaller model of "
-                  "its tokenizer, or set mtp_layers to the checkpoint's num_nextn_predict_layers" });
-    if (!s.inference.draftModel.empty() && !draft)
+                  "its tokenizer, set speculative_method to eagle3, or set mtp_layers to the checkpoint's "
+                  "num_nextn_predict_layers" });
+    if (s.inference.speculativeTokens > 0 && s.inference.speculativeMethod == SpeculativeMethod::Eagle3
+        && !eagle3Fits(m))
+        errors.push_back({ "inference.speculative_method",
+            "eagle3 is modelled for dense models without MLA (one decoder layer like the model's), and "
+                + (m.name.empty() ? std::string("the model") : m.name) + (m.isMoe() ? " has experts" : " has MLA")
+                + ": use its MTP module (speculative_method mtp) or a draft model" });
+    if (s.inference.speculativeMethod == SpeculativeMethod::DraftModel && !draft)
         errors.push_back({ "inference.draft_model",
             "unknown model preset \"" + s.inference.draftModel + "\": choose a model preset, or clear draft_model" });
     if (draft) {
@@ -203,6 +211,7 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     r.draftAcceptance = r.speculativeTokens > 0 ? config.draftAcceptance : 0.0;
     const ModelSpec* draft = r.speculativeTokens > 0 ? draftModelOf(config) : nullptr;
     r.draftModel = draft ? draft->name : std::string();
+    r.speculativeMethod = r.speculativeTokens > 0 ? toString(config.speculativeMethod) : "";
     r.draftWeightsBytesPerGpu = draftWeightBytes(m, config, L.tp, L.expertShards());
     r.modelWeightsBytes = servingWeightBytes(m, config.weightFormat, 1, 1, 0, m.layers, true, true).total();
     r.kvBytesPerToken = kvBytesPerToken(m, config.kvDtype);
@@ -253,9 +262,11 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     // Time.
     ServingTimeInputs timeIn { m, config, L, rates, comm.tp, comm.ep };
     timeIn.defaults = defaults;
-    // A draft model runs in bf16 whatever the model's weights (kDraftModelWeightFormat).
+    // A draft model or an EAGLE-3 head runs in bf16 whatever the model's weights (kDraftModelWeightFormat).
     std::optional<ComputeRates> draftRates;
-    if (draft && servingComputeDType(config.weightFormat) != DType::Bf16) {
+    const bool bf16Drafter
+        = draft || (r.speculativeTokens > 0 && config.speculativeMethod == SpeculativeMethod::Eagle3);
+    if (bf16Drafter && servingComputeDType(config.weightFormat) != DType::Bf16) {
         draftRates.emplace(gpu, DType::Bf16, options.calibration, defaults);
         timeIn.draftRates = &*draftRates;
     }
@@ -278,7 +289,8 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
         // same requests (DeepSeek-V3 serves with it, arXiv:2412.19437 sec. 5.4.3).
         InferenceConfig drafting = config;
         drafting.speculativeTokens = 1;
-        drafting.draftModel.clear(); // the MTP module, not a draft model the scenario names
+        drafting.speculativeMethod = SpeculativeMethod::Mtp; // the MTP module, not the scenario's other drafter
+        drafting.draftModel.clear();
         const ServingTimeInputs withDrafts { m, drafting, L, rates, comm.tp, comm.ep, timeIn.ppHopLatencySeconds,
             timeIn.ppHopBytesPerSecond, timeIn.maxBatchedTokens, defaults };
         const double tpot = decodeStep(withDrafts, perReplica, meanContext).tpotSeconds();

@@ -17,6 +17,7 @@ nlohmann::json inferenceReportToJson(const InferenceReport& r)
         { "weight_dtype", r.weightDtype }, { "kv_dtype", r.kvDtype }, { "context_len", r.contextLen }, { "isl", r.isl },
         { "osl", r.osl }, { "gpu_memory_utilization", r.gpuMemoryUtilization },
         { "speculative_tokens", r.speculativeTokens }, { "draft_acceptance", r.draftAcceptance },
+        { "speculative_method", r.speculativeMethod.empty() ? json(nullptr) : json(r.speculativeMethod) },
         { "draft_model", r.draftModel.empty() ? json(nullptr) : json(r.draftModel) },
         { "tokens_per_step", r.decode.tokensPerStep }, { "draft_weights_bytes", r.draftWeightsBytesPerGpu },
         { "model_weights_bytes", r.modelWeightsBytes }, { "weights_bytes", r.weightsBytesPerGpu },

@@ -17,16 +17,26 @@ std::string describeServingConfiguration(const InferenceReport& r)
     text += dot + "weights " + r.weightDtype + dot + "KV " + r.kvDtype + dot + "isl " + std::to_string(r.isl)
         + " + osl " + std::to_string(r.osl) + dot + "context " + std::to_string(r.contextLen);
     if (r.speculativeTokens > 0)
-        text += dot + (r.draftModel.empty() ? "MTP" : r.draftModel) + " drafts " + std::to_string(r.speculativeTokens);
+        text += dot + (r.speculativeMethod == "mtp" ? std::string("MTP") : drafterName(r)) + " drafts "
+            + std::to_string(r.speculativeTokens);
     return text;
+}
+
+std::string drafterName(const InferenceReport& r)
+{
+    if (r.speculativeMethod == "draft_model")
+        return r.draftModel;
+    return r.speculativeMethod == "eagle3" ? "EAGLE-3 head" : "MTP module";
 }
 
 std::string describeSpeculation(const InferenceReport& r)
 {
     if (r.speculativeTokens <= 0)
         return {};
-    const std::string drafter = r.draftModel.empty() ? "MTP" : "draft-model (" + r.draftModel + ")";
-    return drafter + " speculative decoding: " + std::to_string(r.speculativeTokens) + " draft token"
+    const std::string method = r.speculativeMethod == "draft_model" ? "draft-model (" + r.draftModel + ")"
+        : r.speculativeMethod == "eagle3"                           ? std::string("EAGLE-3")
+                                                                    : std::string("MTP");
+    return method + " speculative decoding: " + std::to_string(r.speculativeTokens) + " draft token"
         + (r.speculativeTokens == 1 ? "" : "s") + " per step at acceptance " + fixedText(r.draftAcceptance, 2) + ", "
         + fixedText(r.decode.tokensPerStep, 2) + " tokens per step";
 }

@@ -11,6 +11,8 @@ namespace parallax::core {
 std::string describeServingConfiguration(const InferenceReport& r);
 // "MTP speculative decoding: 2 draft tokens per step at acceptance 0.85, 2.57 tokens per step"; empty without it.
 std::string describeSpeculation(const InferenceReport& r);
+// What drafts: "MTP module", "EAGLE-3 head" or the draft model's name.
+std::string drafterName(const InferenceReport& r);
 // The serving part of `export --markdown`: memory per GPU, KV capacity, verdict, times, sweep.
 std::string inferenceToMarkdown(const InferenceReport& r);
 

@@ -52,7 +52,8 @@ struct InferenceReport {
     double gpuMemoryUtilization = 0.9;
     int speculativeTokens = 0; // draft tokens per step (0: no speculative decoding)
     double draftAcceptance = 0;
-    std::string draftModel; // the separate draft model's name; empty: the model's MTP module drafts
+    std::string speculativeMethod; // "mtp", "draft_model" or "eagle3" (SpeculativeMethod); empty without drafts
+    std::string draftModel; // the separate draft model's name (method draft_model)
 
     double modelWeightsBytes = 0; // the whole model once, in its serving format
     double draftWeightsBytesPerGpu = 0; // the drafter's, on the last stage's GPUs

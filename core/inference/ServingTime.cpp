@@ -70,14 +70,13 @@ void addRoutedExperts(const ServingTimeInputs& in, const LayerShape& s, double g
     }
 }
 
-// One layer for `tokens` new tokens per replica; `kvBytes` of cache read; the attention kernel's math
-// takes `attentionSeconds` on one GPU.
-LayerCost layerCost(
-    const ServingTimeInputs& in, int layer, double tokens, double kvBytes, double attentionSeconds, bool decode)
+// One layer of shape `s` (layer `layer`'s, or a drafter's like it) for `tokens` new tokens per replica;
+// `kvBytes` of cache read; the attention kernel's math takes `attentionSeconds` on one GPU.
+LayerCost layerCost(const ServingTimeInputs& in, int layer, const LayerShape& s, double tokens, double kvBytes,
+    double attentionSeconds, bool decode)
 {
     const ModelSpec& m = in.model;
     const ServingLayout& L = in.layout;
-    const LayerShape s = layerShape(m, layer);
     LayerCost c;
     for (const LinearShape& lin : s.linears) {
         if (lin.routedExpert)
@@ -140,13 +139,14 @@ double hopSeconds(const ServingTimeInputs& in, double tokens)
         2.0 * tokens * in.model.hidden, in.ppHopLatencySeconds, in.ppHopBytesPerSecond, in.defaults);
 }
 
-// A separate draft model served beside the model: its bf16 weights split over the model's tp GPUs and its
-// collectives on the model's TP group (vLLM's default draft_tensor_parallel_size is the model's tp), one
-// pipeline stage (the last one's GPUs), no expert parallelism and no drafts of its own.
-struct DraftModelInputs {
+// A bf16 drafter served beside the model (a separate draft model, or an EAGLE-3 head on the model's shapes):
+// its weights split over the model's tp GPUs and its collectives on the model's TP group (vLLM's default
+// draft_tensor_parallel_size is the model's tp), one pipeline stage (the last one's GPUs), no expert
+// parallelism and no drafts of its own.
+struct DrafterInputs {
     InferenceConfig config;
     ServingTimeInputs in;
-    DraftModelInputs(const ServingTimeInputs& target, const ModelSpec& draft)
+    DrafterInputs(const ServingTimeInputs& target, const ModelSpec& draft)
         : config(target.config)
         , in { draft, config, ServingLayout { target.layout.tp, 1, 1, 1 },
             target.draftRates ? *target.draftRates : target.rates, target.tp, target.ep, 0, 0, target.maxBatchedTokens,
@@ -156,8 +156,8 @@ struct DraftModelInputs {
         config.speculativeTokens = 0;
         config.draftModel.clear();
     }
-    DraftModelInputs(const DraftModelInputs&) = delete;
-    DraftModelInputs& operator=(const DraftModelInputs&) = delete;
+    DrafterInputs(const DrafterInputs&) = delete;
+    DrafterInputs& operator=(const DrafterInputs&) = delete;
 };
 
 } // namespace
@@ -184,17 +184,18 @@ DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double 
     // request through every GEMM, attention query and collective, over the same KV cache.
     const int drafts = draftTokensPerStep(m, in.config);
     const double queries = drafts + 1.0;
-    const auto attentionOf = [&](int l, double rows) {
+    // Layer l (or a drafter's layer of shape `shape` beside it) for `rows` rows, over the micro-batch's KV cache.
+    const auto attentionOf = [&](int l, double rows, const LayerShape& shape, const ServingTimeInputs& inputs) {
         const double kv = batch * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, averageContext);
         const double ctx = m.isSlidingWindowLayer(l) ? std::min(averageContext, static_cast<double>(m.slidingWindow))
                                                      : averageContext;
         const double attention = 2.0 * rows * ctx * headsLocal * (w.qk + w.v);
-        return layerCost(in, l, rows, kv, in.rates.attentionSeconds(attention), true);
+        return layerCost(inputs, l, shape, rows, kv, inputs.rates.attentionSeconds(attention), true);
     };
     DecodeBreakdown d;
     LayerKinds kinds;
     for (int l = 0; l < m.layers; ++l) {
-        const LayerCost& c = kinds.of(m, l, [&] { return attentionOf(l, batch * queries); });
+        const LayerCost& c = kinds.of(m, l, [&] { return attentionOf(l, batch * queries, layerShape(m, l), in); });
         d.weightsSeconds += c.weightsSeconds;
         d.kvSeconds += c.kvSeconds;
         d.computeSeconds += c.computeSeconds;
@@ -208,13 +209,23 @@ DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double 
     if (const ModelSpec* draft = drafts > 0 ? draftModelOf(in.config) : nullptr) {
         // Each draft is one decode step of the draft model for the micro-batch's requests, one token each, over
         // its own KV cache of the same context (arXiv:2211.17192 sec. 3: the drafter runs autoregressively).
-        const DraftModelInputs dm(in, *draft);
+        const DrafterInputs dm(in, *draft);
         d.draftSeconds = drafts * decodeStep(dm.in, batch, averageContext).stepSeconds;
+    } else if (drafts > 0 && in.config.speculativeMethod == SpeculativeMethod::Eagle3) {
+        // EAGLE-3 (arXiv:2503.01840 sec. 3): once per step the fc fuses each request's three hidden states of the
+        // model (3h -> h, replicated); each draft then runs the head's layer (QKV over 2h, its own KV layer) over
+        // one token per request and its LM head over the draft vocabulary, all in bf16.
+        const DrafterInputs head(in, m);
+        const LayerCost layer = attentionOf(m.layers - 1, batch, eagle3LayerShape(m), head.in);
+        const double h = static_cast<double>(m.hidden);
+        const double fc = head.in.rates.servingGemm(batch, h, 3.0 * h, 2.0).seconds;
+        const double logits = head.in.rates.servingGemm(batch, kEagle3DraftVocab / L.tp, h, 2.0).seconds;
+        d.draftSeconds = fc + drafts * (layer.kernelsSeconds() + layer.tpSeconds + logits);
     } else if (drafts > 0) {
         // Each draft is one pass of an MTP depth over one token per request: its bf16 2h -> h projection
         // (replicated), its block (a layer like the last one, with its own KV cache) and the shared head
         // (arXiv:2412.19437 sec. 2.2; vLLM runs the depths in turn, reusing them past mtp_layers).
-        const LayerCost block = attentionOf(m.layers - 1, batch);
+        const LayerCost block = attentionOf(m.layers - 1, batch, layerShape(m, m.layers - 1), in);
         const double h = static_cast<double>(m.hidden);
         const double pass = in.rates.servingGemm(batch, h, 2.0 * h, 2.0).seconds + block.kernelsSeconds()
             + block.tpSeconds + block.epSeconds + headGemm(in, batch).seconds;
@@ -233,21 +244,21 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts)
     const double headsLocal = static_cast<double>(m.heads) / L.tp;
     const double qk = queryKeyHeadDim(m), v = valueHeadDim(m);
     PrefillTime t;
-    LayerKinds kinds;
-    const auto priced = [&](int l) -> const LayerCost& {
-        return kinds.of(m, l, [&] {
-            const double span
-                = m.isSlidingWindowLayer(l) ? std::min(tokens, static_cast<double>(m.slidingWindow)) : tokens;
-            // Causal attention: QK^T and AV over the lower triangle, 2 FLOPs per multiply-add
-            // (arXiv:2205.14135 sec. 3 counts 4 s^2 d per head forward without the causal half).
-            const double attention = 2.0 * tokens * span / (span < tokens ? 1.0 : 2.0) * headsLocal * (qk + v);
-            const double kvWrite = prompts * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, tokens);
-            // Each prompt's fused causal kernel over its own keys, with the per-tile cost the probe measured
-            // (ComputeRates::causalAttentionSeconds, as training prices it).
-            const double attentionSeconds = prompts * in.rates.causalAttentionSeconds(attention, span);
-            return layerCost(in, l, prompts * tokens, kvWrite, attentionSeconds, false);
-        });
+    // Layer l (or a drafter's layer of shape `shape` beside it) over the prompts, writing their KV cache.
+    const auto prefilled = [&](int l, const LayerShape& shape, const ServingTimeInputs& inputs) {
+        const double span = m.isSlidingWindowLayer(l) ? std::min(tokens, static_cast<double>(m.slidingWindow)) : tokens;
+        // Causal attention: QK^T and AV over the lower triangle, 2 FLOPs per multiply-add
+        // (arXiv:2205.14135 sec. 3 counts 4 s^2 d per head forward without the causal half).
+        const double attention = 2.0 * tokens * span / (span < tokens ? 1.0 : 2.0) * headsLocal * (qk + v);
+        const double kvWrite = prompts * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, tokens);
+        // Each prompt's fused causal kernel over its own keys, with the per-tile cost the probe measured
+        // (ComputeRates::causalAttentionSeconds, as training prices it).
+        const double attentionSeconds = prompts * inputs.rates.causalAttentionSeconds(attention, span);
+        return layerCost(inputs, l, shape, prompts * tokens, kvWrite, attentionSeconds, false);
     };
+    LayerKinds kinds;
+    const auto priced
+        = [&](int l) -> const LayerCost& { return kinds.of(m, l, [&] { return prefilled(l, layerShape(m, l), in); }); };
     for (int l = 0; l < m.layers; ++l) {
         const LayerCost& c = priced(l);
         t.computeSeconds += c.kernelsSeconds();
@@ -256,10 +267,19 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts)
     t.computeSeconds += headGemm(in, prompts).seconds; // logits of each prompt's last token only
     if (const ModelSpec* draft = draftTokensPerStep(m, in.config) > 0 ? draftModelOf(in.config) : nullptr) {
         // The draft model prefills the prompt too (its own KV cache), before it drafts the first tokens.
-        const DraftModelInputs dm(in, *draft);
+        const DrafterInputs dm(in, *draft);
         const PrefillTime own = prefill(dm.in, tokens, prompts);
         t.computeSeconds += own.computeSeconds;
         t.commSeconds += own.commSeconds;
+    } else if (draftTokensPerStep(m, in.config) > 0 && in.config.speculativeMethod == SpeculativeMethod::Eagle3) {
+        // The EAGLE-3 head over the prompt, in the step that emits the first token: the fc over every prompt
+        // token's fused feature, its layer (filling its KV layer) and its head for the first draft.
+        const DrafterInputs head(in, m);
+        const LayerCost layer = prefilled(m.layers - 1, eagle3LayerShape(m), head.in);
+        const double h = static_cast<double>(m.hidden);
+        t.computeSeconds += head.in.rates.servingGemm(prompts * tokens, h, 3.0 * h, 2.0).seconds
+            + layer.kernelsSeconds() + head.in.rates.servingGemm(prompts, kEagle3DraftVocab / L.tp, h, 2.0).seconds;
+        t.commSeconds += layer.tpSeconds;
     } else if (draftTokensPerStep(m, in.config) > 0) {
         // The drafter's own pass over the prompt, in the step that emits the first token: its 2h -> h projection
         // of every prompt token's hidden state, its block (filling its KV layer) and the head for the first draft

@@ -23,8 +23,8 @@ struct ServingTimeInputs {
     // ServingMemoryDefaults::maxBatchedTokens).
     double maxBatchedTokens = 8192;
     EfficiencyDefaults defaults {};
-    // The rates of a separate draft model (InferenceConfig::draftModel), which runs in bf16
-    // (kDraftModelWeightFormat) whatever the model's format; nullptr: `rates`.
+    // The rates of a bf16 drafter (a draft model or an EAGLE-3 head, kDraftModelWeightFormat) when the model's
+    // weights are in another format; nullptr: `rates`.
     const ComputeRates* draftRates = nullptr;
 };
 

@@ -31,6 +31,18 @@ const char* checkpointOf(const std::string& preset, WeightFormat f)
     return nullptr;
 }
 
+// The published EAGLE-3 head of a model preset (the EAGLE authors' checkpoints; TensorRT-LLM's speculative
+// decoding docs list EAGLE 3 for Llama 3.1 8B and Llama 3.3 70B, the 70B head serving Llama 3.1 70B's
+// architecture), or nullptr.
+const char* eagle3HeadOf(const std::string& preset)
+{
+    if (preset == "llama3-8b")
+        return "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B";
+    if (preset == "llama3-70b")
+        return "yuhuili/EAGLE3-LLaMA3.3-Instruct-70B";
+    return nullptr;
+}
+
 // A checkpoint that already stores the design's weight format needs no quantization flag.
 bool checkpointIsQuantized(const std::string& preset, WeightFormat f)
 {
@@ -45,7 +57,10 @@ struct Plan {
     int perReplicaRequests = 0; // the concurrency the design runs, per attention replica
     int totalRequests = 0;
     int drafts = 0; // speculative decoding's draft tokens per step
-    std::string draftPreset; // the separate draft model's preset; empty: the MTP module drafts
+    SpeculativeMethod method = SpeculativeMethod::Mtp;
+    std::string drafterName; // a separate drafter's (draft model, EAGLE-3 head), for its notes
+    const char* drafterCheckpoint = nullptr; // its public checkpoint; nullptr: none known
+    bool separateDrafter() const { return drafts > 0 && method != SpeculativeMethod::Mtp; }
     const InferenceConfig* config = nullptr;
     std::string preset;
 };
@@ -64,8 +79,15 @@ Plan planOf(const Scenario& s)
     p.context = s.inference.effectiveContextLen();
     p.preset = s.modelPreset;
     p.drafts = draftTokensPerStep(s.model, s.inference);
-    if (p.drafts > 0)
-        p.draftPreset = s.inference.draftModel;
+    p.method = s.inference.speculativeMethod;
+    if (p.method == SpeculativeMethod::DraftModel) {
+        // The draft model is read in bf16 (kDraftModelWeightFormat): its 16-bit checkpoint.
+        p.drafterName = "the draft model \"" + s.inference.draftModel + "\"";
+        p.drafterCheckpoint = checkpointOf(s.inference.draftModel, kDraftModelWeightFormat);
+    } else if (p.method == SpeculativeMethod::Eagle3) {
+        p.drafterName = "the EAGLE-3 head of \"" + s.model.name + "\"";
+        p.drafterCheckpoint = eagle3HeadOf(s.modelPreset);
+    }
     const Report r = evaluate(s);
     const int requests = r.inference ? r.inference->concurrency : std::max(1, s.inference.concurrency);
     p.totalRequests = std::max(1, requests);
@@ -96,13 +118,12 @@ void header(std::ostringstream& o, const Scenario& s, const Plan& p, const char*
     if (!hf)
         o << "# NOTE: the model \"" << s.model.name
           << "\" has no public checkpoint Parallax knows; set MODEL to its Hugging Face directory.\n";
-    if (!p.draftPreset.empty()) {
-        // The draft model is read in bf16 (kDraftModelWeightFormat): its 16-bit checkpoint.
-        const char* draftHf = checkpointOf(p.draftPreset, kDraftModelWeightFormat);
-        o << "DRAFT_MODEL=\"${DRAFT_MODEL:-" << (draftHf ? draftHf : "/path/to/draft-checkpoint") << "}\"\n";
-        if (!draftHf)
-            o << "# NOTE: the draft model \"" << p.draftPreset
-              << "\" has no public checkpoint Parallax knows; set DRAFT_MODEL to its Hugging Face directory.\n";
+    if (p.separateDrafter()) {
+        o << "DRAFT_MODEL=\"${DRAFT_MODEL:-" << (p.drafterCheckpoint ? p.drafterCheckpoint : "/path/to/drafter")
+          << "}\"\n";
+        if (!p.drafterCheckpoint)
+            o << "# NOTE: " << p.drafterName
+              << " has no public checkpoint Parallax knows; set DRAFT_MODEL to its Hugging Face directory.\n";
     }
 }
 
@@ -153,12 +174,12 @@ std::string writeVllm(const Scenario& s, const Plan& p)
     o << "    --max-model-len " << p.context << " \\\n";
     o << "    --gpu-memory-utilization " << fraction(p.config->gpuMemoryUtilization) << " \\\n";
     o << "    --max-num-batched-tokens 8192 \\\n";
-    // vLLM docs, "MTP (Multi-Token Prediction)": the model's own MTP layers draft; "Draft Models": a separate
-    // model (method "draft_model"), at the model's tensor-parallel size by default.
-    if (p.drafts > 0 && !p.draftPreset.empty())
-        o << "    --speculative-config \"{\\\"method\\\":\\\"draft_model\\\",\\\"model\\\":\\\"$DRAFT_MODEL\\\","
-             "\\\"num_speculative_tokens\\\":"
-          << p.drafts << "}\" \\\n";
+    // vLLM docs, "MTP (Multi-Token Prediction)": the model's own MTP layers draft; "Draft Models" and "EAGLE Draft
+    // Models": a separate checkpoint (method "draft_model" or "eagle3"), at the model's tensor-parallel size by
+    // default.
+    if (p.separateDrafter())
+        o << "    --speculative-config \"{\\\"method\\\":\\\"" << toString(p.method)
+          << "\\\",\\\"model\\\":\\\"$DRAFT_MODEL\\\",\\\"num_speculative_tokens\\\":" << p.drafts << "}\" \\\n";
     else if (p.drafts > 0)
         o << "    --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":" << p.drafts << "}' \\\n";
     o << "    --max-num-seqs " << p.perReplicaRequests << "\n";
@@ -197,13 +218,15 @@ std::string writeSglang(const Scenario& s, const Plan& p)
     o << "    --mem-fraction-static " << fraction(p.config->gpuMemoryUtilization) << " \\\n";
     o << "    --chunked-prefill-size 8192 \\\n";
     // SGLang docs, "Speculative Decoding" / DeepSeek usage: MTP runs on the EAGLE worker, one chain of drafts;
-    // a separate small model on the STANDALONE worker ("Standalone Speculative Decoding (Small Draft Model)").
+    // a separate small model on the STANDALONE worker ("Standalone Speculative Decoding (Small Draft Model)"),
+    // an EAGLE-3 head on EAGLE3.
     if (p.drafts > 0) {
-        if (p.draftPreset.empty())
-            o << "    --speculative-algorithm EAGLE \\\n";
-        else
-            o << "    --speculative-algorithm STANDALONE \\\n"
-              << "    --speculative-draft-model-path \"$DRAFT_MODEL\" \\\n";
+        const char* algorithm = p.method == SpeculativeMethod::DraftModel ? "STANDALONE"
+            : p.method == SpeculativeMethod::Eagle3                       ? "EAGLE3"
+                                                                          : "EAGLE";
+        o << "    --speculative-algorithm " << algorithm << " \\\n";
+        if (p.separateDrafter())
+            o << "    --speculative-draft-model-path \"$DRAFT_MODEL\" \\\n";
         o << "    --speculative-num-steps " << p.drafts << " \\\n";
         o << "    --speculative-eagle-topk 1 \\\n";
         o << "    --speculative-num-draft-tokens " << p.drafts + 1 << " \\\n";
@@ -246,14 +269,15 @@ std::string writeTrtLlm(const Scenario& s, const Plan& p)
         o << "  dtype: fp8\n";
     o << "  free_gpu_memory_fraction: " << fraction(p.config->gpuMemoryUtilization) << "\n";
     // TensorRT-LLM DeepSeek-V3 example: MTP speculative decoding in the LLM API options; a separate draft model
-    // is DraftTargetDecodingConfig ("Speculative Decoding" docs, Draft/Target; later releases name the key
-    // speculative_model).
-    if (p.drafts > 0 && !p.draftPreset.empty()) {
-        const char* draftHf = checkpointOf(p.draftPreset, kDraftModelWeightFormat);
+    // is DraftTargetDecodingConfig, an EAGLE-3 head EagleDecodingConfig ("Speculative Decoding" docs; later
+    // releases name the checkpoint key speculative_model).
+    if (p.separateDrafter()) {
         o << "speculative_config:\n";
-        o << "  decoding_type: DraftTarget\n";
+        o << "  decoding_type: " << (p.method == SpeculativeMethod::Eagle3 ? "Eagle" : "DraftTarget") << "\n";
         o << "  max_draft_len: " << p.drafts << "\n";
-        o << "  speculative_model_dir: " << (draftHf ? draftHf : "/path/to/draft-checkpoint") << "\n";
+        o << "  speculative_model_dir: " << (p.drafterCheckpoint ? p.drafterCheckpoint : "/path/to/drafter") << "\n";
+        if (p.method == SpeculativeMethod::Eagle3)
+            o << "  eagle3_one_model: false\n"; // the two-model path, the one that serves Llama heads
     } else if (p.drafts > 0) {
         o << "speculative_config:\n";
         o << "  decoding_type: MTP\n";

@@ -44,11 +44,12 @@ double attentionParameters(const ModelSpec& m)
     return p;
 }
 
+} // namespace
+
 double normParameters(const ModelSpec& m)
 {
     return (m.biases ? 2.0 : 1.0) * static_cast<double>(m.hidden);
 }
-} // namespace
 
 int queryKeyHeadDim(const ModelSpec& m)
 {

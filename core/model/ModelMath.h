@@ -22,6 +22,9 @@ struct LayerParameters {
 
 LayerParameters layerParameters(const ModelSpec& m, int layer);
 
+// One normalization layer: its scale, and a shift with biases (LayerNorm).
+double normParameters(const ModelSpec& m);
+
 // Sums perLayer(l) over the layers [first, end) in layer order, calling perLayer once per layer kind
 // (dense, MoE): every layer of a kind has one shape, so the sum equals the sum of one call per
 // layer bit for bit, at the cost of two calls. perLayer must depend on the layer only through its kind.

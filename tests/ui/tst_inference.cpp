@@ -251,6 +251,18 @@ private Q_SLOTS:
         QVERIFY(w.doc()->waitForEvaluation());
         QVERIFY(w.doc()->scenario().inference.draftModel.empty());
         QCOMPARE(drafter->currentIndex(), drafter->findData(QString()));
+
+        // An EAGLE-3 head: the method changes, no draft model is named.
+        drafter->setCurrentIndex(drafter->findData(QStringLiteral("eagle3")));
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(w.doc()->scenario().inference.speculativeMethod == core::SpeculativeMethod::Eagle3);
+        QVERIFY(w.doc()->scenario().inference.draftModel.empty());
+        drafts->setValue(2);
+        QVERIFY(w.doc()->waitForEvaluation());
+        const auto& eagle = w.doc()->evaluation()->report;
+        QVERIFY2(eagle.valid, eagle.errors.empty() ? "" : eagle.errors.front().text.c_str());
+        QCOMPARE(eagle.inference->speculativeMethod, std::string("eagle3"));
+        QVERIFY(eagle.inference->draftWeightsBytesPerGpu > 0);
     }
 
     void inferenceScenarioSavesAndLoadsWithUnknownKeys()

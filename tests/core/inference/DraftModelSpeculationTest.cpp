@@ -21,17 +21,11 @@ using parallax::test::servingScenario;
 
 namespace {
 
-// Llama 3 70B on 4 H100 (tp 4), one request of 1024 + 512 tokens.
+// Llama 3 70B on 4 H100 (tp 4), one request of 1024 + 512 tokens, drafting with `draft` (none: MTP).
 Scenario llama70On4H100(const std::string& draft, int drafts, WeightFormat weights = WeightFormat::Bf16)
 {
-    Scenario s = servingScenario("llama3-70b", "h100-sxm", 4, 4);
-    s.inference.weightFormat = weights;
-    s.inference.isl = 1024;
-    s.inference.osl = 512;
-    s.inference.concurrency = 1;
-    s.inference.speculativeTokens = drafts;
-    s.inference.draftModel = draft;
-    return s;
+    return parallax::test::llama70On4H100Drafting(
+        draft.empty() ? SpeculativeMethod::Mtp : SpeculativeMethod::DraftModel, drafts, weights, draft);
 }
 
 // The draft model served on its own on the same 4 GPUs, in bf16, with the same requests.
