@@ -69,7 +69,11 @@ cmake --preset asan-minimal -S "$repo" -B "$asan"
 # files), so it runs from here on at the lowest priority, in the cores the builds and tests leave idle
 # (link steps, single-threaded tests and benchmarks); the last stage waits for it and fails on its result.
 tidy_log="$asan/check-tidy.log"
-setsid nice -n 19 bash "$repo/scripts/check-tidy.sh" "$asan" > "$tidy_log" 2>&1 &
+# setsid gives it a session, and so a scheduling autogroup, of its own (sched(7), "The autogroup feature"):
+# CPU is shared fairly between autogroups and `nice` ranks processes only inside one, so the autogroup's own
+# nice value (/proc/self/autogroup) is what keeps it from taking half the machine from the build.
+setsid bash -c 'echo 19 > /proc/self/autogroup 2>/dev/null; exec nice -n 19 bash "$0" "$1"' \
+  "$repo/scripts/check-tidy.sh" "$asan" > "$tidy_log" 2>&1 &
 tidy_pid=$!
 cmake --build "$asan" -j "$jobs"
 
