@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The test command: installs what is missing, checks formatting and license lines, then builds and
-# tests everything under ASan + UBSan (CMakePresets.json; a unity build, about a third of the compile time),
+# tests everything under ASan + UBSan (CMakePresets.json; a unity build, about 40% less compile time),
 # each test once, in one build folder:
 #   1. the minimal configuration (asan-minimal: every optional part off, STYLE.md): core, CLI and their
 #      tests (core, validation, CLI goldens without the renderer, fuzz corpus replays, scripts);
