@@ -562,8 +562,8 @@ QGroupBox* ConfigPanel::buildParallelGroup()
     layout->setPlaceholderText(tr("even split"));
     Field& layoutField = addField(form, tr("PP layout:"), QStringLiteral("parallel.pipeline_layout"), layout,
         tr("Megatron-Core --pipeline-model-parallel-layout: the layers of each virtual stage, split by '|' (E "
-           "embedding, t layer, m MTP layer, L loss; t*3 and (tt|)*29 repeat), e.g. \"Et*3|(tt|)*29,|mL\" for "
-           "DeepSeek-V3 on pp 16 x vpp 2. Empty: the split set above"));
+           "embedding, t layer, m MTP layer, L loss; t*3 and (tt|)*29 repeat), e.g. \"Et*3|(tt|)*29,m|L\" for "
+           "DeepSeek-V3 on pp 16 x vpp 2 (its MTP layer in a stage of its own). Empty: the split set above"));
     layoutField.refresh
         = [this, layout] { layout->setText(QString::fromStdString(m_document->scenario().parallel.pipelineLayout)); };
     connect(layout, &QLineEdit::editingFinished, this, [this, layout] {

@@ -115,33 +115,47 @@ void fillDurations(
             d.backwardWeight = backwardWeight;
             sim.activationWeight[r][c] = activation;
             sim.wPendingWeight[r][c] = wPending;
+            // Each MTP depth: its projection and a block like the last layer on the stage that holds it, and
+            // another pass of the shared head with the loss (arXiv:2412.19437 sec. 2.2; Megatron-Core computes
+            // the MTP losses in the loss stage, its blocks where the layout puts them, by default there too).
+            const int blocks = in.layout.mtpLayersIn(stage, model.mtpLayers);
+            const int headPasses = stage == lastStage ? model.mtpLayers : 0;
             if (stage == lastStage) {
                 d.forward += head.forward;
                 d.backwardInput += head.backwardInput;
                 d.backwardWeight += head.backwardWeight;
                 computeF += head.forward;
                 computeB += head.backwardInput + head.backwardWeight;
-                // Each MTP depth after the head: its projection, a block like the last layer and the
-                // shared head again (arXiv:2412.19437 sec. 2.2; Megatron-Core places MTP on the last stage).
-                const bool moe = model.isMoeLayer(model.layers - 1);
-                const LayerTerms& t = moe ? moeTerms : denseTerms;
-                const HeadTimes& proj = costs.mtpProjection;
-                for (int depth = 0; depth < model.mtpLayers; ++depth) {
-                    d.forward += t.forward + proj.forward + head.forward;
-                    d.backwardInput += t.backwardInput + proj.backwardInput + head.backwardInput;
-                    d.backwardWeight += t.backwardWeight + proj.backwardWeight + head.backwardWeight;
-                    computeF += t.computeF + proj.forward + head.forward;
-                    computeB += t.computeB + proj.backwardInput + proj.backwardWeight + head.backwardInput
-                        + head.backwardWeight;
-                    commF += t.commF;
-                    commB += t.commB;
-                    tp += t.tp;
-                    cp += t.cp;
-                    ep += t.ep;
-                    // The module's own router: one MoE layer at the busiest per-layer load (as the scorer).
-                    sim.activationWeight[r][c] += moe ? lc.moeActivation : lc.denseActivation;
-                    sim.wPendingWeight[r][c] += in.splitBackward ? (moe ? lc.moeWPending : lc.denseWPending) : 0.0;
-                }
+            }
+            const bool moeBlock = model.isMoeLayer(model.layers - 1);
+            const LayerTerms& t = moeBlock ? moeTerms : denseTerms;
+            const HeadTimes& proj = costs.mtpProjection;
+            for (int depth = 0; depth < std::max(blocks, headPasses); ++depth) {
+                const bool block = depth < blocks;
+                const bool headPass = depth < headPasses;
+                // Summed in the order of one expression per depth: the same bits as the default placement's.
+                const auto add = [&](double& to, double blockPart, double projPart, double headPart) {
+                    double v = block ? blockPart + projPart : 0.0;
+                    v = headPass ? v + headPart : v;
+                    to += v;
+                };
+                add(d.forward, t.forward, proj.forward, head.forward);
+                add(d.backwardInput, t.backwardInput, proj.backwardInput, head.backwardInput);
+                add(d.backwardWeight, t.backwardWeight, proj.backwardWeight, head.backwardWeight);
+                add(computeF, t.computeF, proj.forward, head.forward);
+                double b = block ? t.computeB + proj.backwardInput + proj.backwardWeight : 0.0;
+                b = headPass ? b + head.backwardInput + head.backwardWeight : b;
+                computeB += b;
+                if (!block)
+                    continue;
+                commF += t.commF;
+                commB += t.commB;
+                tp += t.tp;
+                cp += t.cp;
+                ep += t.ep;
+                // The module's own router: one MoE layer at the busiest per-layer load (as the scorer).
+                sim.activationWeight[r][c] += moeBlock ? lc.moeActivation : lc.denseActivation;
+                sim.wPendingWeight[r][c] += in.splitBackward ? (moeBlock ? lc.moeWPending : lc.denseWPending) : 0.0;
             }
             // DualPipe pairs a forward and a backward chunk and hides the all-to-all and PP traffic of
             // one behind the compute of the other (arXiv:2412.19437 sec. 3.2.1, Figure 4).

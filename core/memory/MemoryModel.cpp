@@ -37,12 +37,11 @@ ParameterShard rankParameters(const MemoryInputs& in, int rank)
 {
     ParameterShard total;
     const int chunks = chunksPerRank(in.shape);
-    const int last = in.layout.stages() - 1;
     const bool rankHoldsEmbedding = rankHoldsStage(in.shape, rank, 0);
     for (int c = 0; c < chunks; ++c) {
         const int stage = modelStageOf(in.shape, rank, c);
         total += stageParameters(in.model, in.parallel, in.layout.firstLayer(stage), in.layout.endLayer(stage),
-            stage == 0, stage == last, rankHoldsEmbedding);
+            in.layout.holds(stage, in.model.mtpLayers, rankHoldsEmbedding));
     }
     return total;
 }
@@ -103,7 +102,7 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
                 const int stage = modelStageOf(in.shape, r, c);
                 largest = std::max(largest,
                     largestModuleParameters(in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage),
-                        stage == 0 || stage == last));
+                        stage == 0 || stage == last || in.layout.mtpLayersIn(stage, in.model.mtpLayers) > 0));
             }
             transient += zeroThreeGatheredBytes(largest);
         }
@@ -135,7 +134,6 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
         return dataParallelSync(p.zero, in.shape.microbatches, c, forwardWindowSeconds, backwardWindowSeconds);
     }
     // Each chunk's collectives placed on this rank's simulated timeline (core/costs/DataParallelSync.h).
-    const int last = in.layout.stages() - 1;
     auto valid = [&](int c) { return c >= 0 && c < chunks; };
     const auto forwardChunk = [](const TimedOp& op) {
         return op.kind == OpKind::Forward || op.kind == OpKind::ForwardBackward ? int { op.chunk } : -1;
@@ -171,8 +169,9 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
     for (int c = 0; c < chunks; ++c) {
         const int stage = modelStageOf(in.shape, rank, c);
         const bool embedding = stage == 0;
-        const ParameterShard params = stageParameters(in.model, p, in.layout.firstLayer(stage),
-            in.layout.endLayer(stage), embedding, stage == last, rankHoldsStage(in.shape, rank, 0));
+        const StageHolds holds = in.layout.holds(stage, in.model.mtpLayers, rankHoldsStage(in.shape, rank, 0));
+        const ParameterShard params
+            = stageParameters(in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), holds);
         const double forwardStart = firstForward[c] ? firstForward[c]->start : in.schedule.makespan;
         const double forwardEnd = firstForward[c] ? firstForward[c]->end : in.schedule.makespan;
         sync[c].firstForwardStartSeconds = forwardStart;
@@ -199,7 +198,8 @@ DpSyncTimes dpSyncSeconds(const MemoryInputs& in, int rank, const CommGroup& dp,
         const double bucket = bucketed ? ddpBucketParams(p.ddpBucketSize, p.dp) : 0.0;
         // The input embedding's share of the dense parameters (the last gradients of the backward).
         const double layerDense = embedding
-            ? stageParameters(in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage), false, stage == last)
+            ? stageParameters(in.model, p, in.layout.firstLayer(stage), in.layout.endLayer(stage),
+                StageHolds { false, holds.head, holds.mtpLayers, false })
                   .dense
             : params.dense;
         const double backwardStart = lastGrad[c] ? lastGrad[c]->start : rankEnd;

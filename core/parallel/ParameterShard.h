@@ -21,13 +21,20 @@ struct ParameterShard {
     }
 };
 
-// Layers [firstLayer, endLayer) plus, when asked, the embedding (first stage) and the LM head and
-// final norm (last stage) and its multi-token-prediction modules. A tied output layer and the modules'
-// embedding reuse the first stage's table; the last stage keeps a synchronised copy (as Megatron does) unless
-// the same pipeline rank holds the first stage too (DualPipe and the V schedules: arXiv:2412.19437
-// sec. 3.2.3 shares it).
-ParameterShard stageParameters(const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer,
-    bool holdsEmbedding, bool holdsHead, bool rankHoldsEmbedding = false);
+// What a model stage holds beside its transformer layers.
+struct StageHolds {
+    bool embedding = false; // the input embedding (the first stage)
+    bool head = false; // the final norm and the output layer (the last stage)
+    int mtpLayers = 0; // multi-token-prediction depths: with the head unless a custom layout places them
+    bool rankHoldsEmbedding = false; // another model stage of the same pipeline rank holds the embedding
+};
+
+// Layers [firstLayer, endLayer) plus what `holds` names. A tied output layer and an MTP stage's embedding
+// reuse the first stage's table; a stage without it keeps a synchronised copy (as Megatron does) unless the
+// same pipeline rank holds the first stage too (DualPipe and the V schedules: arXiv:2412.19437 sec. 3.2.3
+// shares it).
+ParameterShard stageParameters(
+    const ModelSpec& m, const ParallelConfig& p, int firstLayer, int endLayer, const StageHolds& holds);
 
 // Bytes per parameter of mixed-precision Adam (arXiv:1910.02054 sec. 3.1): 2 bf16 weights,
 // 12 fp32 master weights + momentum + variance, and fp32 gradients: Megatron-Core accumulates and

@@ -110,6 +110,11 @@ int PipelineLayoutStages::transformerLayers() const
     return sum(layers);
 }
 
+bool PipelineLayoutStages::mtpOnLastStage() const
+{
+    return mtp.empty() || sum(mtp) == mtp.back();
+}
+
 std::optional<PipelineLayoutStages> parsePipelineLayout(const std::string& text, std::string& error)
 {
     Expander expander(text, error);
@@ -148,7 +153,7 @@ std::optional<PipelineLayoutStages> parsePipelineLayout(const std::string& text,
     return l;
 }
 
-std::string pipelineLayoutProblem(const PipelineLayoutStages& l, int layers, int mtpLayers, int stages)
+std::string pipelineLayoutProblem(const PipelineLayoutStages& l, int layers, int mtpLayers, int pp, int stages)
 {
     const int n = l.stages();
     if (n != stages)
@@ -164,9 +169,28 @@ std::string pipelineLayoutProblem(const PipelineLayoutStages& l, int layers, int
     if (sum(l.mtp) != mtpLayers)
         return "the layout places " + std::to_string(sum(l.mtp)) + " MTP layers ('m') but the model has "
             + std::to_string(mtpLayers) + " (mtp_layers): make them agree";
-    if (mtpLayers > 0 && l.mtp.back() != mtpLayers)
-        return "Parallax runs the MTP layers ('m') with the loss on the last stage (Megatron-Core's default "
-               "placement): move them into the last stage, as in \"...|tmL\"";
+    // Megatron-Core's rules for 'm' (PipelineParallelLayerLayout.validate_layer_layout; Megatron-Core docs,
+    // "Multi-Token Prediction", Pipeline Parallel Layout for MTP): its stages are in the last virtual round
+    // and not on pipeline rank 0; and a depth reads the main model's last hidden state, so it follows the
+    // last transformer layer.
+    int lastLayerStage = 0;
+    for (int k = 0; k < n; ++k)
+        lastLayerStage = l.layers[k] > 0 ? k : lastLayerStage;
+    for (int k = 0; k < n && pp > 0; ++k) {
+        if (l.mtp[k] == 0)
+            continue;
+        const std::string where = "stage " + std::to_string(k) + " (pipeline rank " + std::to_string(k % pp)
+            + ", virtual stage " + std::to_string(k / pp) + ")";
+        if (k < n - pp)
+            return "the MTP layers ('m') must sit in the last virtual pipeline round (stages " + std::to_string(n - pp)
+                + "-" + std::to_string(n - 1) + "), not " + where + ": move them there, as in \"...,m|L\"";
+        if (k % pp == 0)
+            return "the MTP layers ('m') cannot sit on pipeline rank 0 (" + where
+                + "): move them to a later stage, as in \"...,m|L\"";
+        if (k < lastLayerStage)
+            return "the MTP layers ('m') in " + where + " come before the last transformer layer (stage "
+                + std::to_string(lastLayerStage) + "), whose output they read: move them after it";
+    }
     return {};
 }
 

@@ -20,14 +20,16 @@ struct PipelineLayoutStages {
     std::vector<int> loss; // 'L' per virtual stage
     int stages() const { return static_cast<int>(layers.size()); }
     int transformerLayers() const; // every 't'
+    bool mtpOnLastStage() const; // every 'm' (if any) in the last stage, with the loss
 };
 
 // The stages of `text`, or nullopt with `error` saying what is wrong and where ("position 7: ...").
 std::optional<PipelineLayoutStages> parsePipelineLayout(const std::string& text, std::string& error);
 
 // The problem of a parsed layout for a model of `layers` transformer layers and `mtpLayers` MTP depths on
-// `stages` = pp x vpp virtual stages, as "message with the fix"; empty when Parallax can run it. Parallax keeps
-// the embedding on the first stage and the loss with the MTP layers on the last (Megatron-Core's defaults).
-std::string pipelineLayoutProblem(const PipelineLayoutStages& l, int layers, int mtpLayers, int stages);
+// `stages` = pp x vpp virtual stages, as "message with the fix"; empty when Parallax can run it. The embedding
+// sits on the first stage and the loss on the last; the MTP layers with the loss (Megatron-Core's default) or,
+// "standalone", in stages of their own after the last transformer layer (the docs' DeepSeek-V3 example).
+std::string pipelineLayoutProblem(const PipelineLayoutStages& l, int layers, int mtpLayers, int pp, int stages);
 
 } // namespace parallax::core

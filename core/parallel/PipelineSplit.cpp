@@ -94,7 +94,7 @@ std::string customLayoutProblem(int layers, const ParallelConfig& p, int mtpLaye
     const std::optional<PipelineLayoutStages> parsed = parsePipelineLayout(p.pipelineLayout, error);
     if (!parsed)
         return field + error;
-    const std::string problem = pipelineLayoutProblem(*parsed, layers, mtpLayers, p.pp * chunksOf(p));
+    const std::string problem = pipelineLayoutProblem(*parsed, layers, mtpLayers, p.pp, p.pp * chunksOf(p));
     return problem.empty() ? problem : field + problem;
 }
 } // namespace
@@ -161,16 +161,24 @@ std::string pipelineSplitProblem(int layers, const ParallelConfig& p, int mtpLay
     return {};
 }
 
+std::optional<PipelineLayoutStages> customLayoutStages(int layers, const ScheduleShape& shape, const ParallelConfig& p)
+{
+    // Virtual stage k is Megatron's model chunk k / pp of rank k % pp: modelStageOf's numbering. Its other
+    // rules (embedding, loss, MTP placement) are validateScenario's; the counts are what the engine needs.
+    if (p.pipelineLayout.empty())
+        return std::nullopt;
+    std::string error;
+    std::optional<PipelineLayoutStages> l = parsePipelineLayout(p.pipelineLayout, error);
+    if (!l || shape.ranks != p.pp || l->stages() != modelStageCount(shape) || l->transformerLayers() != layers)
+        return std::nullopt;
+    return l;
+}
+
 std::vector<int> unevenStageLayerCounts(int layers, const ScheduleShape& shape, const ParallelConfig& p)
 {
     if (!p.pipelineLayout.empty()) {
-        // Virtual stage k is Megatron's model chunk k / pp of rank k % pp: modelStageOf's numbering. Its other
-        // rules (embedding, loss, MTP placement) are validateScenario's; the layer counts are what the split needs.
-        std::string error;
-        const std::optional<PipelineLayoutStages> l = parsePipelineLayout(p.pipelineLayout, error);
-        if (!l || shape.ranks != p.pp || l->stages() != modelStageCount(shape) || l->transformerLayers() != layers)
-            return {};
-        return l->layers;
+        const std::optional<PipelineLayoutStages> l = customLayoutStages(layers, shape, p);
+        return l ? l->layers : std::vector<int> {};
     }
     if (!hasUnevenSplit(p) || !pipelineSplitProblem(layers, p).empty() || shape.ranks != p.pp)
         return {};

@@ -3,8 +3,10 @@
 
 #include "core/model/ModelSpec.h"
 #include "core/parallel/ParallelConfig.h"
+#include "core/parallel/PipelineLayout.h"
 #include "core/schedule/PipelineSchedule.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,10 @@ bool hasUnevenSplit(const ParallelConfig& p);
 
 // Empty when the split is valid, else "field: message with the fix". `mtpLayers` checks a custom layout's 'm'.
 std::string pipelineSplitProblem(int layers, const ParallelConfig& p, int mtpLayers = 0);
+
+// The custom layout's stages (parallel.pipeline_layout) when it parses and matches the shape and the
+// model's layers, else nullopt.
+std::optional<PipelineLayoutStages> customLayoutStages(int layers, const ScheduleShape& shape, const ParallelConfig& p);
 
 // Transformer layers per model stage (as modelStageOf numbers them) for a valid split; empty when
 // the split is invalid or even.

@@ -31,15 +31,27 @@ void StageLayout::assignEven(int layers, int stages)
 
 void StageLayout::assign(int layers, const ScheduleShape& shape, const ParallelConfig& p)
 {
+    m_mtp.clear();
+    if (const std::optional<PipelineLayoutStages> custom = customLayoutStages(layers, shape, p)) {
+        assignCounts(custom->layers);
+        if (!custom->mtpOnLastStage())
+            m_mtp = custom->mtp;
+        return;
+    }
     const std::vector<int> uneven = unevenStageLayerCounts(layers, shape, p);
     if (!uneven.empty()) {
-        *this = StageLayout(uneven);
+        assignCounts(uneven);
         return;
     }
     assignEven(layers, modelStageCount(shape));
 }
 
 StageLayout::StageLayout(const std::vector<int>& layersPerStage)
+{
+    assignCounts(layersPerStage);
+}
+
+void StageLayout::assignCounts(const std::vector<int>& layersPerStage)
 {
     m_first.assign(layersPerStage.size() + 1, 0);
     for (std::size_t s = 0; s < layersPerStage.size(); ++s)
@@ -50,10 +62,21 @@ StageLayout::StageLayout(const std::vector<int>& layersPerStage)
 
 StageLayout StageLayout::of(int layers, const ScheduleShape& shape, const ParallelConfig& p)
 {
-    const std::vector<int> uneven = unevenStageLayerCounts(layers, shape, p);
-    if (!uneven.empty())
-        return StageLayout(uneven);
-    return StageLayout(layers, modelStageCount(shape));
+    StageLayout layout(0, 1);
+    layout.assign(layers, shape, p);
+    return layout;
+}
+
+int StageLayout::mtpLayersIn(int stage, int mtpLayers) const
+{
+    if (m_mtp.empty() || static_cast<int>(m_mtp.size()) != stages())
+        return stage == stages() - 1 ? mtpLayers : 0;
+    return m_mtp[stage];
+}
+
+StageHolds StageLayout::holds(int stage, int mtpLayers, bool rankHoldsEmbedding) const
+{
+    return StageHolds { stage == 0, stage == stages() - 1, mtpLayersIn(stage, mtpLayers), rankHoldsEmbedding };
 }
 
 } // namespace parallax::core

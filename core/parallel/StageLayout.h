@@ -3,6 +3,7 @@
 
 #include "core/model/ModelSpec.h"
 #include "core/parallel/ParallelConfig.h"
+#include "core/parallel/ParameterShard.h"
 #include "core/schedule/PipelineSchedule.h"
 
 #include <vector>
@@ -26,10 +27,17 @@ public:
     int firstLayer(int stage) const { return m_first[stage]; }
     int endLayer(int stage) const { return m_first[stage + 1]; }
     int layerCount(int stage) const { return endLayer(stage) - firstLayer(stage); }
+    // The model's `mtpLayers` multi-token-prediction depths in `stage`: all in the last stage (Megatron-Core's
+    // default, with the loss) unless a custom layout places them in stages of their own ("standalone").
+    int mtpLayersIn(int stage, int mtpLayers) const;
+    // What `stage` holds beside its layers (core/parallel/ParameterShard.h).
+    StageHolds holds(int stage, int mtpLayers, bool rankHoldsEmbedding) const;
 
 private:
     void assignEven(int layers, int stages);
+    void assignCounts(const std::vector<int>& layersPerStage);
     std::vector<int> m_first;
+    std::vector<int> m_mtp; // a custom layout's MTP depths per stage; empty: all with the loss
 };
 
 } // namespace parallax::core

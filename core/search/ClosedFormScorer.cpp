@@ -390,8 +390,8 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
                 }
             }
             // The engine's own parameter count (core/parallel/ParameterShard.cpp), once per table.
-            const ParameterShard chunkParams
-                = stageParameters(model, split, first, end, stage == 0, stage == last, rankHoldsStage(shape, r, 0));
+            const ParameterShard chunkParams = stageParameters(
+                model, split, first, end, layout.holds(stage, model.mtpLayers, rankHoldsStage(shape, r, 0)));
             denseParams += chunkParams.dense;
             expertParams += chunkParams.expert;
         }

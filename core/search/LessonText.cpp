@@ -38,12 +38,11 @@ ParameterShard rankParameters(const Scenario& s, int rank)
         shape.virtualStages = 1;
     }
     const StageLayout layout = StageLayout::of(s.model.layers, shape, p);
-    const int last = layout.stages() - 1;
     ParameterShard total;
     for (int c = 0; c < chunksPerRank(shape); ++c) {
         const int stage = modelStageOf(shape, rank, c);
-        total += stageParameters(s.model, p, layout.firstLayer(stage), layout.endLayer(stage), stage == 0,
-            stage == last, rankHoldsStage(shape, rank, 0));
+        total += stageParameters(s.model, p, layout.firstLayer(stage), layout.endLayer(stage),
+            layout.holds(stage, s.model.mtpLayers, rankHoldsStage(shape, rank, 0)));
     }
     return total;
 }

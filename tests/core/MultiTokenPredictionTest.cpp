@@ -125,6 +125,83 @@ TEST(MultiTokenPrediction, DualPipeSharesTheEmbeddingWithTheFirstStage)
             << rank;
 }
 
+// A custom layout may give the MTP layers a stage of their own (Megatron-Core's "standalone" MTP): the
+// block and projection run there, with a copy of the embedding; the head passes and losses stay in the loss
+// stage. Llama 3 8B with one depth, pp 4 x vpp 2: the depth on stage 6 (rank 2's second chunk) against the
+// same split with it in stage 7 beside the loss (rank 3's second chunk).
+TEST(MultiTokenPrediction, StandaloneStageRunsTheBlockAndTheLossStageTheHead)
+{
+    const auto run = [](const std::string& layout) {
+        Scenario s = makeScenario("llama3-8b", "h100-sxm", 1, 8, degrees(1, 4, 2), batch(1, 16, 4096));
+        s.model.mtpLayers = 1;
+        s.modelPreset.clear();
+        s.parallel.vpp = 2;
+        s.parallel.schedule = ScheduleKind::Interleaved1F1B;
+        s.parallel.pipelineLayout = layout;
+        return std::pair(s, evaluate(s));
+    };
+    const auto [s, beside] = run("Et*4|t*5|t*5|t*5|t*5|t*4|t*4|mL");
+    const Report alone = run("Et*4|t*5|t*5|t*5|t*5|t*4|t*4m|L").second;
+    ASSERT_TRUE(beside.errors.empty()) << beside.errors.front().field << ": " << beside.errors.front().text;
+    ASSERT_TRUE(alone.errors.empty()) << alone.errors.front().field << ": " << alone.errors.front().text;
+    // Weights: the block, the projection with its norms and the embedding copy move from rank 3 to rank 2.
+    const double h = static_cast<double>(s.model.hidden);
+    const double module
+        = layerParameters(s.model, 31).total() + 2.0 * h * h + 3.0 * h + static_cast<double>(s.model.vocab) * h;
+    EXPECT_NEAR(alone.stages[2].denseParameters - beside.stages[2].denseParameters, module, 1.0);
+    EXPECT_NEAR(beside.stages[3].denseParameters - alone.stages[3].denseParameters, module, 1.0);
+    EXPECT_DOUBLE_EQ(alone.stages[0].denseParameters, beside.stages[0].denseParameters);
+    // Time: rank 2's forwards gain what rank 3's lose, the block and projection (more than one layer);
+    // rank 3 keeps the head's second pass.
+    const int m = alone.microbatches;
+    const double moved = (forwardSeconds(alone, 2) - forwardSeconds(beside, 2)) / m;
+    EXPECT_NEAR(moved, (forwardSeconds(beside, 3) - forwardSeconds(alone, 3)) / m, 1e-9 * moved);
+    const double layer = forwardSeconds(beside, 1) / m / 9; // rank 1: stages 1 and 5, 5 + 4 layers
+    EXPECT_GT(moved, layer);
+    EXPECT_LT(moved, 1.3 * layer);
+    // Rank 3 (5 layers, then the loss stage) runs the head twice: once more than without MTP.
+    Scenario plain = s;
+    plain.model.mtpLayers = 0;
+    plain.parallel.pipelineLayout = "Et*4|t*5|t*5|t*5|t*5|t*4|t*4|L";
+    const Report noMtp = evaluate(plain);
+    ASSERT_TRUE(noMtp.errors.empty());
+    const double head = forwardSeconds(noMtp, 3) / m - 5 * layer;
+    EXPECT_GT(head, 0.5 * layer);
+    EXPECT_NEAR((forwardSeconds(alone, 3) - forwardSeconds(noMtp, 3)) / m, head, 0.02 * head);
+    // The block's activations move with it. Under 1F1B (pp 4) a rank holds its own stage's activations of
+    // pp - rank micro-batches at its peak: rank 2 gains two blocks' worth, the loss-only rank 3 drops to none.
+    Scenario flat = s;
+    flat.parallel.vpp = 1;
+    flat.parallel.schedule = ScheduleKind::OneFOneB;
+    flat.parallel.pipelineLayout = "Et*11|t*11|t*10|mL";
+    const Report flatBeside = evaluate(flat);
+    flat.parallel.pipelineLayout = "Et*11|t*11|t*10m|L";
+    const Report flatAlone = evaluate(flat);
+    ASSERT_TRUE(flatBeside.errors.empty() && flatAlone.errors.empty());
+    const double block = flatBeside.stages[3].activationsBytes - flatAlone.stages[3].activationsBytes;
+    EXPECT_GT(block, 0);
+    EXPECT_NEAR(flatAlone.stages[2].activationsBytes - flatBeside.stages[2].activationsBytes, 2 * block, 1e-6 * block);
+}
+
+// The Megatron-LM docs' DeepSeek-V3 example runs as written.
+TEST(MultiTokenPrediction, MegatronDocsDeepSeekLayoutRuns)
+{
+    Scenario s = parallax::test::presetScenario("deepseek-v3-2048xh800");
+    s.parallel.schedule = ScheduleKind::Interleaved1F1B;
+    s.parallel.vpp = 2;
+    s.parallel.lastStageLayers = 0;
+    s.parallel.firstStageLayers = 0;
+    s.training.globalBatch = 16384; // 128 micro-batches per pipeline: a multiple of pp
+    s.parallel.pipelineLayout = "Et*3|(tt|)*29,m|L";
+    const Report r = evaluate(s);
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front().field << ": " << r.errors.front().text;
+    // Rank 14 holds two layers and the MTP module (an MoE block), rank 15 two layers and the loss stage: one
+    // MoE block's expert shard more on rank 14.
+    ASSERT_EQ(r.stages.size(), 16u);
+    EXPECT_NEAR(r.stages[14].expertParameters - r.stages[15].expertParameters, r.stages[15].expertParameters / 2,
+        1e-9 * r.stages[15].expertParameters);
+}
+
 TEST(MultiTokenPrediction, ScenarioAndLaunchFormatsCarryIt)
 {
     const ModelSpec m = *PresetLibrary::instance().model("deepseek-v3");

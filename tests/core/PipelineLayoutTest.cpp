@@ -84,17 +84,38 @@ TEST(PipelineLayout, RulesNameTheFix)
     std::string error;
     const auto deepseek = parsePipelineLayout("Et*3|(tt|)*29,m|L", error);
     ASSERT_TRUE(deepseek);
-    EXPECT_NE(pipelineLayoutProblem(*deepseek, 61, 0, 32).find("MTP layers ('m')"), std::string::npos);
-    // Parallax runs the MTP layers with the loss: the same split with 'm' moved into the last stage runs.
-    EXPECT_NE(pipelineLayoutProblem(*deepseek, 61, 1, 32).find("move them into the last stage"), std::string::npos);
+    EXPECT_NE(pipelineLayoutProblem(*deepseek, 61, 0, 16, 32).find("MTP layers ('m')"), std::string::npos);
+    // The docs' example runs as written: the MTP layer in a stage of its own (pipeline rank 14's second).
+    EXPECT_EQ(pipelineLayoutProblem(*deepseek, 61, 1, 16, 32), "");
     const auto moved = parsePipelineLayout("Et*3|(tt|)*29,|mL", error);
     ASSERT_TRUE(moved);
-    EXPECT_EQ(pipelineLayoutProblem(*moved, 61, 1, 32), "");
-    EXPECT_NE(pipelineLayoutProblem(*moved, 61, 1, 16).find("has 32 stages but pp x vpp = 16"), std::string::npos);
-    EXPECT_NE(pipelineLayoutProblem(*moved, 62, 1, 32).find("places 61 transformer layers"), std::string::npos);
+    EXPECT_EQ(pipelineLayoutProblem(*moved, 61, 1, 16, 32), "");
+    EXPECT_NE(pipelineLayoutProblem(*moved, 61, 1, 8, 16).find("has 32 stages but pp x vpp = 16"), std::string::npos);
+    EXPECT_NE(pipelineLayoutProblem(*moved, 62, 1, 16, 32).find("places 61 transformer layers"), std::string::npos);
     const auto noEmbedding = parsePipelineLayout("t|tL", error);
     ASSERT_TRUE(noEmbedding);
-    EXPECT_NE(pipelineLayoutProblem(*noEmbedding, 2, 0, 2).find("'E'"), std::string::npos);
+    EXPECT_NE(pipelineLayoutProblem(*noEmbedding, 2, 0, 2, 2).find("'E'"), std::string::npos);
+}
+
+// Megatron-Core's rules for standalone MTP stages (PipelineParallelLayerLayout.validate_layer_layout): the
+// last virtual round, not pipeline rank 0; depths may split over ranks; and after the last transformer layer.
+TEST(PipelineLayout, MtpStagesFollowMegatronsRules)
+{
+    std::string error;
+    const auto rule = [&](const std::string& text, int layers, int mtp, int pp) {
+        const auto l = parsePipelineLayout(text, error);
+        EXPECT_TRUE(l) << text << ": " << error;
+        return l ? pipelineLayoutProblem(*l, layers, mtp, pp, l->stages()) : error;
+    };
+    // Megatron's own tests: one depth on pp rank 6 of 8, three split over ranks 4-6, two depths on one rank.
+    EXPECT_EQ(rule("E|(t|)*13m|L", 13, 1, 8), "");
+    EXPECT_EQ(rule("E|(t|)*11m|m|m|L", 11, 3, 8), "");
+    EXPECT_EQ(rule("E|(t|)*12mm|m|L", 12, 3, 8), "");
+    EXPECT_EQ(rule("E|t*3|(t|)*4tm|L", 8, 1, 4), ""); // with a layer, on the stage before the loss
+    // An earlier virtual round, pipeline rank 0, before the last layer: each named with its fix.
+    EXPECT_NE(rule("E|t|m|t|t|t|t|L", 5, 1, 4).find("last virtual pipeline round"), std::string::npos);
+    EXPECT_NE(rule("Et|t|mt|L", 3, 1, 2).find("pipeline rank 0"), std::string::npos);
+    EXPECT_NE(rule("Et|t|t|t|t|m|t|L", 6, 1, 4).find("before the last transformer layer"), std::string::npos);
 }
 
 // The engine splits the layers as the layout says: rank r holds virtual stages r and r + pp.

@@ -83,7 +83,7 @@ TEST(SumOverLayers, ModelSumsAreBitIdenticalToPerLayerSums)
         p.ep = m.isMoe() ? 8 : 1;
         for (int first : { 0, 1, 3, m.layers / 2 }) {
             const int end = std::min(m.layers, first + 7);
-            const ParameterShard s = stageParameters(m, p, first, end, false, false);
+            const ParameterShard s = stageParameters(m, p, first, end, StageHolds {});
             ParameterShard expected;
             for (int l = first; l < end; ++l) {
                 const LayerParameters lp = layerParameters(m, l);
