@@ -11,6 +11,8 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <string>
+#include <vector>
 
 namespace parallax::core {
 
@@ -79,25 +81,40 @@ Reason Explainer::outOfMemory(const Report& r)
 }
 
 namespace {
-// What makes the busiest pipeline rank of `r` compute more than the winner's.
-std::string computeCause(const SearchPoint& p, const Report& r)
+// What makes the busiest pipeline rank of the loser `l` compute more than the winner `w`'s: the dimensions
+// that shrink its GEMMs, then the balance of its pipeline where that differs from the winner's.
+std::string computeCause(const SearchPoint& w, const SearchPoint& l, const Report& lr, int seqLen)
 {
-    const auto& busy = r.schedule.busySecondsPerRank;
+    std::vector<std::string> causes;
+    const auto str = [](auto v) { return std::to_string(v); };
+    if (l.tp > w.tp)
+        causes.push_back("TP=" + str(l.tp) + " against " + str(w.tp) + " splits every GEMM " + str(l.tp) + " ways");
+    if (l.cp > w.cp)
+        causes.push_back("CP=" + str(l.cp) + " leaves " + str(seqLen / l.cp) + " tokens of a sequence per GPU against "
+            + str(seqLen / w.cp));
+    if (l.microBatch < w.microBatch)
+        causes.push_back("micro-batches of " + str(l.microBatch) + " against " + str(w.microBatch)
+            + " sequences: fewer rows per GEMM");
+    const auto& busy = lr.schedule.busySecondsPerRank;
     const int busiest = busy.empty() ? 0 : static_cast<int>(std::max_element(busy.begin(), busy.end()) - busy.begin());
-    const int stages = p.pp * std::max(1, p.vpp);
-    std::string cause;
-    if (p.pp > 1 && busiest == p.pp - 1)
-        cause = "the last stage also runs the LM head";
-    const int layers = r.stages.empty() ? 0 : [&] {
-        int n = 0;
-        for (const auto& st : r.stages)
-            n += st.layers;
-        return n;
-    }();
-    if (p.pp > 1 && layers % stages != 0)
-        cause += (cause.empty() ? "" : "; ") + std::to_string(layers) + " layers do not divide into "
-            + std::to_string(stages) + " stages";
-    return cause.empty() ? "smaller GEMMs and more element-wise work per GPU" : cause;
+    const auto stagesOf = [](const SearchPoint& p) { return modelStageCount({ p.schedule, p.pp, 1, p.vpp }); };
+    const int stages = stagesOf(l);
+    const bool pipelineDiffers = stages != stagesOf(w) || l.schedule != w.schedule;
+    int layers = 0;
+    for (const auto& st : lr.stages)
+        layers += st.layers;
+    if (l.pp > 1 && pipelineDiffers) {
+        if (rankHoldsStage({ l.schedule, l.pp, 1, l.vpp }, busiest, stages - 1))
+            causes.emplace_back("its busiest rank also runs the LM head");
+        if (layers % stages != 0)
+            causes.push_back(str(layers) + " layers do not divide into " + str(stages) + " stages");
+    }
+    if (causes.empty())
+        return "smaller GEMMs and more element-wise work per GPU";
+    std::string text;
+    for (const std::string& c : causes)
+        text += (text.empty() ? "" : "; ") + c;
+    return text;
 }
 
 // What selective recompute re-runs: the attention core (Megatron-Core's default, arXiv:2205.05198 sec. 5)
@@ -200,7 +217,7 @@ Reason Explainer::explainLoss(const SearchPoint& w, const Report& wr, const Sear
         } else {
             r.kind = ReasonKind::Compute;
             r.text = "the busiest pipeline rank computes " + secondsText(b.compute) + " per step against "
-                + secondsText(a.compute) + " (" + computeCause(l, lr) + "); " + slower;
+                + secondsText(a.compute) + " (" + computeCause(w, l, lr, m_base.seqLen()) + "); " + slower;
             r.brief = "busiest rank computes " + secondsText(b.compute) + " vs " + secondsText(a.compute);
         }
         break;

@@ -192,3 +192,34 @@ TEST(ReasonSelection, SelectiveRecomputeNamesItsModules)
     EXPECT_NE(r.text.find("re-runs layernorm, mlp (training.recompute_modules)"), std::string::npos) << r.text;
     EXPECT_EQ(r.text.find("attention core"), std::string::npos) << r.text;
 }
+
+// A loser that computes more is explained by what differs from the winner: smaller micro-batches on the same
+// pipeline are fewer rows per GEMM, not the layer split both share (32 layers over 3 stages read "do not
+// divide" for every such loser until 2026-12-06).
+TEST(ReasonSelection, ComputeCauseIsWhatDiffersFromTheWinner)
+{
+    const Scenario s = searchScenario("llama3-8b", 3, 4, 48, 4096);
+    SearchPoint w;
+    w.pp = 3;
+    w.dp = 4;
+    w.zero = 1;
+    w.microBatch = 2;
+    SearchPoint l = w;
+    l.microBatch = 1;
+    std::map<decltype(w.key()), Report> reports;
+    const auto lookup = [&](const SearchPoint& p) -> const Report* {
+        auto it = reports.find(p.key());
+        if (it == reports.end())
+            it = reports.emplace(p.key(), evaluated(s, p)).first;
+        return it->second.valid ? &it->second : nullptr;
+    };
+    Explainer explainer(s, nullptr, lookup, [](const FamilyKey&) { return std::optional<SearchPoint>(); });
+    const Report* wr = lookup(w);
+    const Report* lr = lookup(l);
+    ASSERT_TRUE(wr && lr);
+    ASSERT_TRUE(wr->fits && lr->fits);
+    const Reason r = explainer.explainLoss(w, *wr, l, *lr);
+    ASSERT_EQ(r.kind, ReasonKind::Compute) << r.text;
+    EXPECT_NE(r.text.find("micro-batches of 1 against 2 sequences"), std::string::npos) << r.text;
+    EXPECT_EQ(r.text.find("do not divide"), std::string::npos) << r.text;
+}
