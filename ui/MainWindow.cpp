@@ -5,6 +5,7 @@
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
 #include "core/memory/RangeText.h"
+#include "ui/AccuracyDialog.h"
 #include "ui/ConfigPanel.h"
 #include "ui/DesignCompareTab.h"
 #include "ui/ExportDialog.h"
@@ -233,6 +234,8 @@ void MainWindow::createMenus()
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     m_lessonAction = help->addAction(tr("&Lesson of This Scenario"), this, &MainWindow::showLesson);
     m_lessonAction->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Accuracy on Published Runs…"), this, &MainWindow::showAccuracy);
+    help->addSeparator();
     help->addAction(tr("&About Parallax"), this,
             [this] {
                 QMessageBox::about(this, tr("About Parallax"),
@@ -271,6 +274,8 @@ void MainWindow::updateStatus()
     const EvaluationPtr e = m_document->evaluation();
     m_busyLabel->setText(m_document->evaluationPending() ? tr("Computing…") : QString());
     const auto& r = e->report;
+    if (m_accuracy && !r.stepTimeFamily.empty())
+        m_accuracy->setDesignFamily(QString::fromStdString(r.stepTimeFamily));
     const QString problem = theme::problemColor().name();
     if (e->generation == 0) {
         for (QLabel* l : { m_calibrationLabel, m_stepLabel, m_mfuLabel, m_memoryLabel, m_findingsLabel })
@@ -622,6 +627,25 @@ bool MainWindow::exportRankMap(const QString& path)
     }
     statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 4000);
     return true;
+}
+
+AccuracyDialog* MainWindow::showAccuracy()
+{
+    if (!m_accuracy) {
+        m_accuracy = new AccuracyDialog(
+            QString::fromStdString(m_document->evaluation()->report.stepTimeFamily),
+            [this](const core::Scenario& s) {
+                if (!maybeSave())
+                    return;
+                m_document->reset(s);
+                m_topology->fitAll();
+            },
+            this);
+        m_accuracy->setAttribute(Qt::WA_DeleteOnClose);
+    }
+    m_accuracy->show();
+    m_accuracy->raise();
+    return m_accuracy;
 }
 
 void MainWindow::showLesson()

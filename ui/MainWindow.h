@@ -3,6 +3,7 @@
 
 #include <QMainWindow>
 #include <QMessageBox>
+#include <QPointer>
 #include <functional>
 
 class QLabel;
@@ -15,6 +16,7 @@ struct Scenario;
 
 namespace parallax::ui {
 
+class AccuracyDialog;
 class ConfigPanel;
 class DesignCompareTab;
 class MemoryTab;
@@ -77,6 +79,8 @@ public:
     void setErrorReporter(ErrorReporter reporter) { m_errorReporter = std::move(reporter); }
     QString lastErrorDetails() const { return m_lastErrorDetails; } // of the last error reported
     void setDarkPalette(bool dark);
+    // Help > Accuracy on Published Runs: the one non-modal dialog, opened or raised.
+    AccuracyDialog* showAccuracy();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -104,6 +108,7 @@ private:
     RecommendationsTab* m_recommendations;
     DesignCompareTab* m_compare = nullptr;
     ProbeTab* m_probe;
+    QPointer<AccuracyDialog> m_accuracy;
     QMenu* m_recentMenu = nullptr;
     QAction* m_lessonAction = nullptr;
     QString m_titleDesign; // designLine() of the scenario as opened or saved

@@ -4,6 +4,8 @@
 #include "TestSupport.h"
 
 #include "core/search/SearchSpace.h"
+#include "core/validation/ValidationSuite.h"
+#include "ui/AccuracyDialog.h"
 #include "ui/DesignCompareTab.h"
 #include "ui/DesignComparisonModel.h"
 #include "ui/Format.h"
@@ -21,7 +23,9 @@
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
+#include <algorithm>
 
 using namespace parallax;
 using namespace parallax::ui;
@@ -214,6 +218,68 @@ private Q_SLOTS:
         QVERIFY(findInRankMap(QStringLiteral("rank 16"), t, 16).error.contains(QStringLiteral("0 to 15")));
         QCOMPARE(findInRankMap(QStringLiteral("NODE1"), t, 16).gpus.front(), 8);
         QCOMPARE(findInRankMap(QStringLiteral("5"), t, 16).gpus.front(), 5);
+    }
+
+    // Help > Accuracy on Published Runs: the engine against the training file compiled into the app, the
+    // same rows and families as core::runValidation on data/published_runs_train.json, the design's family
+    // marked, a family's runs listed, and a run opened as the design.
+    void accuracyDialogShowsTheValidation()
+    {
+        QFile file(QStringLiteral(PARALLAX_SOURCE_DIR "/data/published_runs_train.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const core::ValidationSummary direct = core::runValidation(nlohmann::json::parse(file.readAll().toStdString()));
+        test::Window w;
+        w.load(test::presetScenario());
+        AccuracyDialog* d = w.window.showAccuracy();
+        QTRY_VERIFY_WITH_TIMEOUT(d->finished(), 60000);
+        QCOMPARE(w.window.showAccuracy(), d); // one dialog, raised again
+        QCOMPARE(d->runTable()->rowCount(), static_cast<int>(direct.rows.size()));
+        QCOMPARE(d->familyTable()->rowCount(),
+            static_cast<int>(direct.perFamily.size() + direct.familiesNotCompared.size()));
+        QVERIFY2(d->headline().contains(format::percent(direct.stepTime.meanAbs)), qPrintable(d->headline()));
+        // The default design (Llama 3 70B on H100) is of the H100 dense family: marked, with its figures.
+        const auto marked = [d] {
+            for (int r = 0; r < d->familyTable()->rowCount(); ++r)
+                if (d->familyTable()->item(r, 0)->text().contains(QStringLiteral("(this design)")))
+                    return r;
+            return -1;
+        };
+        QVERIFY(marked() >= 0);
+        QCOMPARE(
+            d->familyTable()->item(marked(), 0)->data(Qt::UserRole).toString(), QStringLiteral("h100-sxm x dense"));
+        QCOMPARE(d->familyTable()->item(marked(), 2)->text(),
+            format::percent(direct.perFamily.at("h100-sxm x dense").meanAbs));
+        // A family's runs only.
+        // Sorted by the size of the error: the worst run first.
+        const auto worst = std::max_element(
+            direct.rows.begin(), direct.rows.end(), [](const core::ValidationRow& a, const core::ValidationRow& b) {
+                return std::abs(a.error) < std::abs(b.error);
+            });
+        QCOMPARE(d->runTable()->item(0, 0)->text(), QString::fromStdString(worst->run.id));
+        d->filterRuns(QStringLiteral("gb200 x dense"));
+        int shown = 0;
+        int gb200Row = -1;
+        for (int r = 0; r < d->runTable()->rowCount(); ++r) {
+            if (!d->runTable()->isRowHidden(r)) {
+                ++shown;
+                gb200Row = r;
+            }
+        }
+        QCOMPARE(shown, direct.perFamily.at("gb200 x dense").count);
+        // Opened as the design: the run's scenario, as the engine read it.
+        d->runTable()->selectRow(gb200Row);
+        const QString id = d->runTable()->item(gb200Row, 0)->text();
+        d->openSelectedRun();
+        QVERIFY(w.doc()->waitForEvaluation());
+        const auto run = std::find_if(direct.rows.begin(), direct.rows.end(),
+            [&](const core::ValidationRow& row) { return QString::fromStdString(row.run.id) == id; });
+        QVERIFY(run != direct.rows.end());
+        QCOMPARE(test::serialized(w.doc()->scenario()), test::serialized(run->run.scenario));
+        QCOMPARE(w.doc()->evaluation()->report.stepTimeFamily, std::string("gb200 dense"));
+        // The status bar's design now is a GB200 one: the dialog marks that family.
+        QTRY_COMPARE(d->familyTable()->item(std::max(0, marked()), 0)->data(Qt::UserRole).toString(),
+            QStringLiteral("gb200 x dense"));
+        QVERIFY(w.errors.isEmpty());
     }
 };
 

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/AccuracyDialog.h"
+
+#include "ui/BackgroundJob.h"
+#include "ui/Format.h"
+#include "ui/TableSupport.h"
+
+#include "core/io/JsonText.h"
+
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace parallax::ui {
+
+namespace {
+
+// Sorts by the number behind the text (Qt::UserRole) where there is one.
+class NumberItem : public QTableWidgetItem {
+public:
+    NumberItem(const QString& text, double value)
+        : QTableWidgetItem(text)
+    {
+        setData(Qt::UserRole, value);
+    }
+    bool operator<(const QTableWidgetItem& other) const override
+    {
+        return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
+    }
+};
+
+QTableWidget* makeTable(QWidget* parent, const QStringList& headers)
+{
+    auto* t = new QTableWidget(0, static_cast<int>(headers.size()), parent);
+    t->setHorizontalHeaderLabels(headers);
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setSelectionMode(QAbstractItemView::SingleSelection);
+    t->verticalHeader()->setVisible(false);
+    t->setWordWrap(false);
+    t->horizontalHeader()->setStretchLastSection(true);
+    return t;
+}
+
+QTableWidgetItem* textItem(const QString& text)
+{
+    return new QTableWidgetItem(text);
+}
+
+QTableWidgetItem* percentItem(double fraction)
+{
+    return new NumberItem(format::percent(fraction), fraction);
+}
+
+// "h100-sxm dense" (a report's family) -> "h100-sxm x dense" (the validation's).
+QString validationKey(const QString& reportFamily)
+{
+    const int space = static_cast<int>(reportFamily.lastIndexOf(u' '));
+    if (space <= 0)
+        return reportFamily;
+    return reportFamily.left(space) + QStringLiteral(" x ") + reportFamily.mid(space + 1);
+}
+
+QString familyOf(const core::ValidationRow& row)
+{
+    return QString::fromStdString(core::validationFamily(row.run));
+}
+
+// The published figure or the engine's in the run's metric.
+QString metricText(const core::ValidationRow& row, double value)
+{
+    if (row.run.metric == core::PublishedMetric::TflopsPerGpu)
+        return format::flopsPerSecond(value * 1e12) + QStringLiteral(" per GPU");
+    return format::seconds(value);
+}
+
+} // namespace
+
+AccuracyDialog::AccuracyDialog(const QString& designFamily, OpenScenario open, QWidget* parent)
+    : QDialog(parent)
+    , m_designFamily(validationKey(designFamily))
+    , m_open(std::move(open))
+{
+    setWindowTitle(tr("Accuracy on Published Runs"));
+    resize(1100, 720);
+    auto* layout = new QVBoxLayout(this);
+    m_headline = makeSummaryLabel(this);
+    m_headline->setText(tr("Evaluating the published training runs…"));
+    layout->addWidget(m_headline);
+
+    m_families = makeTable(
+        this, { tr("Family (GPU x model)"), tr("Runs"), tr("Mean error"), tr("Median"), tr("Worst"), tr("Worst run") });
+    m_families->setToolTip(tr("Absolute error of the step time (or TFLOP/s per GPU) per family; the status bar's "
+                              "step-time range is its family's measured spread. Click a family to list its runs."));
+    connect(m_families, &QTableWidget::cellClicked, this, [this](int row, int) {
+        if (const QTableWidgetItem* item = m_families->item(row, 0))
+            filterRuns(item->data(Qt::UserRole).toString());
+    });
+    layout->addWidget(m_families);
+
+    m_tabs = new QTabWidget(this);
+    m_runs = makeTable(this,
+        { tr("Run"), tr("Family"), tr("GPUs"), tr("Published"), tr("Engine"), tr("Error"), tr("Memory error"),
+            tr("Source") });
+    m_runs->setToolTip(tr("Error: engine / published - 1, sorted by its size. Double-click a run to open it."));
+    m_runs->setSortingEnabled(true);
+    connect(m_runs, &QTableWidget::cellDoubleClicked, this, [this](int, int) { openSelectedRun(); });
+    m_tabs->addTab(m_runs, tr("Runs"));
+    m_skipped = new QTextBrowser(this);
+    m_tabs->addTab(m_skipped, tr("Not modelled"));
+    layout->addWidget(m_tabs, 1);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    auto* all = buttons->addButton(tr("Show All Runs"), QDialogButtonBox::ActionRole);
+    connect(all, &QPushButton::clicked, this, [this] { filterRuns({}); });
+    m_openButton = buttons->addButton(tr("Open Run as Scenario"), QDialogButtonBox::ActionRole);
+    m_openButton->setToolTip(tr("Replace the design with the selected run's configuration, as the engine read it"));
+    m_openButton->setEnabled(false);
+    connect(m_openButton, &QPushButton::clicked, this, &AccuracyDialog::openSelectedRun);
+    connect(m_runs, &QTableWidget::itemSelectionChanged, this,
+        [this] { m_openButton->setEnabled(!m_runs->selectedItems().isEmpty()); });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+
+    QString error;
+    std::optional<nlohmann::json> records = publishedRuns(error);
+    if (!records) {
+        m_headline->setText(tr("The published runs cannot be read: %1").arg(error));
+        return;
+    }
+    runInBackground(
+        m_pool, this,
+        [records = std::move(*records)] {
+            return std::make_shared<const core::ValidationSummary>(core::runValidation(records));
+        },
+        [this](std::shared_ptr<const core::ValidationSummary> summary) { showSummary(std::move(summary)); });
+}
+
+std::optional<nlohmann::json> AccuracyDialog::publishedRuns(QString& error)
+{
+    QFile file(QStringLiteral(":/data/published_runs_train.json"));
+    if (!file.open(QIODevice::ReadOnly)) {
+        error = file.errorString();
+        return std::nullopt;
+    }
+    const QByteArray bytes = file.readAll();
+    std::string parseError;
+    std::optional<nlohmann::json> j = core::io::parseJsonBounded(
+        std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), parseError);
+    if (!j || !j->is_array()) {
+        error = j ? tr("not a JSON array") : QString::fromStdString(parseError);
+        return std::nullopt;
+    }
+    return j;
+}
+
+void AccuracyDialog::showSummary(std::shared_ptr<const core::ValidationSummary> summary)
+{
+    m_summary = std::move(summary);
+    const core::ValidationSummary& s = *m_summary;
+    m_headline->setText(
+        tr("<b>%1</b> published training runs against the engine, no per-run factors "
+           "(<code>parallax-cli validate</code>): step time within <b>%2</b> on average (median %3, worst %4) over "
+           "%5 runs; peak memory within %6 over %7 runs; %8 not modelled, each with its reason. "
+           "The ranges the app shows are these errors, by family.")
+            .arg(s.rows.size() + s.skipped.size())
+            .arg(format::percent(s.stepTime.meanAbs), format::percent(s.stepTime.medianAbs),
+                format::percent(s.stepTime.maxAbs))
+            .arg(s.stepTime.count)
+            .arg(format::percent(s.memory.meanAbs))
+            .arg(s.memory.count)
+            .arg(s.skipped.size()));
+    fillFamilies();
+    fillRuns();
+    fillSkipped();
+}
+
+void AccuracyDialog::fillFamilies()
+{
+    const core::ValidationSummary& s = *m_summary;
+    m_families->setRowCount(0);
+    const auto addRow = [this](const QString& family, const QList<QTableWidgetItem*>& cells) {
+        const int row = m_families->rowCount();
+        m_families->insertRow(row);
+        auto* name = textItem(family == m_designFamily ? tr("%1 (this design)").arg(family) : family);
+        name->setData(Qt::UserRole, family);
+        m_families->setItem(row, 0, name);
+        for (int c = 0; c < cells.size(); ++c)
+            m_families->setItem(row, c + 1, cells[c]);
+        if (family == m_designFamily) {
+            for (int c = 0; c < m_families->columnCount(); ++c) {
+                if (QTableWidgetItem* item = m_families->item(row, c)) {
+                    QFont f = item->font();
+                    f.setBold(true);
+                    item->setFont(f);
+                }
+            }
+        }
+    };
+    for (const auto& [family, stats] : s.perFamily) {
+        addRow(QString::fromStdString(family),
+            { new NumberItem(QString::number(stats.count), stats.count), percentItem(stats.meanAbs),
+                percentItem(stats.medianAbs), percentItem(stats.maxAbs),
+                textItem(QString::fromStdString(stats.worstId)) });
+    }
+    for (const auto& [family, count] : s.familiesNotCompared) {
+        addRow(QString::fromStdString(family),
+            { new NumberItem(QString::number(0), 0), textItem(tr("not measured")), textItem({}), textItem({}),
+                textItem(tr("%1 runs not modelled").arg(count)) });
+    }
+    if (!m_designFamily.isEmpty() && !s.perFamily.contains(m_designFamily.toStdString())
+        && !s.familiesNotCompared.contains(m_designFamily.toStdString())) {
+        addRow(m_designFamily,
+            { new NumberItem(QString::number(0), 0), textItem(tr("no published run")), textItem({}), textItem({}),
+                textItem(tr("the app uses the widest band of its kind")) });
+    }
+    m_families->resizeColumnsToContents();
+    int height = m_families->horizontalHeader()->height() + 2 * m_families->frameWidth();
+    for (int r = 0; r < m_families->rowCount(); ++r)
+        height += m_families->rowHeight(r);
+    m_families->setFixedHeight(height);
+}
+
+void AccuracyDialog::fillRuns()
+{
+    m_runs->setSortingEnabled(false);
+    m_runs->setRowCount(0);
+    for (std::size_t i = 0; i < m_summary->rows.size(); ++i) {
+        const core::ValidationRow& row = m_summary->rows[i];
+        const int r = m_runs->rowCount();
+        m_runs->insertRow(r);
+        auto* id = textItem(QString::fromStdString(row.run.id));
+        id->setData(Qt::UserRole, static_cast<int>(i));
+        id->setToolTip(QString::fromStdString([&] {
+            std::string text = "Assumed where the record is silent:";
+            for (const std::string& a : row.run.assumptions)
+                text += "\n- " + a;
+            return row.run.assumptions.empty() ? std::string("Every field as printed") : text;
+        }()));
+        m_runs->setItem(r, 0, id);
+        m_runs->setItem(r, 1, textItem(familyOf(row)));
+        const int gpus = row.run.scenario.topology.gpuCount();
+        m_runs->setItem(r, 2, new NumberItem(QString::number(gpus), gpus));
+        m_runs->setItem(r, 3, new NumberItem(metricText(row, row.run.published), row.run.published));
+        m_runs->setItem(r, 4,
+            row.valid ? new NumberItem(metricText(row, row.predicted), row.predicted)
+                      : textItem(QString::fromStdString(row.invalidReason)));
+        // Signed as computed, sorted by size: the worst first either way.
+        m_runs->setItem(r, 5,
+            row.valid ? new NumberItem(format::percent(row.error), std::abs(row.error))
+                      : new NumberItem(tr("invalid"), 1e9));
+        m_runs->setItem(r, 6,
+            row.run.peakMemoryBytes ? new NumberItem(format::percent(row.memoryError), std::abs(row.memoryError))
+                                    : new NumberItem(QStringLiteral("–"), -1.0));
+        m_runs->setItem(r, 7, textItem(QString::fromStdString(row.run.source)));
+    }
+    m_runs->setSortingEnabled(true);
+    m_runs->sortItems(5, Qt::DescendingOrder);
+    m_runs->resizeColumnsToContents();
+    m_tabs->setTabText(0, tr("Runs (%1)").arg(m_summary->rows.size()));
+}
+
+void AccuracyDialog::fillSkipped()
+{
+    QString html = tr("<p>Records the engine does not model yet, each with its reason (never dropped).</p><ul>");
+    for (const core::PublishedRunConversion& c : m_summary->skipped)
+        html
+            += QStringLiteral("<li><b>%1</b>: %2</li>")
+                   .arg(QString::fromStdString(c.id).toHtmlEscaped(), QString::fromStdString(c.reason).toHtmlEscaped());
+    m_skipped->setHtml(html + QStringLiteral("</ul>"));
+    m_tabs->setTabText(1, tr("Not modelled (%1)").arg(m_summary->skipped.size()));
+}
+
+QString AccuracyDialog::headline() const
+{
+    return m_headline->text();
+}
+
+void AccuracyDialog::setDesignFamily(const QString& family)
+{
+    const QString key = validationKey(family);
+    if (key == m_designFamily)
+        return;
+    m_designFamily = key;
+    if (m_summary)
+        fillFamilies();
+}
+
+void AccuracyDialog::filterRuns(const QString& family)
+{
+    int shown = 0;
+    for (int r = 0; r < m_runs->rowCount(); ++r) {
+        const QTableWidgetItem* item = m_runs->item(r, 1);
+        const bool hidden = !family.isEmpty() && (!item || item->text() != family);
+        m_runs->setRowHidden(r, hidden);
+        shown += hidden ? 0 : 1;
+    }
+    m_tabs->setTabText(0,
+        family.isEmpty() ? tr("Runs (%1)").arg(m_runs->rowCount())
+                         : tr("Runs of %1 (%2 of %3)").arg(family).arg(shown).arg(m_runs->rowCount()));
+    m_tabs->setCurrentIndex(0);
+}
+
+void AccuracyDialog::openSelectedRun()
+{
+    const QList<QTableWidgetItem*> selected = m_runs->selectedItems();
+    if (selected.isEmpty() || !m_summary || !m_open)
+        return;
+    const QTableWidgetItem* id = m_runs->item(selected.front()->row(), 0);
+    const int index = id ? id->data(Qt::UserRole).toInt() : -1;
+    if (index < 0 || index >= static_cast<int>(m_summary->rows.size()))
+        return;
+    m_open(m_summary->rows[static_cast<std::size_t>(index)].run.scenario);
+}
+
+} // namespace parallax::ui
