@@ -6,11 +6,13 @@
 #include "ui/TableSupport.h"
 
 #include "core/io/JsonText.h"
+#include "core/validation/ServingValidation.h"
 
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -81,6 +83,13 @@ QString metricText(const core::ValidationRow& row, double value)
     return format::seconds(value);
 }
 
+// "19,700 tok/s/GPU", "36.2 ms": three significant digits, grouped thousands.
+QString servingValueText(double value, const QString& unit)
+{
+    const int decimals = value >= 100 ? 0 : value >= 10 ? 1 : 2;
+    return QLocale().toString(value, 'f', decimals) + u' ' + unit;
+}
+
 } // namespace
 
 AccuracyDialog::AccuracyDialog(const QString& designFamily, OpenScenario open, QWidget* parent)
@@ -113,6 +122,12 @@ AccuracyDialog::AccuracyDialog(const QString& designFamily, OpenScenario open, Q
     m_runs->setSortingEnabled(true);
     connect(m_runs, &QTableWidget::cellDoubleClicked, this, [this](int, int) { openSelectedRun(); });
     m_tabs->addTab(m_runs, tr("Runs"));
+    m_servingTable = makeTable(this,
+        { tr("Record"), tr("Figure"), tr("Published"), tr("Engine"), tr("Error"), tr("Framework"), tr("GPU"),
+            tr("Source") });
+    m_servingTable->setToolTip(tr("Serving figures (KV cache, weights, TTFT, TPOT, throughput) against the serving "
+                                  "engine; error: engine / published - 1, sorted by its size"));
+    m_tabs->addTab(m_servingTable, tr("Serving figures"));
     m_skipped = new QTextBrowser(this);
     m_tabs->addTab(m_skipped, tr("Not modelled"));
     layout->addWidget(m_tabs, 1);
@@ -130,22 +145,28 @@ AccuracyDialog::AccuracyDialog(const QString& designFamily, OpenScenario open, Q
     layout->addWidget(buttons);
 
     QString error;
-    std::optional<nlohmann::json> records = publishedRuns(error);
+    std::optional<nlohmann::json> records = publishedRuns(QStringLiteral("published_runs_train.json"), error);
     if (!records) {
         m_headline->setText(tr("The published runs cannot be read: %1").arg(error));
         return;
     }
+    std::optional<nlohmann::json> serving = publishedRuns(QStringLiteral("published_serving.json"), error);
     runInBackground(
         m_pool, this,
-        [records = std::move(*records)] {
-            return std::make_shared<const core::ValidationSummary>(core::runValidation(records));
+        [records = std::move(*records), serving = std::move(serving)] {
+            Summaries out;
+            out.training = std::make_shared<const core::ValidationSummary>(core::runValidation(records));
+            if (serving)
+                out.serving
+                    = std::make_shared<const core::ServingValidationSummary>(core::runServingValidation(*serving));
+            return out;
         },
-        [this](std::shared_ptr<const core::ValidationSummary> summary) { showSummary(std::move(summary)); });
+        [this](Summaries summaries) { showSummary(std::move(summaries)); });
 }
 
-std::optional<nlohmann::json> AccuracyDialog::publishedRuns(QString& error)
+std::optional<nlohmann::json> AccuracyDialog::publishedRuns(const QString& fileName, QString& error)
 {
-    QFile file(QStringLiteral(":/data/published_runs_train.json"));
+    QFile file(QStringLiteral(":/data/") + fileName);
     if (!file.open(QIODevice::ReadOnly)) {
         error = file.errorString();
         return std::nullopt;
@@ -161,22 +182,30 @@ std::optional<nlohmann::json> AccuracyDialog::publishedRuns(QString& error)
     return j;
 }
 
-void AccuracyDialog::showSummary(std::shared_ptr<const core::ValidationSummary> summary)
+void AccuracyDialog::showSummary(Summaries summaries)
 {
-    m_summary = std::move(summary);
+    m_summary = std::move(summaries.training);
+    m_serving = std::move(summaries.serving);
     const core::ValidationSummary& s = *m_summary;
-    m_headline->setText(
-        tr("<b>%1</b> published training runs against the engine, no per-run factors "
-           "(<code>parallax-cli validate</code>): step time within <b>%2</b> on average (median %3, worst %4) over "
-           "%5 runs; peak memory within %6 over %7 runs; %8 not modelled, each with its reason. "
-           "The ranges the app shows are these errors, by family.")
-            .arg(s.rows.size() + s.skipped.size())
-            .arg(format::percent(s.stepTime.meanAbs), format::percent(s.stepTime.medianAbs),
-                format::percent(s.stepTime.maxAbs))
-            .arg(s.stepTime.count)
-            .arg(format::percent(s.memory.meanAbs))
-            .arg(s.memory.count)
-            .arg(s.skipped.size()));
+    QString text
+        = tr("<b>%1</b> published training runs against the engine, no per-run factors "
+             "(<code>parallax-cli validate</code>): step time within <b>%2</b> on average (median %3, worst %4) over "
+             "%5 runs; peak memory within %6 over %7 runs; %8 not modelled, each with its reason. "
+             "The ranges the app shows are these errors, by family.")
+              .arg(s.rows.size() + s.skipped.size())
+              .arg(format::percent(s.stepTime.meanAbs), format::percent(s.stepTime.medianAbs),
+                  format::percent(s.stepTime.maxAbs))
+              .arg(s.stepTime.count)
+              .arg(format::percent(s.memory.meanAbs))
+              .arg(s.memory.count)
+              .arg(s.skipped.size());
+    if (m_serving) {
+        text += tr(" Serving (<code>validate --serving</code>): %1 published figures within %2 on average (worst %3).")
+                    .arg(m_serving->all.count)
+                    .arg(format::percent(m_serving->all.meanAbs), format::percent(m_serving->all.maxAbs));
+    }
+    m_headline->setText(text);
+    fillServing();
     fillFamilies();
     fillRuns();
     fillSkipped();
@@ -269,13 +298,55 @@ void AccuracyDialog::fillRuns()
 
 void AccuracyDialog::fillSkipped()
 {
-    QString html = tr("<p>Records the engine does not model yet, each with its reason (never dropped).</p><ul>");
+    const auto item = [](const std::string& id, const std::string& reason) {
+        return QStringLiteral("<li><b>%1</b>: %2</li>")
+            .arg(QString::fromStdString(id).toHtmlEscaped(), QString::fromStdString(reason).toHtmlEscaped());
+    };
+    QString html = tr("<p>Records the engine does not model yet, each with its reason (never dropped).</p>"
+                      "<h4>Training runs</h4><ul>");
     for (const core::PublishedRunConversion& c : m_summary->skipped)
-        html
-            += QStringLiteral("<li><b>%1</b>: %2</li>")
-                   .arg(QString::fromStdString(c.id).toHtmlEscaped(), QString::fromStdString(c.reason).toHtmlEscaped());
-    m_skipped->setHtml(html + QStringLiteral("</ul>"));
-    m_tabs->setTabText(1, tr("Not modelled (%1)").arg(m_summary->skipped.size()));
+        html += item(c.id, c.reason);
+    html += QStringLiteral("</ul>");
+    std::size_t count = m_summary->skipped.size();
+    if (m_serving && !m_serving->notModelled.empty()) {
+        html += tr("<h4>Serving records</h4><ul>");
+        for (const core::ServingRunConversion& c : m_serving->notModelled)
+            html += item(c.id, c.reason);
+        html += QStringLiteral("</ul>");
+        count += m_serving->notModelled.size();
+    }
+    m_skipped->setHtml(html);
+    m_tabs->setTabText(m_tabs->indexOf(m_skipped), tr("Not modelled (%1)").arg(count));
+}
+
+void AccuracyDialog::fillServing()
+{
+    m_servingTable->setSortingEnabled(false);
+    m_servingTable->setRowCount(0);
+    if (!m_serving)
+        return;
+    for (const core::ServingComparison& c : m_serving->rows) {
+        const int r = m_servingTable->rowCount();
+        m_servingTable->insertRow(r);
+        const QString unit = QString::fromLatin1(core::unitOf(c.metric));
+        auto* id = textItem(QString::fromStdString(c.id));
+        QString tip = tr("Assumed where the record is silent:");
+        for (const std::string& a : c.assumptions)
+            tip += QStringLiteral("\n- ") + QString::fromStdString(a);
+        id->setToolTip(c.assumptions.empty() ? tr("Every field as printed") : tip);
+        m_servingTable->setItem(r, 0, id);
+        m_servingTable->setItem(r, 1, textItem(QString::fromLatin1(core::toString(c.metric))));
+        m_servingTable->setItem(r, 2, new NumberItem(servingValueText(c.published, unit), c.published));
+        m_servingTable->setItem(r, 3, new NumberItem(servingValueText(c.predicted, unit), c.predicted));
+        m_servingTable->setItem(r, 4, new NumberItem(format::percent(c.error), std::abs(c.error)));
+        m_servingTable->setItem(r, 5, textItem(QString::fromStdString(c.framework)));
+        m_servingTable->setItem(r, 6, textItem(QString::fromStdString(c.gpu)));
+        m_servingTable->setItem(r, 7, textItem(QString::fromStdString(c.source)));
+    }
+    m_servingTable->setSortingEnabled(true);
+    m_servingTable->sortItems(4, Qt::DescendingOrder);
+    m_servingTable->resizeColumnsToContents();
+    m_tabs->setTabText(m_tabs->indexOf(m_servingTable), tr("Serving figures (%1)").arg(m_serving->rows.size()));
 }
 
 QString AccuracyDialog::headline() const

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/Scenario.h"
+#include "core/validation/ServingValidation.h"
 #include "core/validation/ValidationSuite.h"
 
 #include <QDialog>
@@ -19,11 +20,12 @@ class QTextBrowser;
 
 namespace parallax::ui {
 
-// Help > Accuracy on Published Runs: the engine against the published training runs compiled into the
-// app (data/published_runs_train.json), as `parallax-cli validate` prints it: the error per family (GPU x
-// dense / MoE) with the design's own family marked (its step-time range in the status bar comes from it),
-// every run with what was published and what the engine gives, and the runs not modelled with their
-// reasons. A run opens as a scenario. The runs are evaluated off the UI thread when the dialog opens.
+// Help > Accuracy on Published Runs: the engine against the published training runs and serving figures
+// compiled into the app (data/published_runs_train.json, data/published_serving.json), as `parallax-cli
+// validate [--serving]` prints them: the error per family (GPU x dense / MoE) with the design's own family
+// marked (its step-time range in the status bar comes from it), every run and serving figure with what was
+// published and what the engine gives, and the records not modelled with their reasons. A training run opens
+// as a scenario. The records are evaluated off the UI thread when the dialog opens.
 class AccuracyDialog : public QDialog {
 public:
     using OpenScenario = std::function<void(const core::Scenario&)>;
@@ -31,12 +33,14 @@ public:
     // `designFamily`: the report's step-time family ("h100-sxm dense"), marked in the family table.
     AccuracyDialog(const QString& designFamily, OpenScenario open, QWidget* parent = nullptr);
 
-    // The published runs compiled into the app, or nullopt with `error` when the resource is unreadable.
-    static std::optional<nlohmann::json> publishedRuns(QString& error);
+    // A file of published runs compiled into the app ("published_runs_train.json", "published_serving.json"), or
+    // nullopt with `error` when the resource is unreadable.
+    static std::optional<nlohmann::json> publishedRuns(const QString& fileName, QString& error);
 
     bool finished() const { return m_summary != nullptr; } // the runs are evaluated and shown
     QTableWidget* familyTable() const { return m_families; }
     QTableWidget* runTable() const { return m_runs; }
+    QTableWidget* servingTable() const { return m_servingTable; }
     QString headline() const; // the summary sentence above the tables
     void setDesignFamily(const QString& family);
     // Shows only the runs of `family` ("h100-sxm x dense"), or all of them for an empty string.
@@ -44,7 +48,12 @@ public:
     void openSelectedRun();
 
 private:
-    void showSummary(std::shared_ptr<const core::ValidationSummary> summary);
+    struct Summaries {
+        std::shared_ptr<const core::ValidationSummary> training;
+        std::shared_ptr<const core::ServingValidationSummary> serving; // null when its file is unreadable
+    };
+    void showSummary(Summaries summaries);
+    void fillServing();
     void fillFamilies();
     void fillRuns();
     void fillSkipped();
@@ -52,10 +61,12 @@ private:
     QString m_designFamily; // "h100-sxm x dense"
     OpenScenario m_open;
     std::shared_ptr<const core::ValidationSummary> m_summary;
+    std::shared_ptr<const core::ServingValidationSummary> m_serving;
     QLabel* m_headline;
     QTableWidget* m_families;
     QTabWidget* m_tabs;
     QTableWidget* m_runs;
+    QTableWidget* m_servingTable;
     QTextBrowser* m_skipped;
     QPushButton* m_openButton;
     QThreadPool m_pool; // last: its destruction waits for the evaluation

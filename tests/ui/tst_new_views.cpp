@@ -4,6 +4,7 @@
 #include "TestSupport.h"
 
 #include "core/search/SearchSpace.h"
+#include "core/validation/ServingValidation.h"
 #include "core/validation/ValidationSuite.h"
 #include "ui/AccuracyDialog.h"
 #include "ui/DesignCompareTab.h"
@@ -237,6 +238,13 @@ private Q_SLOTS:
         QCOMPARE(d->familyTable()->rowCount(),
             static_cast<int>(direct.perFamily.size() + direct.familiesNotCompared.size()));
         QVERIFY2(d->headline().contains(format::percent(direct.stepTime.meanAbs)), qPrintable(d->headline()));
+        // The serving figures beside them, as validate --serving gives them.
+        QFile servingFile(QStringLiteral(PARALLAX_SOURCE_DIR "/data/published_serving.json"));
+        QVERIFY(servingFile.open(QIODevice::ReadOnly));
+        const core::ServingValidationSummary serving
+            = core::runServingValidation(nlohmann::json::parse(servingFile.readAll().toStdString()));
+        QCOMPARE(d->servingTable()->rowCount(), static_cast<int>(serving.rows.size()));
+        QVERIFY2(d->headline().contains(format::percent(serving.all.meanAbs)), qPrintable(d->headline()));
         // The default design (Llama 3 70B on H100) is of the H100 dense family: marked, with its figures.
         const auto marked = [d] {
             for (int r = 0; r < d->familyTable()->rowCount(); ++r)
