@@ -7,6 +7,7 @@
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/launch/NemoRecipeWriter.h"
 #include "core/launch/ServingLaunchWriter.h"
+#include "core/launch/SlurmBenchmarkWriter.h"
 #include "core/launch/TorchtitanTomlWriter.h"
 
 #include "ui/MainWindow.h"
@@ -42,6 +43,15 @@ QString launchText(const core::Scenario& scenario, const QString& target, QStrin
                                  "TensorRT-LLM launch instead of a training one.");
         return {};
     }
+    if (target == QLatin1String("slurm")) {
+        try {
+            return QString::fromStdString(core::SlurmBenchmarkWriter::write(scenario));
+        } catch (const std::invalid_argument& e) {
+            if (error)
+                *error = QObject::tr("No Slurm benchmark for this design: %1").arg(QString::fromUtf8(e.what()));
+            return {};
+        }
+    }
     if (target == QLatin1String("nemo"))
         return QString::fromStdString(core::NemoRecipeWriter::write(scenario));
     if (target == QLatin1String("torchtitan"))
@@ -55,6 +65,8 @@ QString suggestedFileName(const QString& target)
         return QStringLiteral("nemo_recipe.py");
     if (target == QLatin1String("torchtitan"))
         return QStringLiteral("torchtitan.toml");
+    if (target == QLatin1String("slurm"))
+        return QStringLiteral("benchmark.sbatch");
     if (core::parseServingFramework(target.toStdString()))
         return QStringLiteral("serve-%1.sh").arg(target);
     return QStringLiteral("launch-megatron.sh");
@@ -134,6 +146,7 @@ void addMenuActions(QMenu* file, MainWindow* window)
         = { { QStringLiteral("megatron"), QObject::tr("&Megatron-LM Arguments…") },
               { QStringLiteral("nemo"), QObject::tr("&NeMo 2.0 Recipe…") },
               { QStringLiteral("torchtitan"), QObject::tr("&torchtitan TOML…") },
+              { QStringLiteral("slurm"), QObject::tr("Slurm &Benchmark Job (Megatron-LM)…") },
               { QStringLiteral("vllm"), QObject::tr("&vLLM Serve Command…") },
               { QStringLiteral("sglang"), QObject::tr("&SGLang Server Command…") },
               { QStringLiteral("trtllm"), QObject::tr("Tensor&RT-LLM Serve Command…") } };

@@ -17,7 +17,7 @@ class MainWindow;
 // problem.
 namespace launch {
 
-// "megatron", "nemo", "torchtitan" (training designs), "vllm", "sglang", "trtllm" (serving designs);
+// "megatron", "nemo", "torchtitan", "slurm" (training designs), "vllm", "sglang", "trtllm" (serving designs);
 // empty with `error` set when the target does not serve the design's mode.
 QString launchText(const core::Scenario& scenario, const QString& target, QString* error = nullptr);
 bool exportLaunch(const core::Scenario& scenario, const QString& target, const QString& path, QString* error);

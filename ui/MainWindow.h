@@ -64,7 +64,7 @@ public:
     // File > Export without the dialog: writes what `request` asks for; errors go to the error reporter.
     bool exportFiles(const ExportRequest& request);
     ExportSources exportSources() const; // what is on screen now
-    // File > Export Launch Configuration without the file chooser: target "megatron", "nemo" or "torchtitan".
+    // File > Export Launch Configuration without the file chooser: a target of launch::launchText.
     bool exportLaunch(const QString& target, const QString& path);
     // File > Import Model: a Hugging Face config.json replaces the model (one undo step).
     bool importModelFile(const QString& path);

@@ -21,7 +21,7 @@ int runRecommend(const std::vector<std::string>& args);
 int runMatrix(const std::vector<std::string>& args);
 int runExport(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
-// `export ... --launch megatron|nemo|torchtitan OUT` (LaunchExportCommand.cpp).
+// `export ... --launch megatron|nemo|torchtitan|slurm OUT` (LaunchExportCommand.cpp).
 int runExportLaunch(const std::vector<std::string>& args);
 int runRanks(const std::vector<std::string>& args);
 int runImportArgs(const std::vector<std::string>& args);

@@ -6,6 +6,7 @@
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/launch/NemoRecipeWriter.h"
 #include "core/launch/ServingLaunchWriter.h"
+#include "core/launch/SlurmBenchmarkWriter.h"
 #include "core/launch/TorchtitanTomlWriter.h"
 
 #include <iostream>
@@ -21,9 +22,9 @@ int runExportLaunch(const std::vector<std::string>& argv)
     probe.allowOnly(known);
     const std::string target = probe.value("launch");
     const auto serving = core::parseServingFramework(target);
-    if (target != "megatron" && target != "nemo" && target != "torchtitan" && !serving)
+    if (target != "megatron" && target != "nemo" && target != "torchtitan" && target != "slurm" && !serving)
         throw UsageError("--launch: unknown target \"" + target
-            + "\"; use megatron, nemo or torchtitan (training), vllm, sglang or trtllm (serving)");
+            + "\"; use megatron, nemo, torchtitan or slurm (training), vllm, sglang or trtllm (serving)");
     // OUT follows the target ("--launch megatron OUT", "-" for standard output) or comes as --out, so
     // that the scenario file is never mistaken for it.
     std::string out = probe.value("out");
@@ -51,6 +52,12 @@ int runExportLaunch(const std::vector<std::string>& argv)
             text = core::ServingLaunchWriter::write(scenario, *serving);
         } catch (const std::invalid_argument& e) {
             throw UsageError("--launch " + target + ": " + e.what());
+        }
+    } else if (target == "slurm") {
+        try {
+            text = core::SlurmBenchmarkWriter::write(scenario);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError("--launch slurm: " + std::string(e.what()));
         }
     } else if (scenario.mode == core::ScenarioMode::Inference) {
         throw UsageError(

@@ -20,7 +20,7 @@ usage:
   parallax-cli export [FILE] [--flags] [--gantt OUT] [--rankmap OUT] [--memory OUT] (OUT: .svg, .png or .pdf)
                       [--trace OUT.json] [--markdown OUT.md] [--scale S (PNG)] [--compare SCHED1,SCHED2,...]
                       [--rankmap-dim tp|cp|dp|pp|ep|edp|etp]
-  parallax-cli export [FILE] [--flags] --launch megatron|nemo|torchtitan|vllm|sglang|trtllm OUT|-   launch of the design
+  parallax-cli export [FILE] [--flags] --launch megatron|nemo|torchtitan|slurm|vllm|sglang|trtllm OUT|-   launch of the design
   parallax-cli recommend [FILE] [--flags] [--top K] [--json] [--lesson] [--calibration FILE]
   parallax-cli matrix [--json] [--global-batch N] [--seq-len N] [--dtype bf16|fp8] [--calibration FILE]
   parallax-cli presets [--json]

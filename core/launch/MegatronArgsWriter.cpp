@@ -279,6 +279,16 @@ std::vector<Block> blocks(const Scenario& s)
 }
 } // namespace
 
+namespace {
+void printBlock(std::ostringstream& o, const Block& b)
+{
+    o << "\n" << b.name << "=(\n";
+    for (const auto& line : b.lines)
+        o << "    " << line << "\n";
+    o << ")\n";
+}
+} // namespace
+
 std::string MegatronArgsWriter::write(const Scenario& s)
 {
     std::ostringstream o;
@@ -290,18 +300,27 @@ std::string MegatronArgsWriter::write(const Scenario& s)
     for (const auto& line : LaunchMarker::lines(s))
         o << line << "\n";
     const auto all = blocks(s);
-    for (const auto& b : all) {
-        o << "\n" << b.name << "=(\n";
-        for (const auto& line : b.lines)
-            o << "    " << line << "\n";
-        o << ")\n";
-    }
+    for (const auto& b : all)
+        printBlock(o, b);
     o << "\n# torchrun \"${TORCHRUN_ARGS[@]}\" pretrain_gpt.py";
     for (const auto& b : all) {
         if (b.name != "TORCHRUN_ARGS")
             o << " \"${" << b.name << "[@]}\"";
     }
     o << " <data, tokenizer and optimizer arguments>\n";
+    return o.str();
+}
+
+std::string MegatronArgsWriter::argumentArrays(const Scenario& s, std::vector<std::string>& names)
+{
+    std::ostringstream o;
+    names.clear();
+    for (const auto& b : blocks(s)) {
+        if (b.name == "TORCHRUN_ARGS")
+            continue;
+        printBlock(o, b);
+        names.push_back(b.name);
+    }
     return o.str();
 }
 

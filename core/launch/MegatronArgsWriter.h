@@ -4,6 +4,7 @@
 #include "core/Scenario.h"
 
 #include <string>
+#include <vector>
 
 namespace parallax::core {
 
@@ -17,6 +18,9 @@ public:
     static std::string write(const Scenario& s);
     // The flags alone, one "--flag value" per line, no comments (the GUI's Copy action).
     static std::string flagsOnly(const Scenario& s);
+    // The bash arrays of the model, parallel and training flags (MODEL_ARGS=( ... ) and so on, without
+    // TORCHRUN_ARGS); `names` gets the arrays' names in order.
+    static std::string argumentArrays(const Scenario& s, std::vector<std::string>& names);
 };
 
 } // namespace parallax::core

@@ -38,7 +38,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const std::pair<QString, QString> expected[] = { { "megatron", "--pipeline-model-parallel-size 8" },
             { "nemo", "recipe.trainer.strategy.pipeline_model_parallel_size = 8" },
-            { "torchtitan", "pipeline_parallel_degree = 8" } };
+            { "torchtitan", "pipeline_parallel_degree = 8" }, { "slurm", "#SBATCH --nodes=8" } };
         for (const auto& [target, line] : expected)
             QVERIFY2(exportHolds(w, dir, target, line), qPrintable(target));
         QVERIFY(w.errors.isEmpty());
@@ -61,6 +61,9 @@ private Q_SLOTS:
         QVERIFY(!w.window.exportLaunch("megatron", megatron));
         QCOMPARE(w.errors.size(), 1);
         QVERIFY(!QFile::exists(megatron));
+        QVERIFY(!w.window.exportLaunch("slurm", dir.filePath("benchmark.sbatch")));
+        QCOMPARE(w.errors.size(), 2);
+        QVERIFY(w.errors.last().contains(QStringLiteral("is for serving")));
     }
 
     void importModelReplacesTheModelAsOneUndoStep()

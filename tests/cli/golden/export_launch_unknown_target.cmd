@@ -1,4 +1,4 @@
-args: export presets/scenarios/guide-70b-8xh100.parallax.json --launch slurm -
+args: export presets/scenarios/guide-70b-8xh100.parallax.json --launch deepspeed -
 exit: 2
-stderr: unknown target "slurm"; use megatron, nemo or torchtitan
+stderr: unknown target "deepspeed"; use megatron, nemo, torchtitan or slurm
 stdout: ignore
