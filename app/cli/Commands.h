@@ -25,6 +25,8 @@ int runValidate(const std::vector<std::string>& args);
 int runExportLaunch(const std::vector<std::string>& args);
 int runRanks(const std::vector<std::string>& args);
 int runImportArgs(const std::vector<std::string>& args);
+// `check-log --log LOG [FILE|--script LAUNCH] [--flags]`: a Megatron-LM log against the prediction.
+int runCheckLog(const std::vector<std::string>& args);
 
 // `schedule --out FILE.svg|.png|.pdf`: the Gantt of a uniform-time run (`description` says its
 // times), or of a scenario's engine timeline when `scenario` and `report` are given. Throws

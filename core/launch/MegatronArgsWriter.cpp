@@ -324,6 +324,28 @@ std::string MegatronArgsWriter::argumentArrays(const Scenario& s, std::vector<st
     return o.str();
 }
 
+Scenario MegatronArgsWriter::asRun(const Scenario& s, std::vector<std::string>& changes)
+{
+    Scenario out = s;
+    changes.clear();
+    ParallelConfig& p = out.parallel;
+    if (p.pp > 1 && p.schedule != ScheduleKind::OneFOneB && p.schedule != ScheduleKind::Interleaved1F1B) {
+        changes.push_back(std::string("1F1B instead of ") + toString(p.schedule));
+        p.schedule = ScheduleKind::OneFOneB;
+        p.vpp = 1;
+    }
+    TrainingConfig& t = out.training;
+    if (t.deepseekFp8Dispatch) {
+        changes.emplace_back("bf16 DeepEP dispatch instead of DeepSeek's fp8 one");
+        t.deepseekFp8Dispatch = false;
+    }
+    if (t.deepseekActivationCache) {
+        changes.emplace_back("without DeepSeek-V3's activation cache");
+        t.deepseekActivationCache = false;
+    }
+    return out;
+}
+
 std::string MegatronArgsWriter::flagsOnly(const Scenario& s)
 {
     std::ostringstream o;

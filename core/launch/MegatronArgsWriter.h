@@ -21,6 +21,10 @@ public:
     // The bash arrays of the model, parallel and training flags (MODEL_ARGS=( ... ) and so on, without
     // TORCHRUN_ARGS); `names` gets the arrays' names in order.
     static std::string argumentArrays(const Scenario& s, std::vector<std::string>& names);
+    // The design as Megatron-LM runs it with these flags, where a NOTE says it lacks a feature: 1F1B for the
+    // GPipe, zero-bubble and DualPipe schedules, bf16 DeepEP dispatch for DeepSeek's fp8 one, no DeepSeek
+    // activation cache. `changes` gets one phrase per difference ("1F1B instead of dualpipe"); empty when none.
+    static Scenario asRun(const Scenario& s, std::vector<std::string>& changes);
 };
 
 } // namespace parallax::core

@@ -6,6 +6,7 @@
 #include "core/launch/LaunchHosts.h"
 #include "core/launch/LaunchMarker.h"
 #include "core/launch/MegatronArgsWriter.h"
+#include "core/launch/MegatronLogReader.h"
 #include "core/memory/RangeText.h"
 
 #include <algorithm>
@@ -53,21 +54,22 @@ std::string SlurmBenchmarkWriter::write(const Scenario& s)
     if (s.mode == ScenarioMode::Inference)
         throw std::invalid_argument("this is a serving design (mode inference); a Slurm benchmark runs a training "
                                     "design under Megatron-LM");
-    const Report r = evaluate(s);
-    if (!r.valid)
+    const Report design = evaluate(s);
+    if (!design.valid)
         throw std::invalid_argument("the engine rejects the design: "
+            + (design.errors.empty() ? std::string("?")
+                                     : design.errors.front().field + ": " + design.errors.front().text));
+    // The prediction to compare with the log is for what Megatron-LM runs with these flags.
+    std::vector<std::string> changes;
+    const Scenario run = MegatronArgsWriter::asRun(s, changes);
+    const Report r = changes.empty() ? design : evaluate(run);
+    if (!r.valid)
+        throw std::invalid_argument("Megatron-LM would run the design " + changes.front()
+            + ", which the engine rejects: "
             + (r.errors.empty() ? std::string("?") : r.errors.front().field + ": " + r.errors.front().text));
     const LaunchHosts hosts = launchHosts(s.topology);
-    // PyTorch's max allocated on the busiest stage: the stage's total less the CUDA context, NCCL's buffers and
-    // the allocator's fragmentation, which torch.cuda.max_memory_allocated does not count.
-    double allocated = 0;
     int allocatedStage = 0;
-    for (const StageMemory& st : r.stages) {
-        if (st.totalBytes() - st.runtimeBytes > allocated) {
-            allocated = st.totalBytes() - st.runtimeBytes;
-            allocatedStage = st.stage;
-        }
-    }
+    const double allocated = allocatorPeakBytes(r, &allocatedStage);
     std::vector<std::string> arrays;
     const std::string argumentArrays = MegatronArgsWriter::argumentArrays(s, arrays);
 
@@ -79,8 +81,15 @@ std::string SlurmBenchmarkWriter::write(const Scenario& s)
       << "# step time on this cluster. Submit with sbatch; set MEGATRON_LM to a Megatron-LM checkout (TRAIN_ITERS,\n"
       << "# MASTER_PORT optional). For a real run, replace BENCHMARK_ARGS with your data, tokenizer, optimizer and\n"
       << "# checkpoint arguments.\n"
-      << "#\n"
-      << "# Parallax predicts, for this design:\n"
+      << "#\n";
+    if (!changes.empty()) {
+        o << "# NOTE: Megatron-LM runs this design otherwise than planned (the NOTE lines below say why):\n";
+        for (const std::string& change : changes)
+            o << "#   - " << change << "\n";
+        o << "# The prediction below is for that; the design itself would take " << stepTimeRangeText(design)
+          << " per iteration.\n";
+    }
+    o << "# Parallax predicts, for this design as Megatron-LM runs it:\n"
       << "#   step time    " << stepTimeRangeText(r) << " per iteration (the range: the engine's measured error\n"
       << "#                on published runs of " << r.stepTimeFamily << ")\n"
       << "#   memory       PyTorch's max allocated about " << gib(allocated) << " on pipeline stage " << allocatedStage
@@ -88,7 +97,8 @@ std::string SlurmBenchmarkWriter::write(const Scenario& s)
       << "#                context, NCCL and fragmentation " << peakMemoryRangeText(r) << " of " << gib(r.hbmBytes)
       << " HBM (" << toString(r.memoryVerdict) << ")\n"
       << "# Compare with Megatron-LM's log: \"elapsed time per iteration (ms)\" (the first iterations include\n"
-      << "# warm-up) and the memory report after the first iteration (\"max allocated\", MB).\n";
+      << "# warm-up) and the memory report after the first iteration (\"max allocated\", MB), or let Parallax:\n"
+      << "#   parallax-cli check-log --log <job>.out --script <this file>\n";
     if (hosts.domainSpansHosts())
         o << "# NOTE: an NVLink domain spans " << hosts.gpusPerDomain / hosts.gpusPerHost
           << " hosts here: on a Slurm cluster with the topology/block plugin, add\n"

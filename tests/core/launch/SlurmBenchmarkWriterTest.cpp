@@ -7,6 +7,7 @@
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
 #include "core/launch/LaunchArgsImporter.h"
+#include "core/launch/MegatronArgsWriter.h"
 #include "core/memory/RangeText.h"
 
 #include <gtest/gtest.h>
@@ -92,4 +93,25 @@ TEST(SlurmBenchmark, ServingAndInvalidDesignsAreRefusedWithTheReason)
     } catch (const std::invalid_argument& e) {
         EXPECT_TRUE(contains(e.what(), "parallel.")) << e.what();
     }
+}
+
+// A design Megatron-LM cannot run as planned (DeepSeek-V3's DualPipe, fp8 dispatch, activation cache) is
+// predicted as it runs there; the design's own step time is in the NOTE.
+TEST(SlurmBenchmark, PredictsWhatMegatronRuns)
+{
+    const Scenario s = presetOf("deepseek-v3-2048xh800");
+    std::vector<std::string> changes;
+    const Scenario run = MegatronArgsWriter::asRun(s, changes);
+    ASSERT_EQ(changes.size(), 3u);
+    EXPECT_EQ(changes.front(), "1F1B instead of dualpipe");
+    EXPECT_EQ(run.parallel.schedule, ScheduleKind::OneFOneB);
+    EXPECT_FALSE(run.training.deepseekFp8Dispatch);
+    EXPECT_FALSE(run.training.deepseekActivationCache);
+    const std::string script = SlurmBenchmarkWriter::write(s);
+    EXPECT_TRUE(contains(script, "#   step time    " + stepTimeRangeText(evaluate(run)) + " per iteration")) << script;
+    EXPECT_TRUE(contains(script, "the design itself would take " + stepTimeRangeText(evaluate(s))));
+    EXPECT_TRUE(contains(script, "#   - 1F1B instead of dualpipe\n"));
+    // A design Megatron runs as planned has no such NOTE.
+    MegatronArgsWriter::asRun(presetOf("llama3-70b-64xh100"), changes);
+    EXPECT_TRUE(changes.empty());
 }
