@@ -11,6 +11,7 @@
 #include "core/launch/TorchtitanTomlWriter.h"
 
 #include "ui/MainWindow.h"
+#include "ui/PresetGallery.h"
 
 #include <QDir>
 #include <QFile>
@@ -160,6 +161,16 @@ void addMenuActions(QMenu* file, MainWindow* window)
                 window->exportLaunch(target, path);
         });
     }
+    file->addAction(QObject::tr("Check Megatron-LM &Log…"), window, [window] {
+        const QString path
+            = QFileDialog::getOpenFileName(window, QObject::tr("A Megatron-LM training log of this design"), QString(),
+                QObject::tr("Logs (*.out *.log *.txt);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        if (const std::optional<QString> text = window->checkMegatronLog(path))
+            PresetGallery::showMarkdown(window, QObject::tr("The log against the prediction"),
+                QStringLiteral("```\n") + *text + QStringLiteral("```\n"));
+    });
     file->addAction(QObject::tr("Import &Model (config.json)…"), window, [window] {
         const QString path = QFileDialog::getOpenFileName(
             window, QObject::tr("Import a Hugging Face config.json"), QString(), QObject::tr("Model config (*.json)"));

@@ -2,8 +2,10 @@
 #include "ui/MainWindow.h"
 
 #include "core/calibration/Calibration.h"
+#include "core/io/BoundedRead.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
+#include "core/launch/MegatronLogReader.h"
 #include "core/memory/RangeText.h"
 #include "ui/AccuracyDialog.h"
 #include "ui/ConfigPanel.h"
@@ -697,6 +699,25 @@ bool MainWindow::importLaunchText(const QString& text)
             : tr("Imported the launch command; ignored: %1").arg(notes.join(QStringLiteral("; "))),
         8000);
     return true;
+}
+
+std::optional<QString> MainWindow::checkMegatronLog(const QString& path)
+{
+    std::string text, error;
+    // A long run's log outgrows the scenario cap: allow 512 MiB, as check-log does.
+    if (!core::io::readFileBounded(path.toStdString(), text, error, 512ull * 1024 * 1024)) {
+        reportError(tr("Cannot check the log"), QString::fromStdString(error));
+        return std::nullopt;
+    }
+    core::EvaluateOptions options;
+    options.calibration = m_document->calibration().get();
+    const auto check = core::checkMegatronLog(m_document->scenario(), text, 2, options, error);
+    if (!check) {
+        reportError(
+            tr("Cannot check the log"), tr("%1: %2").arg(QFileInfo(path).fileName(), QString::fromStdString(error)));
+        return std::nullopt;
+    }
+    return QString::fromStdString(check->text());
 }
 
 bool MainWindow::importLaunchFile(const QString& path)

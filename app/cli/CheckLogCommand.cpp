@@ -5,7 +5,6 @@
 #include "core/Engine.h"
 #include "core/io/BoundedRead.h"
 #include "core/launch/LaunchArgsImporter.h"
-#include "core/launch/MegatronArgsWriter.h"
 #include "core/launch/MegatronLogReader.h"
 
 #include <iostream>
@@ -44,36 +43,25 @@ int runCheckLog(const std::vector<std::string>& argv)
     const auto calibration = calibrationFromArgs(args);
     core::EvaluateOptions options;
     options.calibration = calibration ? &*calibration : nullptr;
-    // The log is of what Megatron-LM ran: the design with what it lacks left out (a DualPipe design runs 1F1B).
-    std::vector<std::string> changes;
-    scenario = core::MegatronArgsWriter::asRun(scenario, changes);
-    const core::Report report = core::evaluate(scenario, options);
-    if (!report.valid) {
-        std::cerr << "parallax-cli check-log: the engine rejects the design: "
-                  << (report.errors.empty() ? "?" : report.errors.front().field + ": " + report.errors.front().text)
-                  << "\n";
-        return kExitInvalidConfig;
-    }
-    const core::MegatronLog log = core::readMegatronLog(text);
     const int warmup = args.integer("warmup", 2, 0, 1000000);
-    const auto c = core::compareWithLog(report, log, warmup, error);
-    if (!c)
+    const auto check = core::checkMegatronLog(scenario, text, warmup, options, error);
+    if (!check && error.rfind("the engine rejects", 0) == 0)
+        throw InvalidConfigError(error);
+    if (!check)
         throw UsageError("--log " + args.value("log") + ": " + error);
+    const core::LogComparison& c = check->comparison;
     if (args.has("json")) {
-        const nlohmann::json j { { "iterations_used", c->iterationsUsed }, { "warmup", warmup },
-            { "measured_step_time_s", c->measuredSeconds },
-            { "measured_step_time_range_s", { c->measuredLowSeconds, c->measuredHighSeconds } },
-            { "predicted_step_time_s", c->predictedSeconds },
-            { "predicted_step_time_range_s", { c->predictedLowSeconds, c->predictedHighSeconds } },
-            { "step_time_error", c->stepError }, { "within_range", c->stepWithinRange },
-            { "measured_max_allocated_bytes", c->measuredAllocatedBytes },
-            { "predicted_max_allocated_bytes", c->predictedAllocatedBytes }, { "memory_error", c->memoryError } };
+        const nlohmann::json j { { "iterations_used", c.iterationsUsed }, { "warmup", warmup },
+            { "as_megatron_runs_it", check->changes }, { "measured_step_time_s", c.measuredSeconds },
+            { "measured_step_time_range_s", { c.measuredLowSeconds, c.measuredHighSeconds } },
+            { "predicted_step_time_s", c.predictedSeconds },
+            { "predicted_step_time_range_s", { c.predictedLowSeconds, c.predictedHighSeconds } },
+            { "step_time_error", c.stepError }, { "within_range", c.stepWithinRange },
+            { "measured_max_allocated_bytes", c.measuredAllocatedBytes },
+            { "predicted_max_allocated_bytes", c.predictedAllocatedBytes }, { "memory_error", c.memoryError } };
         std::cout << j.dump(2) << "\n";
     } else {
-        std::cout << scenario.name << "\n";
-        for (const std::string& change : changes)
-            std::cout << "as Megatron-LM runs it: " << change << "\n";
-        std::cout << c->summary;
+        std::cout << check->text();
     }
     return kExitOk;
 }

@@ -2,6 +2,7 @@
 #include "core/launch/MegatronLogReader.h"
 
 #include "core/Units.h"
+#include "core/launch/MegatronArgsWriter.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -125,6 +126,34 @@ std::optional<LogComparison> compareWithLog(
           << fixed(c.predictedAllocatedBytes / kGiB, 1) << " GiB on pipeline stage " << stage << "\n";
     c.summary = o.str();
     return c;
+}
+
+std::string LogCheck::text() const
+{
+    std::string out = name + "\n";
+    for (const std::string& change : changes)
+        out += "as Megatron-LM runs it: " + change + "\n";
+    return out + comparison.summary;
+}
+
+std::optional<LogCheck> checkMegatronLog(
+    const Scenario& design, const std::string& logText, int warmup, const EvaluateOptions& options, std::string& error)
+{
+    LogCheck check;
+    check.name = design.name;
+    const Scenario run = MegatronArgsWriter::asRun(design, check.changes);
+    const Report report = evaluate(run, options);
+    if (!report.valid) {
+        error = "the engine rejects the design: "
+            + (report.errors.empty() ? std::string("?")
+                                     : report.errors.front().field + ": " + report.errors.front().text);
+        return std::nullopt;
+    }
+    const auto c = compareWithLog(report, readMegatronLog(logText), warmup, error);
+    if (!c)
+        return std::nullopt;
+    check.comparison = *c;
+    return check;
 }
 
 } // namespace parallax::core

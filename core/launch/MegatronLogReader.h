@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/Engine.h"
 #include "core/report/Report.h"
 
 #include <optional>
@@ -47,6 +48,19 @@ struct LogComparison {
 // Empty with `error` set when the log has no iteration after the warm-up.
 std::optional<LogComparison> compareWithLog(
     const Report& predicted, const MegatronLog& log, int warmup, std::string& error);
+
+// A design's log checked as `parallax-cli check-log` and File > Check Megatron-LM Log do it: the design as
+// Megatron-LM ran it (MegatronArgsWriter::asRun; `changes` says what differs from the plan) evaluated and
+// compared with the log. Empty with `error` set when the engine rejects that design or the log has no
+// iteration after the warm-up.
+struct LogCheck {
+    std::string name; // the design's
+    std::vector<std::string> changes;
+    LogComparison comparison;
+    std::string text() const; // the name, the changes and the comparison's summary
+};
+std::optional<LogCheck> checkMegatronLog(
+    const Scenario& design, const std::string& logText, int warmup, const EvaluateOptions& options, std::string& error);
 
 // The allocator's view of the busiest stage (what torch.cuda.max_memory_allocated counts): its total less the
 // CUDA context, NCCL's buffers and fragmentation.
