@@ -40,7 +40,7 @@ std::vector<std::string> LaunchMarker::lines(const Scenario& s, const std::strin
         m << " deepseek_activation_cache=true";
     if (s.training.deepseekFp8Dispatch) // no framework flag carries it either
         m << " deepseek_fp8_dispatch=true";
-    std::vector<std::string> out { comment + " parallax-name: " + s.name, m.str() };
+    std::vector<std::string> out { comment + " parallax-name: " + oneLine(s.name), oneLine(m.str()) };
     if (!regular)
         out.push_back(comment
             + " NOTE: this scenario has an explicit topology (domains and fabrics); a launch configuration cannot "
@@ -80,6 +80,17 @@ std::string LaunchMarker::serialBlockNote(const std::string& framework)
     return "# NOTE: " + framework
         + " has no parallel attention + MLP block (model.parallel_block): its layers run attention then MLP, with two "
           "TP reductions per layer; the estimate assumes one";
+}
+
+std::string LaunchMarker::oneLine(const std::string& text)
+{
+    std::string out = text;
+    for (char& c : out) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f)
+            c = ' ';
+    }
+    return out;
 }
 
 } // namespace parallax::core

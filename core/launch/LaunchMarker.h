@@ -22,6 +22,9 @@ public:
     // The comment a Megatron-Core export carries for a model with a parallel attention + MLP block, which
     // Megatron-Core's layers do not have: "# NOTE: <framework> has no parallel attention + MLP block ...".
     static std::string serialBlockNote(const std::string& framework);
+    // User text (a scenario or model name) for one line of a launch file: control characters become spaces,
+    // since a line break would end a shell comment and run what follows as a command.
+    static std::string oneLine(const std::string& text);
 };
 
 } // namespace parallax::core

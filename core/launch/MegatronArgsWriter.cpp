@@ -293,7 +293,7 @@ std::string MegatronArgsWriter::write(const Scenario& s)
 {
     std::ostringstream o;
     const ParallelConfig& p = s.parallel;
-    o << "# Megatron-LM arguments for \"" << s.name << "\", written by Parallax.\n"
+    o << "# Megatron-LM arguments for \"" << LaunchMarker::oneLine(s.name) << "\", written by Parallax.\n"
       << "# Flag names as in Megatron-LM core_r0.14.0 (megatron/training/arguments.py).\n"
       << "# " << s.topology.gpuCount() << " GPUs = tp " << p.tp << " x cp " << p.cp << " x pp " << p.pp << " x dp "
       << p.dp << "\n";

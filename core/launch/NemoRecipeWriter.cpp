@@ -36,7 +36,7 @@ std::string NemoRecipeWriter::write(const Scenario& s)
     const int nodes = hosts.hosts;
     const int perNode = hosts.gpusPerHost;
     std::ostringstream o;
-    o << "# NeMo 2.0 recipe overrides for \"" << s.name << "\", written by Parallax.\n"
+    o << "# NeMo 2.0 recipe overrides for \"" << LaunchMarker::oneLine(s.name) << "\", written by Parallax.\n"
       << "# Names as in NeMo 25.07: nemo.collections.llm recipes, nemo.lightning.MegatronStrategy, Megatron-Core\n"
       << "# TransformerConfig and DistributedDataParallelConfig.\n";
     for (const auto& line : LaunchMarker::lines(s))
@@ -45,7 +45,7 @@ std::string NemoRecipeWriter::write(const Scenario& s)
       << "from nemo.collections.llm.recipes.precision.mixed_precision import bf16_mixed\n\n";
     std::string recipe = recipeFor(s.modelPreset);
     if (recipe.empty()) {
-        o << "# NOTE: NeMo ships no recipe for " << m.name
+        o << "# NOTE: NeMo ships no recipe for " << LaunchMarker::oneLine(m.name)
           << "; this starts from llama3_8b and sets the whole model shape below\n";
         recipe = "llama3_8b";
     }

@@ -4,6 +4,7 @@
 #include "core/Engine.h"
 #include "core/inference/SpeculativeDecoding.h"
 #include "core/launch/LaunchHosts.h"
+#include "core/launch/LaunchMarker.h"
 
 #include <algorithm>
 #include <cmath>
@@ -85,7 +86,7 @@ Plan planOf(const Scenario& s)
         p.drafterName = "the draft model \"" + s.inference.draftModel + "\"";
         p.drafterCheckpoint = checkpointOf(s.inference.draftModel, kDraftModelWeightFormat);
     } else if (p.method == SpeculativeMethod::Eagle3) {
-        p.drafterName = "the EAGLE-3 head of \"" + s.model.name + "\"";
+        p.drafterName = "the EAGLE-3 head of \"" + LaunchMarker::oneLine(s.model.name) + "\"";
         p.drafterCheckpoint = eagle3HeadOf(s.modelPreset);
     }
     const Report r = evaluate(s);
@@ -106,7 +107,8 @@ std::string fraction(double v)
 void header(std::ostringstream& o, const Scenario& s, const Plan& p, const char* engine, const char* reference)
 {
     o << "#!/usr/bin/env bash\n";
-    o << "# " << engine << " launch for \"" << (s.name.empty() ? s.model.name : s.name) << "\", written by Parallax.\n";
+    o << "# " << engine << " launch for \"" << LaunchMarker::oneLine(s.name.empty() ? s.model.name : s.name)
+      << "\", written by Parallax.\n";
     o << "# Flag names as in " << reference << ".\n";
     o << "# " << p.gpus << " GPUs = tp " << p.tp << " x pp " << p.pp << " x dp " << p.dp;
     if (p.ep > 1)
@@ -116,7 +118,7 @@ void header(std::ostringstream& o, const Scenario& s, const Plan& p, const char*
     const char* hf = checkpointOf(p.preset, p.config->weightFormat);
     o << "MODEL=\"${MODEL:-" << (hf ? hf : "/path/to/checkpoint") << "}\"\n";
     if (!hf)
-        o << "# NOTE: the model \"" << s.model.name
+        o << "# NOTE: the model \"" << LaunchMarker::oneLine(s.model.name)
           << "\" has no public checkpoint Parallax knows; set MODEL to its Hugging Face directory.\n";
     if (p.separateDrafter()) {
         o << "DRAFT_MODEL=\"${DRAFT_MODEL:-" << (p.drafterCheckpoint ? p.drafterCheckpoint : "/path/to/drafter")

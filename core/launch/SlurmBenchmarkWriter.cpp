@@ -75,7 +75,8 @@ std::string SlurmBenchmarkWriter::write(const Scenario& s)
 
     std::ostringstream o;
     o << "#!/bin/bash\n"
-      << "# Slurm batch script for \"" << s.name << "\", written by Parallax: the design under Megatron-LM\n"
+      << "# Slurm batch script for \"" << LaunchMarker::oneLine(s.name)
+      << "\", written by Parallax: the design under Megatron-LM\n"
       << "# (flags of core_r0.14.0) on " << hosts.hosts << " nodes x " << hosts.gpusPerHost
       << " GPUs, on mock data for a few iterations, to check its predicted\n"
       << "# step time on this cluster. Submit with sbatch; set MEGATRON_LM to a Megatron-LM checkout (TRAIN_ITERS,\n"

@@ -61,11 +61,18 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
     const TrainingConfig& t = s.training;
     const ModelSpec& m = s.model;
     std::ostringstream o;
-    o << "# torchtitan job config for \"" << s.name << "\", written by Parallax.\n"
+    o << "# torchtitan job config for \"" << LaunchMarker::oneLine(s.name) << "\", written by Parallax.\n"
       << "# Keys as in torchtitan v0.2.0 (torchtitan/config/job_config.py).\n";
     for (const auto& line : LaunchMarker::lines(s))
         o << line << "\n";
-    o << "\n[job]\ndescription = \"" << s.name << "\"\n";
+    // A TOML basic string: one line, with its backslashes and quotes escaped.
+    std::string description;
+    for (const char c : LaunchMarker::oneLine(s.name)) {
+        if (c == '"' || c == '\\')
+            description += '\\';
+        description += c;
+    }
+    o << "\n[job]\ndescription = \"" << description << "\"\n";
 
     auto [name, flavor] = modelFor(s.modelPreset);
     o << "\n[model]\n";
@@ -77,8 +84,8 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
         o << "# NOTE: torchtitan's models run attention then MLP; the scenario's parallel attention + MLP block "
              "(model.parallel_block) needs a model definition of its own\n";
     if (name.empty()) {
-        o << "# NOTE: torchtitan has no model definition for " << m.name << " (" << m.layers << " layers, hidden "
-          << m.hidden << ", " << m.heads << " heads";
+        o << "# NOTE: torchtitan has no model definition for " << LaunchMarker::oneLine(m.name) << " (" << m.layers
+          << " layers, hidden " << m.hidden << ", " << m.heads << " heads";
         if (m.isMoe())
             o << ", " << m.moe->experts << " experts top-" << m.moe->topK;
         o << "); add a flavor to torchtitan/models/" << (m.isMoe() ? "deepseek_v3" : "llama3") << " with this shape\n";

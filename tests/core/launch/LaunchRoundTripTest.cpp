@@ -4,11 +4,15 @@
 #include "core/launch/LaunchArgsImporter.h"
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/launch/NemoRecipeWriter.h"
+#include "core/launch/ServingLaunchWriter.h"
+#include "core/launch/SlurmBenchmarkWriter.h"
 #include "core/launch/TorchtitanTomlWriter.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+
+#include <sstream>
 
 using namespace parallax::core;
 using nlohmann::json;
@@ -230,4 +234,35 @@ TEST(LaunchImport, BadInputNamesTheFlag)
                                    "--hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --vocab-size 32000",
         {});
     EXPECT_NE(r.error.find("does not divide the 8 GPUs"), std::string::npos) << r.error;
+}
+
+// A name with a line break (a shared scenario file can carry one) stays inside its comment or string: a
+// launch file sourced by a shell or sbatch never runs what follows it.
+TEST(LaunchExport, NamesCannotBreakOutOfTheirLine)
+{
+    const auto injected = [](const std::string& text) {
+        std::istringstream in(text);
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.find("pwned") != std::string::npos && line.rfind('#', 0) != 0 && line.rfind("    #", 0) != 0
+                && line.find("description = \"") != 0)
+                return line;
+        }
+        return std::string();
+    };
+    Scenario s = presetScenario("llama3-70b-64xh100");
+    s.name = "evil\ntouch /tmp/pwned\n#\"\\";
+    s.model.name = "model\r\ntouch /tmp/pwned";
+    s.modelPreset.clear();
+    for (const std::string& text : { MegatronArgsWriter::write(s), NemoRecipeWriter::write(s),
+             TorchtitanTomlWriter::write(s), SlurmBenchmarkWriter::write(s) })
+        EXPECT_EQ(injected(text), "") << text;
+    // The TOML description escapes the quote and the backslash.
+    EXPECT_NE(
+        TorchtitanTomlWriter::write(s).find("description = \"evil touch /tmp/pwned #\\\"\\\\\"\n"), std::string::npos);
+    Scenario serving = presetScenario("serve-70b-bf16-2xh100");
+    serving.name = s.name;
+    serving.model.name = s.model.name;
+    for (const ServingFramework f : { ServingFramework::Vllm, ServingFramework::Sglang, ServingFramework::TrtLlm })
+        EXPECT_EQ(injected(ServingLaunchWriter::write(serving, f)), "");
 }
