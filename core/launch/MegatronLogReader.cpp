@@ -54,6 +54,18 @@ MegatronLog readMegatronLog(const std::string& text)
             it.tflopsPerGpu = numberAfter(line, "throughput per GPU (TFLOP/s/GPU):").value_or(0);
             if (it.seconds > 0)
                 log.iterations.push_back(it);
+        } else if (const auto s = numberAfter(line, "train_step_timing in s:")) {
+            // NeMo 2.0's progress line (its Megatron-Core strategy): seconds, and with its memory monitor the
+            // allocator's peak in bytes.
+            MegatronIteration it;
+            it.seconds = *s;
+            it.iteration = static_cast<int>(numberAfter(line, "iteration").value_or(0));
+            if (it.seconds > 0)
+                log.iterations.push_back(it);
+            if (const auto peak = numberAfter(line, "peak_memory_usage:")) {
+                log.maxAllocatedBytes = std::max(log.maxAllocatedBytes, *peak);
+                ++log.memoryReports;
+            }
         } else if (line.find("memory (MB)") != std::string::npos) {
             if (const auto mb = numberAfter(line, "max allocated:")) {
                 log.maxAllocatedBytes = std::max(log.maxAllocatedBytes, *mb * 1024.0 * 1024.0);
@@ -85,7 +97,8 @@ std::optional<LogComparison> compareWithLog(
         times.push_back(log.iterations[i].seconds);
     if (times.empty()) {
         error = log.iterations.empty()
-            ? "the log has no \"elapsed time per iteration (ms)\" line: is it a Megatron-LM training log?"
+            ? "the log has no \"elapsed time per iteration (ms)\" (or NeMo \"train_step_timing in s\") line: is it a "
+              "Megatron-LM training log?"
             : "the log has " + std::to_string(log.iterations.size()) + " logged iterations, all within the warm-up of "
                 + std::to_string(warmup) + ": run more iterations or lower --warmup";
         return std::nullopt;

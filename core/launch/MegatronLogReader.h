@@ -15,6 +15,8 @@ namespace parallax::core {
 //   " [...] iteration       10/      20 | consumed samples: ... | elapsed time per iteration (ms): 70812.3 |
 //     throughput per GPU (TFLOP/s/GPU): 446.1 | ..."
 //   "[Rank 0] (after 1 iterations) memory (MB) | allocated: ... | max allocated: 51234.5 | reserved: ..."
+// and NeMo 2.0's progress lines of the same runs (Megatron-Core under its MegatronStrategy):
+//   "Training epoch 0, iteration 49/99 | ... | peak_memory_usage: 70833405952 | ... | train_step_timing in s: 12.39"
 struct MegatronIteration {
     int iteration = 0;
     double seconds = 0; // elapsed time per iteration, averaged by Megatron over its log interval

@@ -46,6 +46,25 @@ TEST(MegatronLog, ReadsIterationsAndTheLargestMaxAllocated)
     EXPECT_TRUE(readMegatronLog("nothing here\n").iterations.empty());
 }
 
+// NeMo 2.0 prints its own progress line for the same Megatron-Core run: seconds per step, and with its memory
+// monitor the allocator's peak in bytes (a list of timings from its perf summary is not a step).
+TEST(MegatronLog, ReadsNemoProgressLines)
+{
+    const MegatronLog log = readMegatronLog(
+        "Training epoch 0, iteration 3/99 | lr: 1.5e-05 | global_batch_size: 128 | global_step: 3 | "
+        "peak_memory_usage: 70833405952 | memory_allocated: 44271689728 | reduced_train_loss: 11.96 | "
+        "train_step_timing in s: 12.39 | consumed_samples: 512\n"
+        "Training epoch 0, iteration 4/99 | lr: 1.6e-05 | global_batch_size: 128 | global_step: 4 | "
+        "reduced_train_loss: 11.9 | train_step_timing in s: 12.41 | consumed_samples: 640\n"
+        "[NeMo I 2025-03-04 02:58:29 perf_metrics_utils:56] train_step_timing in s: [11.85, 6.98]\n");
+    ASSERT_EQ(log.iterations.size(), 2u);
+    EXPECT_EQ(log.iterations[0].iteration, 3);
+    EXPECT_DOUBLE_EQ(log.iterations[0].seconds, 12.39);
+    EXPECT_DOUBLE_EQ(log.iterations[1].seconds, 12.41);
+    EXPECT_EQ(log.memoryReports, 1);
+    EXPECT_DOUBLE_EQ(log.maxAllocatedBytes, 70833405952.0);
+}
+
 TEST(MegatronLog, MedianAfterTheWarmupAgainstTheRange)
 {
     const Report r = llama70On64();
