@@ -2,6 +2,7 @@
 // The Slurm benchmark job (export --launch slurm): the design's Megatron-LM flags under srun and torchrun with
 // its node and GPU counts, mock data, the engine's prediction as comments, read back by import-args.
 #include "core/launch/SlurmBenchmarkWriter.h"
+#include "../TestScenarios.h"
 
 #include "core/Engine.h"
 #include "core/io/PresetLibrary.h"
@@ -19,16 +20,6 @@
 using namespace parallax::core;
 
 namespace {
-Scenario presetOf(const std::string& id)
-{
-    const auto* info = PresetLibrary::instance().scenario(id);
-    EXPECT_TRUE(info) << id;
-    LoadError error;
-    auto s = parseScenario(info ? info->json : "{}", error);
-    EXPECT_TRUE(s) << id << ": " << error.text();
-    return s ? *s : Scenario {};
-}
-
 bool contains(const std::string& text, const std::string& part)
 {
     return text.find(part) != std::string::npos;
@@ -38,7 +29,7 @@ bool contains(const std::string& text, const std::string& part)
 // Llama 3 70B on 64 H100: eight nodes of eight GPUs, the design's flags, mock data, the prediction.
 TEST(SlurmBenchmark, JobCarriesTheDesignAndItsPrediction)
 {
-    const Scenario s = presetOf("llama3-70b-64xh100");
+    const Scenario s = parallax::test::presetScenario("llama3-70b-64xh100");
     const std::string script = SlurmBenchmarkWriter::write(s);
     EXPECT_EQ(script.rfind("#!/bin/bash\n", 0), 0u);
     EXPECT_TRUE(contains(script, "#SBATCH --nodes=8\n")) << script;
@@ -68,7 +59,7 @@ TEST(SlurmBenchmark, ImportsBackToEveryTrainingPreset)
     int checked = 0;
     for (const auto& info : PresetLibrary::instance().scenarios()) {
         SCOPED_TRACE(info.id);
-        const Scenario s = presetOf(info.id);
+        const Scenario s = parallax::test::presetScenario(info.id);
         if (s.mode != ScenarioMode::Training || !s.regularCluster || !evaluate(s).valid)
             continue;
         const auto back = LaunchArgsImporter::import(SlurmBenchmarkWriter::write(s), {});
@@ -84,8 +75,9 @@ TEST(SlurmBenchmark, ImportsBackToEveryTrainingPreset)
 
 TEST(SlurmBenchmark, ServingAndInvalidDesignsAreRefusedWithTheReason)
 {
-    EXPECT_THROW(SlurmBenchmarkWriter::write(presetOf("serve-70b-bf16-2xh100")), std::invalid_argument);
-    Scenario bad = presetOf("llama3-70b-64xh100");
+    EXPECT_THROW(
+        SlurmBenchmarkWriter::write(parallax::test::presetScenario("serve-70b-bf16-2xh100")), std::invalid_argument);
+    Scenario bad = parallax::test::presetScenario("llama3-70b-64xh100");
     bad.parallel.tp = 3;
     try {
         SlurmBenchmarkWriter::write(bad);
@@ -99,7 +91,7 @@ TEST(SlurmBenchmark, ServingAndInvalidDesignsAreRefusedWithTheReason)
 // predicted as it runs there; the design's own step time is in the NOTE.
 TEST(SlurmBenchmark, PredictsWhatMegatronRuns)
 {
-    const Scenario s = presetOf("deepseek-v3-2048xh800");
+    const Scenario s = parallax::test::presetScenario("deepseek-v3-2048xh800");
     std::vector<std::string> changes;
     const Scenario run = MegatronArgsWriter::asRun(s, changes);
     ASSERT_EQ(changes.size(), 3u);
@@ -112,6 +104,6 @@ TEST(SlurmBenchmark, PredictsWhatMegatronRuns)
     EXPECT_TRUE(contains(script, "the design itself would take " + stepTimeRangeText(evaluate(s))));
     EXPECT_TRUE(contains(script, "#   - 1F1B instead of dualpipe\n"));
     // A design Megatron runs as planned has no such NOTE.
-    MegatronArgsWriter::asRun(presetOf("llama3-70b-64xh100"), changes);
+    MegatronArgsWriter::asRun(parallax::test::presetScenario("llama3-70b-64xh100"), changes);
     EXPECT_TRUE(changes.empty());
 }

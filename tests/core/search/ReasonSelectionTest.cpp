@@ -159,6 +159,37 @@ TEST(ReasonSelection, WinnerStatesItsMargin)
         EXPECT_EQ(r.candidates[i].reasons.size(), 1u);
 }
 
+// The explainer over the scenario's own evaluations of a winner and a loser (null reports when one is invalid).
+struct ExplainedPair {
+    ExplainedPair(const Scenario& s, const SearchPoint& w, const SearchPoint& l)
+        : m_scenario(s)
+        , m_w(w)
+        , m_l(l)
+        , m_explainer(
+              s, nullptr, [this](const SearchPoint& p) { return lookup(p); },
+              [](const FamilyKey&) { return std::optional<SearchPoint>(); })
+    {
+        winner = lookup(w);
+        loser = lookup(l);
+    }
+    Reason reason() const { return m_explainer.explainLoss(m_w, *winner, m_l, *loser); }
+    const Report* winner = nullptr;
+    const Report* loser = nullptr;
+
+private:
+    const Report* lookup(const SearchPoint& p) const
+    {
+        auto it = m_reports.find(p.key());
+        if (it == m_reports.end())
+            it = m_reports.emplace(p.key(), evaluated(m_scenario, p)).first;
+        return it->second.valid ? &it->second : nullptr;
+    }
+    const Scenario& m_scenario;
+    SearchPoint m_w, m_l;
+    mutable std::map<decltype(SearchPoint {}.key()), Report> m_reports;
+    mutable Explainer m_explainer;
+};
+
 } // namespace
 
 // A selective recompute of named modules is explained by those modules, not by the attention core of
@@ -174,20 +205,13 @@ TEST(ReasonSelection, SelectiveRecomputeNamesItsModules)
     w.dp = 1;
     SearchPoint l = w;
     l.recompute = Recompute::Selective;
-    std::map<decltype(w.key()), Report> reports;
-    const auto lookup = [&](const SearchPoint& p) -> const Report* {
-        auto it = reports.find(p.key());
-        if (it == reports.end())
-            it = reports.emplace(p.key(), evaluated(s, p)).first;
-        return it->second.valid ? &it->second : nullptr;
-    };
-    Explainer explainer(s, nullptr, lookup, [](const FamilyKey&) { return std::optional<SearchPoint>(); });
-    const Report* wr = lookup(w);
-    const Report* lr = lookup(l);
+    const ExplainedPair pair(s, w, l);
+    const Report* wr = pair.winner;
+    const Report* lr = pair.loser;
     ASSERT_TRUE(wr && lr);
     ASSERT_TRUE(wr->fits && lr->fits);
     ASSERT_GT(lr->stepTimeSeconds, wr->stepTimeSeconds);
-    const Reason r = explainer.explainLoss(w, *wr, l, *lr);
+    const Reason r = pair.reason();
     EXPECT_EQ(r.kind, ReasonKind::Recompute) << r.text;
     EXPECT_NE(r.text.find("re-runs layernorm, mlp (training.recompute_modules)"), std::string::npos) << r.text;
     EXPECT_EQ(r.text.find("attention core"), std::string::npos) << r.text;
@@ -206,19 +230,12 @@ TEST(ReasonSelection, ComputeCauseIsWhatDiffersFromTheWinner)
     w.microBatch = 2;
     SearchPoint l = w;
     l.microBatch = 1;
-    std::map<decltype(w.key()), Report> reports;
-    const auto lookup = [&](const SearchPoint& p) -> const Report* {
-        auto it = reports.find(p.key());
-        if (it == reports.end())
-            it = reports.emplace(p.key(), evaluated(s, p)).first;
-        return it->second.valid ? &it->second : nullptr;
-    };
-    Explainer explainer(s, nullptr, lookup, [](const FamilyKey&) { return std::optional<SearchPoint>(); });
-    const Report* wr = lookup(w);
-    const Report* lr = lookup(l);
+    const ExplainedPair pair(s, w, l);
+    const Report* wr = pair.winner;
+    const Report* lr = pair.loser;
     ASSERT_TRUE(wr && lr);
     ASSERT_TRUE(wr->fits && lr->fits);
-    const Reason r = explainer.explainLoss(w, *wr, l, *lr);
+    const Reason r = pair.reason();
     ASSERT_EQ(r.kind, ReasonKind::Compute) << r.text;
     EXPECT_NE(r.text.find("micro-batches of 1 against 2 sequences"), std::string::npos) << r.text;
     EXPECT_EQ(r.text.find("do not divide"), std::string::npos) << r.text;
