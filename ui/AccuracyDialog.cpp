@@ -61,15 +61,6 @@ QTableWidgetItem* percentItem(double fraction)
     return new NumberItem(format::percent(fraction), fraction);
 }
 
-// "h100-sxm dense" (a report's family) -> "h100-sxm x dense" (the validation's).
-QString validationKey(const QString& reportFamily)
-{
-    const int space = static_cast<int>(reportFamily.lastIndexOf(u' '));
-    if (space <= 0)
-        return reportFamily;
-    return reportFamily.left(space) + QStringLiteral(" x ") + reportFamily.mid(space + 1);
-}
-
 QString familyOf(const core::ValidationRow& row)
 {
     return QString::fromStdString(core::validationFamily(row.run));
@@ -94,7 +85,7 @@ QString servingValueText(double value, const QString& unit)
 
 AccuracyDialog::AccuracyDialog(const QString& designFamily, OpenScenario open, QWidget* parent)
     : QDialog(parent)
-    , m_designFamily(validationKey(designFamily))
+    , m_designFamily(designFamily)
     , m_open(std::move(open))
 {
     setWindowTitle(tr("Accuracy on Published Runs"));
@@ -356,10 +347,9 @@ QString AccuracyDialog::headline() const
 
 void AccuracyDialog::setDesignFamily(const QString& family)
 {
-    const QString key = validationKey(family);
-    if (key == m_designFamily)
+    if (family == m_designFamily)
         return;
-    m_designFamily = key;
+    m_designFamily = family;
     if (m_summary)
         fillFamilies();
 }

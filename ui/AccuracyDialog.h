@@ -30,7 +30,7 @@ class AccuracyDialog : public QDialog {
 public:
     using OpenScenario = std::function<void(const core::Scenario&)>;
 
-    // `designFamily`: the report's step-time family ("h100-sxm dense"), marked in the family table.
+    // `designFamily`: the report's step-time family ("h100-sxm x dense"), marked in the family table.
     AccuracyDialog(const QString& designFamily, OpenScenario open, QWidget* parent = nullptr);
 
     // A file of published runs compiled into the app ("published_runs_train.json", "published_serving.json"), or

@@ -161,13 +161,13 @@ void addMenuActions(QMenu* file, MainWindow* window)
                 window->exportLaunch(target, path);
         });
     }
-    file->addAction(QObject::tr("Check Megatron-LM &Log…"), window, [window] {
-        const QString path
-            = QFileDialog::getOpenFileName(window, QObject::tr("A Megatron-LM training log of this design"), QString(),
-                QObject::tr("Logs (*.out *.log *.txt);;All files (*)"));
+    file->addAction(QObject::tr("Check Training &Log…"), window, [window] {
+        const QString path = QFileDialog::getOpenFileName(window,
+            QObject::tr("A Megatron-LM, NeMo or torchtitan training log of this design"), QString(),
+            QObject::tr("Logs (*.out *.log *.txt);;All files (*)"));
         if (path.isEmpty())
             return;
-        if (const std::optional<QString> text = window->checkMegatronLog(path))
+        if (const std::optional<QString> text = window->checkTrainingLog(path))
             PresetGallery::showMarkdown(window, QObject::tr("The log against the prediction"),
                 QStringLiteral("```\n") + *text + QStringLiteral("```\n"));
     });

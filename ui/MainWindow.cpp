@@ -5,7 +5,7 @@
 #include "core/io/BoundedRead.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
-#include "core/launch/MegatronLogReader.h"
+#include "core/launch/TrainingLogReader.h"
 #include "core/memory/RangeText.h"
 #include "ui/AccuracyDialog.h"
 #include "ui/ConfigPanel.h"
@@ -701,7 +701,7 @@ bool MainWindow::importLaunchText(const QString& text)
     return true;
 }
 
-std::optional<QString> MainWindow::checkMegatronLog(const QString& path)
+std::optional<QString> MainWindow::checkTrainingLog(const QString& path)
 {
     std::string text, error;
     // A long run's log outgrows the scenario cap: allow 512 MiB, as check-log does.
@@ -711,7 +711,7 @@ std::optional<QString> MainWindow::checkMegatronLog(const QString& path)
     }
     core::EvaluateOptions options;
     options.calibration = m_document->calibration().get();
-    const auto check = core::checkMegatronLog(m_document->scenario(), text, 2, options, error);
+    const auto check = core::checkTrainingLog(m_document->scenario(), text, 2, options, error);
     if (!check) {
         reportError(
             tr("Cannot check the log"), tr("%1: %2").arg(QFileInfo(path).fileName(), QString::fromStdString(error)));

@@ -73,10 +73,10 @@ public:
     // (one undo step); the GPU and fabric stay unless the text carries Parallax's marker.
     bool importLaunchText(const QString& text);
     bool importLaunchFile(const QString& path);
-    // File > Check Megatron-LM Log: the log of a run of this design (its "elapsed time per iteration" after two
-    // logged iterations, its memory reports) against the engine, as `parallax-cli check-log` says it; nullopt
+    // File > Check Training Log: the Megatron-LM, NeMo or torchtitan log of a run of this design (its step times
+    // after two logged steps, its memory reports) against the engine, as `parallax-cli check-log` says it; nullopt
     // (reported) when the file is unreadable, has no iteration or the design is rejected.
-    std::optional<QString> checkMegatronLog(const QString& path);
+    std::optional<QString> checkTrainingLog(const QString& path);
     ExportRequest initialExportRequest() const; // the Export dialog's choices when it opens
     bool maybeSave(); // true when it is fine to discard the document now
 

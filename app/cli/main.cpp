@@ -28,8 +28,9 @@ usage:
                      the communicator groups Megatron-Core builds for the layout, and where each rank runs
   parallax-cli import-args FILE|- [--gpu NAME --nodes N --gpus-per-node G --nic-gbps X] [--out FILE.parallax.json]
                      a Megatron-LM command line (or the flags an export wrote) as a scenario
-  parallax-cli check-log --log LOG [FILE | --script LAUNCH.sh] [--flags] [--warmup N] [--json]
-                     a Megatron-LM or NeMo 2.0 training log (export --launch slurm runs one) against the prediction
+  parallax-cli check-log --log LOG [FILE | --script LAUNCH.sh] [--flags] [--warmup N] [--record RUNS.json] [--json]
+                     a Megatron-LM, NeMo 2.0 or torchtitan training log (export --launch slurm runs one) against
+                     the prediction; --record adds the run to a runs file that validate --data reads
   parallax-cli validate [--json] [--data FILE] [--scenario ID]   the engine against published training runs
   parallax-cli validate --serving [--json] [--data FILE]         the serving engine against published serving figures
                         (exit 1 when an error bound is exceeded; --scenario prints one run as a scenario file)

@@ -2,6 +2,7 @@
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/search/NumberText.h"
 
+#include "core/launch/FrameworkGaps.h"
 #include "core/launch/LaunchHosts.h"
 #include "core/launch/LaunchMarker.h"
 #include "core/parallel/PipelineSplit.h"
@@ -21,6 +22,13 @@ struct Block {
 std::string num(long long v)
 {
     return std::to_string(v);
+}
+
+// What Megatron-LM lacks of the design (core/launch/FrameworkGaps.h), as NOTE lines at their place.
+void addGapNotes(const Scenario& s, GapPlace place, std::vector<std::string>& l)
+{
+    for (std::string& note : gapNotes(s, LaunchFramework::MegatronLm, place))
+        l.push_back(std::move(note));
 }
 
 Block modelArgs(const Scenario& s)
@@ -97,10 +105,7 @@ Block moeArgs(const Scenario& s)
     } else {
         l.emplace_back("--moe-token-dispatcher-type alltoall");
     }
-    if (s.training.deepseekFp8Dispatch)
-        l.emplace_back("# NOTE: Megatron-LM's DeepEP dispatch sends bf16 tokens; DeepSeek-V3's fp8 dispatch "
-                       "(arXiv:2412.19437 sec. 3.3.2) has no flag, so the dispatch moves about twice the bytes the "
-                       "scenario assumes");
+    addGapNotes(s, GapPlace::Moe, l);
     if (s.training.moeExpertCapacityFactor > 0)
         l.emplace_back("--moe-expert-capacity-factor " + fixedText(s.training.moeExpertCapacityFactor, 2));
     if (s.training.moePadExpertInputToCapacity && s.training.moeExpertCapacityFactor > 0)
@@ -115,28 +120,7 @@ void pipelineArgs(const Scenario& s, std::vector<std::string>& l)
     const ParallelConfig& p = s.parallel;
     const int layers = s.model.layers;
     l.emplace_back("--pipeline-model-parallel-size " + num(p.pp));
-    switch (p.schedule) {
-    case ScheduleKind::OneFOneB:
-    case ScheduleKind::Interleaved1F1B:
-        break;
-    case ScheduleKind::GPipe:
-        l.emplace_back("# NOTE: Megatron-LM has no GPipe schedule; it runs 1F1B, with the same bubble and at most pp "
-                       "micro-batches in flight instead of all of them");
-        break;
-    case ScheduleKind::ZbH1:
-    case ScheduleKind::ZbH2:
-    case ScheduleKind::ZbV:
-        l.push_back(std::string("# NOTE: Megatron-LM has no zero-bubble schedule (") + toString(p.schedule)
-            + "); use interleaved 1F1B (--num-layers-per-virtual-pipeline-stage), torchtitan's "
-              "ZBVZeroBubble / InterleavedZeroBubble, or the sail-sg/zero-bubble-pipeline-parallelism fork");
-        break;
-    case ScheduleKind::DualPipe:
-    case ScheduleKind::DualPipeV:
-        l.push_back(std::string("# NOTE: Megatron-LM has no ") + toString(p.schedule)
-            + " schedule (arXiv:2412.19437 sec. 3.2.1); use interleaved 1F1B "
-              "(--num-layers-per-virtual-pipeline-stage), or torchtitan's DualPipeV");
-        break;
-    }
+    addGapNotes(s, GapPlace::Pipeline, l);
     if (hasUnevenSplit(p)) {
         // The scenario's own split (parallel.first/last_stage_layers, account_for_*): Megatron-Core's flags of
         // the same meaning (core/parallel/PipelineSplit.h).
@@ -188,10 +172,7 @@ Block parallelArgs(const Scenario& s)
     pipelineArgs(s, l);
     if (p.order == "tp-cp-ep-pp-dp")
         l.emplace_back("--use-tp-pp-dp-mapping");
-    else if (p.order != "tp-cp-ep-dp-pp")
-        l.emplace_back("# NOTE: Megatron-LM's flags choose only tp-cp-ep-dp-pp or (--use-tp-pp-dp-mapping) "
-                       "tp-cp-ep-pp-dp; for \""
-            + p.order + "\" pass order=\"" + p.order + "\" to megatron.core.parallel_state.initialize_model_parallel");
+    addGapNotes(s, GapPlace::Parallel, l);
     if (p.zero >= 1)
         l.emplace_back("--use-distributed-optimizer");
     const OptimizerPrecision& o = s.training.optimizer;
@@ -257,10 +238,7 @@ Block trainingArgs(const Scenario& s)
     }
     if (t.activationFuncFp8InputStore)
         l.emplace_back("--activation-func-fp8-input-store");
-    if (t.deepseekActivationCache)
-        l.emplace_back("# NOTE: Megatron-LM has no flag for DeepSeek-V3's activation cache (fp8 SwiGLU inputs under "
-                       "moe_act recompute, E5M6 attention output; arXiv:2412.19437 sec. 3.3.2): it runs with "
-                       "more activation memory than the scenario assumes");
+    addGapNotes(s, GapPlace::Training, l);
     return b;
 }
 
@@ -322,28 +300,6 @@ std::string MegatronArgsWriter::argumentArrays(const Scenario& s, std::vector<st
         names.push_back(b.name);
     }
     return o.str();
-}
-
-Scenario MegatronArgsWriter::asRun(const Scenario& s, std::vector<std::string>& changes)
-{
-    Scenario out = s;
-    changes.clear();
-    ParallelConfig& p = out.parallel;
-    if (p.pp > 1 && p.schedule != ScheduleKind::OneFOneB && p.schedule != ScheduleKind::Interleaved1F1B) {
-        changes.push_back(std::string("1F1B instead of ") + toString(p.schedule));
-        p.schedule = ScheduleKind::OneFOneB;
-        p.vpp = 1;
-    }
-    TrainingConfig& t = out.training;
-    if (t.deepseekFp8Dispatch) {
-        changes.emplace_back("bf16 DeepEP dispatch instead of DeepSeek's fp8 one");
-        t.deepseekFp8Dispatch = false;
-    }
-    if (t.deepseekActivationCache) {
-        changes.emplace_back("without DeepSeek-V3's activation cache");
-        t.deepseekActivationCache = false;
-    }
-    return out;
 }
 
 std::string MegatronArgsWriter::flagsOnly(const Scenario& s)

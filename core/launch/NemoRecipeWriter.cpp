@@ -2,6 +2,7 @@
 #include "core/launch/NemoRecipeWriter.h"
 #include "core/search/NumberText.h"
 
+#include "core/launch/FrameworkGaps.h"
 #include "core/launch/LaunchHosts.h"
 #include "core/launch/LaunchMarker.h"
 
@@ -76,32 +77,13 @@ std::string NemoRecipeWriter::write(const Scenario& s)
     // TransformerConfig.pipeline_model_parallel_layout, the field --pipeline-model-parallel-layout sets.
     if (!p.pipelineLayout.empty())
         o << st << "pipeline_model_parallel_layout = \"" << p.pipelineLayout << "\"\n";
-    switch (p.schedule) {
-    case ScheduleKind::GPipe:
-        o << "# NOTE: NeMo has no GPipe schedule; it runs 1F1B (same bubble, fewer micro-batches in flight)\n";
-        break;
-    case ScheduleKind::ZbH1:
-    case ScheduleKind::ZbH2:
-    case ScheduleKind::ZbV:
-        o << "# NOTE: NeMo has no zero-bubble schedule (" << toString(p.schedule)
-          << "); use interleaved 1F1B (virtual_pipeline_model_parallel_size) or torchtitan's ZBVZeroBubble\n";
-        break;
-    case ScheduleKind::DualPipe:
-    case ScheduleKind::DualPipeV:
-        o << "# NOTE: NeMo has no " << toString(p.schedule)
-          << " schedule; use interleaved 1F1B (virtual_pipeline_model_parallel_size) or torchtitan's DualPipeV\n";
-        break;
-    default:
-        break;
-    }
+    o << gapNoteText(s, LaunchFramework::Nemo, GapPlace::Pipeline);
     if (m.isMoe())
         o << st << "expert_model_parallel_size = " << p.ep << "\n"
           << st << "expert_tensor_parallel_size = " << p.etp << "\n";
     if (p.order == "tp-cp-ep-pp-dp")
         o << st << "use_tp_pp_dp_mapping = True\n";
-    else if (p.order != "tp-cp-ep-dp-pp")
-        o << "# NOTE: NeMo chooses only tp-cp-ep-dp-pp or (use_tp_pp_dp_mapping) tp-cp-ep-pp-dp, not " << p.order
-          << "\n";
+    o << gapNoteText(s, LaunchFramework::Nemo, GapPlace::Parallel);
     o << "recipe.optim.config.use_distributed_optimizer = " << py(p.zero >= 1) << "\n";
     const OptimizerPrecision& opt = s.training.optimizer;
     if (opt.precisionAware) {
@@ -126,9 +108,6 @@ std::string NemoRecipeWriter::write(const Scenario& s)
     if (p.tpCommOverlap)
         o << "from nemo.lightning.pytorch.callbacks.megatron_comm_overlap import MegatronCommOverlapCallback\n"
           << "recipe.trainer.callbacks.append(run.Config(MegatronCommOverlapCallback, tp_comm_overlap=True))\n";
-    if (!p.p2pOverlap)
-        o << "# NOTE: NeMo always overlaps pipeline p2p with compute for interleaved 1F1B; the scenario's "
-             "blocking p2p is not reproduced\n";
 
     const std::string mc = "recipe.model.config.";
     o << "\n# Batch and sequence\n"
@@ -186,9 +165,7 @@ std::string NemoRecipeWriter::write(const Scenario& s)
             o << mc << "moe_token_dispatcher_type = \"flex\"\n"
               << mc << "moe_flex_dispatcher_backend = \"deepep\"\n"
               << mc << "moe_deepep_num_sms = " << s.training.moeDeepepNumSms << "\n";
-        if (s.training.deepseekFp8Dispatch)
-            o << "# NOTE: NeMo's DeepEP dispatch sends bf16 tokens; DeepSeek-V3's fp8 dispatch (arXiv:2412.19437 "
-                 "sec. 3.3.2) has no switch, so the dispatch moves about twice the bytes the scenario assumes\n";
+        o << gapNoteText(s, LaunchFramework::Nemo, GapPlace::Moe);
     }
 
     o << "\n# Recompute and precision\n";
@@ -212,10 +189,7 @@ std::string NemoRecipeWriter::write(const Scenario& s)
           << mc << "attention_backend = AttnBackend.unfused\n";
     if (t.activationFuncFp8InputStore)
         o << mc << "activation_func_fp8_input_store = True\n";
-    if (t.deepseekActivationCache)
-        o << "# NOTE: NeMo has no switch for DeepSeek-V3's activation cache (fp8 SwiGLU inputs under moe_act "
-             "recompute, E5M6 attention output; arXiv:2412.19437 sec. 3.3.2): it runs with more activation "
-             "memory than the scenario assumes\n";
+    o << gapNoteText(s, LaunchFramework::Nemo, GapPlace::Training);
     o << "recipe.trainer.plugins = bf16_mixed()\n";
     if (t.dtype == DType::Fp8)
         o << "recipe.trainer.plugins.fp8 = \"hybrid\"\n";

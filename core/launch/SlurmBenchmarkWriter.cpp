@@ -3,10 +3,11 @@
 
 #include "core/Engine.h"
 #include "core/Units.h"
+#include "core/launch/FrameworkGaps.h"
 #include "core/launch/LaunchHosts.h"
 #include "core/launch/LaunchMarker.h"
 #include "core/launch/MegatronArgsWriter.h"
-#include "core/launch/MegatronLogReader.h"
+#include "core/launch/TrainingLogReader.h"
 #include "core/memory/RangeText.h"
 
 #include <algorithm>
@@ -61,7 +62,7 @@ std::string SlurmBenchmarkWriter::write(const Scenario& s)
                                      : design.errors.front().field + ": " + design.errors.front().text));
     // The prediction to compare with the log is for what Megatron-LM runs with these flags.
     std::vector<std::string> changes;
-    const Scenario run = MegatronArgsWriter::asRun(s, changes);
+    const Scenario run = runAs(s, LaunchFramework::MegatronLm, changes);
     const Report r = changes.empty() ? design : evaluate(run);
     if (!r.valid)
         throw std::invalid_argument("Megatron-LM would run the design " + changes.front()

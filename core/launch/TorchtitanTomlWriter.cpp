@@ -4,6 +4,7 @@
 #include "core/parallel/PipelineLayout.h"
 #include "core/search/NumberText.h"
 
+#include "core/launch/FrameworkGaps.h"
 #include "core/launch/LaunchMarker.h"
 
 #include <map>
@@ -29,7 +30,7 @@ std::pair<std::string, std::string> modelFor(const std::string& preset)
 }
 
 // torchtitan's pipeline_parallel_schedule names (torch.distributed.pipelining schedules).
-std::string scheduleName(ScheduleKind k, std::string& note)
+std::string scheduleName(ScheduleKind k)
 {
     switch (k) {
     case ScheduleKind::GPipe:
@@ -40,14 +41,10 @@ std::string scheduleName(ScheduleKind k, std::string& note)
         return "Interleaved1F1B";
     case ScheduleKind::ZbH1:
     case ScheduleKind::ZbH2:
-        note = std::string("# NOTE: torch.distributed.pipelining has no ") + toString(k)
-            + " schedule for one chunk per rank; InterleavedZeroBubble (2+ chunks) or ZBVZeroBubble are the closest";
         return "InterleavedZeroBubble";
     case ScheduleKind::ZbV:
         return "ZBVZeroBubble";
     case ScheduleKind::DualPipe:
-        note = "# NOTE: torchtitan has DualPipeV (the V-shaped, half-parameter variant), not bidirectional DualPipe";
-        return "DualPipeV";
     case ScheduleKind::DualPipeV:
         return "DualPipeV";
     }
@@ -118,15 +115,11 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
     else if (p.zero == 3)
         o << "fsdp_reshard_after_forward = \"default\"\n";
     o << "tensor_parallel_degree = " << p.tp << "\n";
-    if (p.tp > 1 && !p.sp)
-        o << "# NOTE: torchtitan's tensor parallelism always shards the sequence (SP); the scenario has SP off\n";
     o << "enable_async_tensor_parallel = " << toml(p.tpCommOverlap) << "\n"
       << "pipeline_parallel_degree = " << p.pp << "\n";
     if (p.pp > 1) {
-        std::string note;
-        const std::string schedule = scheduleName(p.schedule, note);
-        if (!note.empty())
-            o << note << "\n";
+        o << gapNoteText(s, LaunchFramework::Torchtitan, GapPlace::Pipeline);
+        const std::string schedule = scheduleName(p.schedule);
         o << "pipeline_parallel_schedule = \"" << schedule << "\"\n"
           << "pipeline_parallel_microbatch_size = " << t.microBatch << "\n";
         const int stagesPerRank = p.vpp > 1 ? p.vpp : (schedule == "ZBVZeroBubble" || schedule == "DualPipeV" ? 2 : 1);
@@ -149,9 +142,8 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
     if (m.isMoe())
         o << "expert_parallel_degree = " << p.ep << "\n"
           << "expert_tensor_parallel_degree = " << p.etp << "\n";
-    if (p.order != "tp-cp-ep-dp-pp")
-        o << "# NOTE: torchtitan builds its device mesh as [pp, dp_replicate, dp_shard, cp, tp]; the scenario's order "
-          << p.order << " cannot be chosen\n";
+    o << gapNoteText(s, LaunchFramework::Torchtitan, GapPlace::Parallel);
+    o << gapNoteText(s, LaunchFramework::Torchtitan, GapPlace::Moe);
 
     o << "\n[activation_checkpoint]\n";
     if (t.recompute == Recompute::Selective)
@@ -160,24 +152,7 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
           << "mode = \"selective\"\nselective_ac_option = \"op\"\n";
     else
         o << "mode = \"" << (t.recompute == Recompute::Full ? "full" : "none") << "\"\n";
-    if (t.optimizer.precisionAware)
-        o << "# NOTE: torchtitan's AdamW keeps its states in the parameters' dtype (fp32 under FSDP2 mixed "
-             "precision); the scenario's "
-          << optimizerPrecisionText(t.optimizer) << " is not reproduced\n";
-    if (t.activationFuncFp8InputStore || t.deepseekActivationCache)
-        o << "# NOTE: torchtitan saves activations in their compute dtype; the scenario's "
-          << (t.deepseekActivationCache ? "DeepSeek-V3 fp8/E5M6 activation cache" : "fp8 SwiGLU input store")
-          << " is not reproduced\n";
-    if (t.moeTokenDispatcher == MoeDispatcher::DeepEp || t.deepseekFp8Dispatch)
-        o << "# NOTE: the scenario's "
-          << (t.deepseekFp8Dispatch ? "DeepEP dispatch with fp8 tokens" : "DeepEP dispatch")
-          << " is not reproduced; torchtitan's expert parallelism exchanges bf16 tokens with all-to-all\n";
-    if (t.moeExpertCapacityFactor > 0)
-        o << "# NOTE: torchtitan's MoE is dropless; the scenario's expert capacity factor "
-          << fixedText(t.moeExpertCapacityFactor, 2) << " (token dropping) is not reproduced\n";
-    if (!t.flashAttention)
-        o << "# NOTE: torchtitan uses scaled_dot_product_attention (flash or memory-efficient kernels); the "
-             "scenario's unfused attention is not reproduced\n";
+    o << gapNoteText(s, LaunchFramework::Torchtitan, GapPlace::Training);
     return o.str();
 }
 

@@ -109,8 +109,9 @@ std::vector<StageMemory> memoryPerStage(const MemoryInputs& in)
         // The fp32 gradient shard of 16-bit gradient training exists only at the optimizer step, when the
         // activations are gone: it raises the peak only where it exceeds them.
         transient += std::max(0.0, state.mainGradShard - st.activationsBytes - transient);
-        st.runtimeBytes = other.cudaContextBytes + communicators * other.ncclBytesPerCommunicator
-            + other.fragmentationFraction * (st.activationsBytes + transient);
+        st.fragmentationBytes = other.fragmentationFraction * (st.activationsBytes + transient);
+        st.runtimeBytes
+            = other.cudaContextBytes + communicators * other.ncclBytesPerCommunicator + st.fragmentationBytes;
         st.otherBytes = st.runtimeBytes + transient;
         out.push_back(st);
     }

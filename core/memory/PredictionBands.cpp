@@ -56,12 +56,16 @@ ErrorBand memoryBand()
     return kMemoryBand;
 }
 
+std::string familyName(const std::string& gpuId, bool moe)
+{
+    return gpuId + (moe ? " x MoE" : " x dense");
+}
+
 StepTimeBand stepTimeBand(const std::string& gpuId, bool moe)
 {
-    const char* kind = moe ? " MoE" : " dense";
     for (const StepTimeFamily& f : kStepTimeFamilies) {
         if (f.moe == moe && namesGpu(f, gpuId))
-            return { f.band, std::string(f.gpu) + kind, true };
+            return { f.band, familyName(f.gpu, moe), true };
     }
     // No family for this GPU and kind: the widest band of the kind, said so.
     StepTimeBand out;

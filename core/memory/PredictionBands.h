@@ -30,9 +30,12 @@ std::span<const StepTimeFamily> stepTimeFamilies();
 // covering every memory row of the training file.
 ErrorBand memoryBand();
 
+// A family's name as `validate` and the report spell it: "h100-sxm x dense", "h100-sxm x MoE".
+std::string familyName(const std::string& gpuId, bool moe);
+
 struct StepTimeBand {
     ErrorBand band;
-    std::string family; // "h100-sxm dense"
+    std::string family; // familyName of the family, or why none was found
     bool measured = false; // false: no family of this GPU and kind; the widest band of the kind is used
 };
 // The family of gpuId x moe, else the same kind on the closest GPU (same silicon aliases), else the widest

@@ -28,6 +28,7 @@ struct StageMemory {
     double activationsBytes = 0;
     double otherBytes = 0; // CUDA context, NCCL buffers, allocator fragmentation, logits
     double runtimeBytes = 0; // the part of otherBytes outside PyTorch's allocated bytes (context, NCCL, fragmentation)
+    double fragmentationBytes = 0; // the part of runtimeBytes the caching allocator reserves but has not allocated
     double inflightMicrobatches = 0; // peak activations / one micro-batch's activations of one stage
     int layers = 0; // transformer layers on this rank (all chunks)
     double denseParameters = 0; // parameters this GPU holds (all chunks, its TP share); experts: its EP x ETP share
@@ -75,7 +76,7 @@ struct Report {
     double stepTimeSeconds = 0;
     double stepTimeLowSeconds = 0; // range from the validation error of the closest family
     double stepTimeHighSeconds = 0;
-    std::string stepTimeFamily; // that family ("h100-sxm dense"), or why none was found
+    std::string stepTimeFamily; // that family ("h100-sxm x dense"), or why none was found
     double tflopsPerGpu = 0; // model FLOPs / step / GPU
     double mfu = 0;
     double hfu = 0;

@@ -2,6 +2,7 @@
 #include "core/validation/PublishedRun.h"
 
 #include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 #include "core/validation/RecordReading.h"
 #include "core/validation/SourceConventions.h"
 
@@ -63,20 +64,32 @@ PublishedRunConversion convertPublishedRun(const json& r)
         return skip(id, "nothing the engine predicts is printed (no step time, tokens/s, TFLOP/s or MFU)");
     }
 
-    const SourceConventions conv = sourceConventions(r);
+    SourceConventions conv = sourceConventions(r);
     std::vector<std::string> assumed;
     PublishedRun run;
     run.id = id;
     run.source = conv.label;
     run.system = text(r, "system");
-    run.scenario.name = id;
-    run.scenario.model.id = id;
-    if (std::string why = record::readHardware(hw, conv, run.scenario, run.gpu, assumed); !why.empty())
-        return skip(id, why);
-    if (std::string why = record::readModel(r["model"], conv, run.scenario.model, assumed); !why.empty())
-        return skip(id, why);
-    if (std::string why = record::readLayout(r["parallel"], conv, run.scenario, assumed); !why.empty())
-        return skip(id, why);
+    if (r.contains("scenario")) {
+        // A run of the user's own (check-log --record): the design as it ran, modelled as it is.
+        LoadError error;
+        const auto own = parseScenario(r["scenario"].dump(), error);
+        if (!own || own->topology.domains.empty())
+            return skip(id, "its scenario does not load: " + (own ? std::string("no GPUs") : error.text()));
+        run.scenario = *own;
+        run.source = "own runs";
+        run.gpu = own->topology.domains.front().gpu.id;
+        conv.flopConvention = FlopConvention::MegatronCore;
+    } else {
+        run.scenario.name = id;
+        run.scenario.model.id = id;
+        if (std::string why = record::readHardware(hw, conv, run.scenario, run.gpu, assumed); !why.empty())
+            return skip(id, why);
+        if (std::string why = record::readModel(r["model"], conv, run.scenario.model, assumed); !why.empty())
+            return skip(id, why);
+        if (std::string why = record::readLayout(r["parallel"], conv, run.scenario, assumed); !why.empty())
+            return skip(id, why);
+    }
     const TrainingConfig& train = run.scenario.training;
     const ModelSpec& model = run.scenario.model;
     const GpuSpec& gpuSpec = run.scenario.topology.domains.front().gpu;

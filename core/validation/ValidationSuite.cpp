@@ -38,7 +38,7 @@ ValidationRow evaluatePublishedRun(PublishedRun run)
 
 std::string validationFamily(const PublishedRun& run)
 {
-    return run.gpu + " x " + (run.scenario.model.isMoe() ? "MoE" : "dense");
+    return familyName(run.gpu, run.scenario.model.isMoe());
 }
 
 ValidationSummary runValidation(const nlohmann::json& records)

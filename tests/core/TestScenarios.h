@@ -5,6 +5,8 @@
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
 
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace parallax::test {
@@ -85,6 +87,15 @@ inline core::TrainingConfig batch(int micro, int global, int seq = 0, core::Reco
     t.seqLen = seq;
     t.recompute = r;
     return t;
+}
+
+// A file of tests/data ("megatron/synthetic-training.log"), whole; empty when it is missing.
+inline std::string testData(const std::string& relative)
+{
+    std::ifstream in(std::string(PARALLAX_SOURCE_DIR "/tests/data/") + relative);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 } // namespace parallax::test

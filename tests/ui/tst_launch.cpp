@@ -66,13 +66,13 @@ private Q_SLOTS:
         QVERIFY(w.errors.last().contains(QStringLiteral("is for serving")));
     }
 
-    // File > Check Megatron-LM Log: the synthetic log of tests/data/megatron against the design's prediction,
-    // as check-log prints it; a file that is no Megatron-LM log is reported.
-    void checkMegatronLogComparesWithThePrediction()
+    // File > Check Training Log: the synthetic log of tests/data/megatron against the design's prediction,
+    // as check-log prints it; a file that is no training log is reported.
+    void checkTrainingLogComparesWithThePrediction()
     {
         test::Window w;
         w.load(test::presetScenario("llama3-70b-64xh100"));
-        const auto text = w.window.checkMegatronLog(
+        const auto text = w.window.checkTrainingLog(
             QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/megatron/synthetic-training.log"));
         QVERIFY(text);
         const QString predicted
@@ -80,9 +80,9 @@ private Q_SLOTS:
         QVERIFY2(text->contains(QStringLiteral("measured 72.001 s")), qPrintable(*text));
         QVERIFY2(text->contains(QStringLiteral("predicted ") + predicted), qPrintable(*text));
         QVERIFY(w.errors.isEmpty());
-        QVERIFY(!w.window.checkMegatronLog(QStringLiteral(PARALLAX_SOURCE_DIR "/README.md")));
+        QVERIFY(!w.window.checkTrainingLog(QStringLiteral(PARALLAX_SOURCE_DIR "/README.md")));
         QCOMPARE(w.errors.size(), 1);
-        QVERIFY(w.errors.front().contains(QStringLiteral("Megatron-LM training log")));
+        QVERIFY(w.errors.front().contains(QStringLiteral("is it a training log?")));
     }
 
     void importModelReplacesTheModelAsOneUndoStep()

@@ -283,7 +283,7 @@ private Q_SLOTS:
             [&](const core::ValidationRow& row) { return QString::fromStdString(row.run.id) == id; });
         QVERIFY(run != direct.rows.end());
         QCOMPARE(test::serialized(w.doc()->scenario()), test::serialized(run->run.scenario));
-        QCOMPARE(w.doc()->evaluation()->report.stepTimeFamily, std::string("gb200 dense"));
+        QCOMPARE(w.doc()->evaluation()->report.stepTimeFamily, std::string("gb200 x dense"));
         // The status bar's design now is a GB200 one: the dialog marks that family.
         QTRY_COMPARE(d->familyTable()->item(std::max(0, marked()), 0)->data(Qt::UserRole).toString(),
             QStringLiteral("gb200 x dense"));

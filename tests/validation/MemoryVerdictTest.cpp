@@ -141,7 +141,7 @@ TEST(PredictionBands, StepTimeBandsCoverTheirFamilies)
         EXPECT_LE(band.above, std::max(0.0, hi - 1.0) + kSlack) << family;
     }
     for (const StepTimeFamily& f : stepTimeFamilies()) {
-        const std::string name = std::string(f.gpu) + (f.moe ? " MoE" : " dense");
+        const std::string name = familyName(f.gpu, f.moe);
         ASSERT_TRUE(byFamily.count(name)) << name << " has no rows: drop it or add data";
         EXPECT_EQ(static_cast<std::size_t>(f.rows), byFamily[name].size()) << name;
     }

@@ -1,4 +1,4 @@
 args: check-log --log presets/scenarios/llama3-70b-64xh100.parallax.json presets/scenarios/llama3-70b-64xh100.parallax.json
 exit: 2
 stdout: ignore
-stderr: is it a Megatron-LM training log
+stderr: is it a training log

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/io/HfConfigReader.h"
+#include "../TestScenarios.h"
 #include "core/model/ModelMath.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 using namespace parallax::core;
 using nlohmann::json;
@@ -15,10 +14,7 @@ using nlohmann::json;
 namespace {
 json readConfig(const std::string& file)
 {
-    std::ifstream in(std::string(PARALLAX_SOURCE_DIR) + "/tests/data/hf/" + file);
-    std::stringstream s;
-    s << in.rdbuf();
-    return json::parse(s.str());
+    return json::parse(parallax::test::testData("hf/" + file));
 }
 
 struct PublishedCase {

@@ -7,6 +7,7 @@
 #include "core/Engine.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
+#include "core/launch/FrameworkGaps.h"
 #include "core/launch/LaunchArgsImporter.h"
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/memory/RangeText.h"
@@ -93,7 +94,7 @@ TEST(SlurmBenchmark, PredictsWhatMegatronRuns)
 {
     const Scenario s = parallax::test::presetScenario("deepseek-v3-2048xh800");
     std::vector<std::string> changes;
-    const Scenario run = MegatronArgsWriter::asRun(s, changes);
+    const Scenario run = runAs(s, LaunchFramework::MegatronLm, changes);
     ASSERT_EQ(changes.size(), 3u);
     EXPECT_EQ(changes.front(), "1F1B instead of dualpipe");
     EXPECT_EQ(run.parallel.schedule, ScheduleKind::OneFOneB);
@@ -104,6 +105,6 @@ TEST(SlurmBenchmark, PredictsWhatMegatronRuns)
     EXPECT_TRUE(contains(script, "the design itself would take " + stepTimeRangeText(evaluate(s))));
     EXPECT_TRUE(contains(script, "#   - 1F1B instead of dualpipe\n"));
     // A design Megatron runs as planned has no such NOTE.
-    MegatronArgsWriter::asRun(parallax::test::presetScenario("llama3-70b-64xh100"), changes);
+    runAs(parallax::test::presetScenario("llama3-70b-64xh100"), LaunchFramework::MegatronLm, changes);
     EXPECT_TRUE(changes.empty());
 }

@@ -44,7 +44,7 @@ TEST(MemoryVerdict, RangesBracketThePredictions)
     }
     EXPECT_LT(r.stepTimeLowSeconds, r.stepTimeSeconds);
     EXPECT_GT(r.stepTimeHighSeconds, r.stepTimeSeconds);
-    EXPECT_EQ(r.stepTimeFamily, "h100-sxm dense");
+    EXPECT_EQ(r.stepTimeFamily, "h100-sxm x dense");
     const ErrorBand band = stepTimeBand("h100-sxm", false).band;
     EXPECT_DOUBLE_EQ(r.stepTimeHighSeconds, r.stepTimeSeconds * (1.0 + band.above));
 }

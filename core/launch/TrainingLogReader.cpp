@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/launch/MegatronLogReader.h"
+#include "core/launch/TrainingLogReader.h"
 
 #include "core/Units.h"
-#include "core/launch/MegatronArgsWriter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -39,16 +39,81 @@ std::string percent(double fraction)
     return fixed(100.0 * fraction, 1) + "%";
 }
 
+// The line without its ANSI colour codes (ESC '[' ... 'm'), as torchtitan prints unless
+// metrics.disable_color_printing is set.
+std::string withoutColour(const std::string& line)
+{
+    std::string out;
+    out.reserve(line.size());
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+            i += 2;
+            while (i < line.size() && line[i] != 'm')
+                ++i;
+            continue;
+        }
+        out += line[i];
+    }
+    return out;
+}
+
+// torchtitan's "tps: 12,345": digits with thousands separators.
+std::optional<double> groupedNumberAfter(const std::string& line, const std::string& key)
+{
+    const std::size_t at = line.find(key);
+    if (at == std::string::npos)
+        return std::nullopt;
+    std::string digits;
+    for (std::size_t i = at + key.size(); i < line.size(); ++i) {
+        const char c = line[i];
+        if (std::isdigit(static_cast<unsigned char>(c)) || c == '.')
+            digits += c;
+        else if (c != ',' && !(c == ' ' && digits.empty()))
+            break;
+    }
+    if (digits.empty())
+        return std::nullopt;
+    return std::strtod(digits.c_str(), nullptr);
+}
+
+// torchtitan's metrics line: "step: N ... memory: X.XXGiB(..%) tps: N,NNN tflops: ... mfu: ..%".
+bool readTorchtitanStep(const std::string& raw, TrainingLog& log, double globalTokensPerStep, int gpus)
+{
+    if (raw.find("tps:") == std::string::npos)
+        return false;
+    const std::string line = withoutColour(raw);
+    const std::size_t stepAt = line.find("step:");
+    const auto tps = groupedNumberAfter(line, "tps:");
+    // Validation lines ("validate step:") measure evaluation, not training.
+    if (stepAt == std::string::npos || !tps || *tps <= 0 || line.find("validate step:") != std::string::npos)
+        return false;
+    LoggedStep step;
+    step.iteration = static_cast<int>(numberAfter(line, "step:").value_or(0));
+    step.tokensPerSecondPerGpu = *tps;
+    step.tflopsPerGpu = groupedNumberAfter(line, "tflops:").value_or(0);
+    // tps = the rank's tokens / (seconds x tp x cp x pp) (MetricsProcessor.log), so every GPU's tps together
+    // is the global batch's tokens per second.
+    if (globalTokensPerStep > 0 && gpus > 0)
+        step.seconds = globalTokensPerStep / (*tps * gpus);
+    log.iterations.push_back(step);
+    log.framework = LaunchFramework::Torchtitan;
+    if (const auto gib = numberAfter(line, "memory:")) {
+        log.maxReservedBytes = std::max(log.maxReservedBytes, *gib * kGiB);
+        ++log.memoryReports;
+    }
+    return true;
+}
+
 } // namespace
 
-MegatronLog readMegatronLog(const std::string& text)
+TrainingLog readTrainingLog(const std::string& text, double globalTokensPerStep, int gpus)
 {
-    MegatronLog log;
+    TrainingLog log;
     std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
         if (const auto ms = numberAfter(line, "elapsed time per iteration (ms):")) {
-            MegatronIteration it;
+            LoggedStep it;
             it.seconds = *ms / 1e3;
             it.iteration = static_cast<int>(numberAfter(line, "iteration").value_or(0));
             it.tflopsPerGpu = numberAfter(line, "throughput per GPU (TFLOP/s/GPU):").value_or(0);
@@ -57,11 +122,13 @@ MegatronLog readMegatronLog(const std::string& text)
         } else if (const auto s = numberAfter(line, "train_step_timing in s:")) {
             // NeMo 2.0's progress line (its Megatron-Core strategy): seconds, and with its memory monitor the
             // allocator's peak in bytes.
-            MegatronIteration it;
+            LoggedStep it;
             it.seconds = *s;
             it.iteration = static_cast<int>(numberAfter(line, "iteration").value_or(0));
-            if (it.seconds > 0)
+            if (it.seconds > 0) {
                 log.iterations.push_back(it);
+                log.framework = LaunchFramework::Nemo;
+            }
             if (const auto peak = numberAfter(line, "peak_memory_usage:")) {
                 log.maxAllocatedBytes = std::max(log.maxAllocatedBytes, *peak);
                 ++log.memoryReports;
@@ -71,34 +138,51 @@ MegatronLog readMegatronLog(const std::string& text)
                 log.maxAllocatedBytes = std::max(log.maxAllocatedBytes, *mb * 1024.0 * 1024.0);
                 ++log.memoryReports;
             }
+        } else {
+            readTorchtitanStep(line, log, globalTokensPerStep, gpus);
         }
     }
     return log;
 }
 
-double allocatorPeakBytes(const Report& r, int* stage)
+namespace {
+double busiestStage(const Report& r, int* stage, bool withFragmentation)
 {
     double peak = 0;
     for (const StageMemory& st : r.stages) {
-        if (st.totalBytes() - st.runtimeBytes > peak) {
-            peak = st.totalBytes() - st.runtimeBytes;
+        const double bytes = st.totalBytes() - st.runtimeBytes + (withFragmentation ? st.fragmentationBytes : 0.0);
+        if (bytes > peak) {
+            peak = bytes;
             if (stage)
                 *stage = st.stage;
         }
     }
     return peak;
 }
+} // namespace
+
+double allocatorPeakBytes(const Report& r, int* stage)
+{
+    return busiestStage(r, stage, false);
+}
+
+double reservedPeakBytes(const Report& r, int* stage)
+{
+    return busiestStage(r, stage, true);
+}
 
 std::optional<LogComparison> compareWithLog(
-    const Report& predicted, const MegatronLog& log, int warmup, std::string& error)
+    const Report& predicted, const TrainingLog& log, int warmup, std::string& error)
 {
     std::vector<double> times;
-    for (std::size_t i = static_cast<std::size_t>(std::max(0, warmup)); i < log.iterations.size(); ++i)
-        times.push_back(log.iterations[i].seconds);
+    for (std::size_t i = static_cast<std::size_t>(std::max(0, warmup)); i < log.iterations.size(); ++i) {
+        if (log.iterations[i].seconds > 0)
+            times.push_back(log.iterations[i].seconds);
+    }
     if (times.empty()) {
         error = log.iterations.empty()
-            ? "the log has no \"elapsed time per iteration (ms)\" (or NeMo \"train_step_timing in s\") line: is it a "
-              "Megatron-LM training log?"
+            ? "the log has no training step line (Megatron-LM's \"elapsed time per iteration (ms)\", NeMo's "
+              "\"train_step_timing in s\" or torchtitan's \"tps\"): is it a training log?"
             : "the log has " + std::to_string(log.iterations.size()) + " logged iterations, all within the warm-up of "
                 + std::to_string(warmup) + ": run more iterations or lower --warmup";
         return std::nullopt;
@@ -116,8 +200,10 @@ std::optional<LogComparison> compareWithLog(
     c.stepError = c.predictedSeconds / c.measuredSeconds - 1.0;
     c.stepWithinRange = c.measuredSeconds >= c.predictedLowSeconds && c.measuredSeconds <= c.predictedHighSeconds;
     int stage = 0;
-    c.predictedAllocatedBytes = allocatorPeakBytes(predicted, &stage);
-    c.measuredAllocatedBytes = log.maxAllocatedBytes;
+    c.memoryIsReserved = log.framework == LaunchFramework::Torchtitan;
+    c.predictedAllocatedBytes
+        = c.memoryIsReserved ? reservedPeakBytes(predicted, &stage) : allocatorPeakBytes(predicted, &stage);
+    c.measuredAllocatedBytes = c.memoryIsReserved ? log.maxReservedBytes : log.maxAllocatedBytes;
     if (c.measuredAllocatedBytes > 0)
         c.memoryError = c.predictedAllocatedBytes / c.measuredAllocatedBytes - 1.0;
 
@@ -128,15 +214,16 @@ std::optional<LogComparison> compareWithLog(
       << fixed(c.predictedLowSeconds, 3) << "-" << fixed(c.predictedHighSeconds, 3) << " s): the engine is "
       << percent(std::abs(c.stepError)) << (c.stepError < 0 ? " fast" : " slow") << ", "
       << (c.stepWithinRange ? "within" : "outside") << " its range\n";
+    const char* counted = c.memoryIsReserved ? "max reserved " : "max allocated ";
     if (c.measuredAllocatedBytes > 0)
-        o << "memory: max allocated " << fixed(c.measuredAllocatedBytes / kGiB, 1) << " GiB (the largest of "
+        o << "memory: " << counted << fixed(c.measuredAllocatedBytes / kGiB, 1) << " GiB (the largest of "
           << log.memoryReports << " memory reports), predicted " << fixed(c.predictedAllocatedBytes / kGiB, 1)
           << " GiB on pipeline stage " << stage << ": " << percent(std::abs(c.memoryError))
           << (c.memoryError < 0 ? " under" : " over") << "\n";
     else
         o << "memory: the log has no memory report (Megatron-LM prints one after the first logged iteration); "
-             "predicted max allocated "
-          << fixed(c.predictedAllocatedBytes / kGiB, 1) << " GiB on pipeline stage " << stage << "\n";
+             "predicted "
+          << counted << fixed(c.predictedAllocatedBytes / kGiB, 1) << " GiB on pipeline stage " << stage << "\n";
     c.summary = o.str();
     return c;
 }
@@ -145,24 +232,27 @@ std::string LogCheck::text() const
 {
     std::string out = name + "\n";
     for (const std::string& change : changes)
-        out += "as Megatron-LM runs it: " + change + "\n";
+        out += std::string("as ") + frameworkName(framework) + " runs it: " + change + "\n";
     return out + comparison.summary;
 }
 
-std::optional<LogCheck> checkMegatronLog(
+std::optional<LogCheck> checkTrainingLog(
     const Scenario& design, const std::string& logText, int warmup, const EvaluateOptions& options, std::string& error)
 {
     LogCheck check;
     check.name = design.name;
-    const Scenario run = MegatronArgsWriter::asRun(design, check.changes);
-    const Report report = evaluate(run, options);
+    const TrainingLog log = readTrainingLog(
+        logText, static_cast<double>(design.training.globalBatch) * design.seqLen(), design.topology.gpuCount());
+    check.framework = log.framework;
+    check.run = runAs(design, log.framework, check.changes);
+    const Report report = evaluate(check.run, options);
     if (!report.valid) {
         error = "the engine rejects the design: "
             + (report.errors.empty() ? std::string("?")
                                      : report.errors.front().field + ": " + report.errors.front().text);
         return std::nullopt;
     }
-    const auto c = compareWithLog(report, readMegatronLog(logText), warmup, error);
+    const auto c = compareWithLog(report, log, warmup, error);
     if (!c)
         return std::nullopt;
     check.comparison = *c;

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// What Megatron-LM, NeMo and torchtitan cannot run of a design: one table serves the launch files' NOTE lines
+// and the prediction a log is checked against (core/launch/FrameworkGaps.h).
+#include "core/launch/FrameworkGaps.h"
+#include "../TestScenarios.h"
+
+#include "core/io/PresetLibrary.h"
+#include "core/launch/MegatronArgsWriter.h"
+#include "core/launch/NemoRecipeWriter.h"
+#include "core/launch/TorchtitanTomlWriter.h"
+
+#include <gtest/gtest.h>
+
+using namespace parallax::core;
+
+namespace {
+constexpr LaunchFramework kFrameworks[]
+    = { LaunchFramework::MegatronLm, LaunchFramework::Nemo, LaunchFramework::Torchtitan };
+
+std::string launchFile(const Scenario& s, LaunchFramework f)
+{
+    switch (f) {
+    case LaunchFramework::Nemo:
+        return NemoRecipeWriter::write(s);
+    case LaunchFramework::Torchtitan:
+        return TorchtitanTomlWriter::write(s);
+    case LaunchFramework::MegatronLm:
+    default:
+        return MegatronArgsWriter::write(s);
+    }
+}
+
+std::vector<std::string> changesOf(const Scenario& s, LaunchFramework f)
+{
+    std::vector<std::string> changes;
+    runAs(s, f, changes);
+    return changes;
+}
+} // namespace
+
+// DeepSeek-V3's own framework features: neither Megatron-Core framework runs DualPipe, the fp8 dispatch or the
+// activation cache; torchtitan runs DualPipeV and plain all-to-all, and keeps fp32 optimizer states.
+TEST(FrameworkGaps, DeepSeekV3UnderEachFramework)
+{
+    const Scenario s = parallax::test::presetScenario("deepseek-v3-2048xh800");
+    const std::vector<std::string> megatron { "1F1B instead of dualpipe",
+        "bf16 DeepEP dispatch instead of DeepSeek's fp8 one", "without DeepSeek-V3's activation cache" };
+    EXPECT_EQ(changesOf(s, LaunchFramework::MegatronLm), megatron);
+    EXPECT_EQ(changesOf(s, LaunchFramework::Nemo), megatron);
+    std::vector<std::string> changes;
+    const Scenario titan = runAs(s, LaunchFramework::Torchtitan, changes);
+    ASSERT_EQ(changes.size(), 4u);
+    EXPECT_EQ(changes[0], "DualPipeV instead of DualPipe");
+    EXPECT_EQ(titan.training.optimizer, OptimizerPrecision {});
+    EXPECT_EQ(titan.parallel.schedule, ScheduleKind::DualPipeV);
+    EXPECT_EQ(titan.training.moeTokenDispatcher, MoeDispatcher::AllToAll);
+    EXPECT_FALSE(titan.training.deepseekFp8Dispatch);
+    EXPECT_FALSE(titan.training.deepseekActivationCache);
+    // Each note goes to its place of the file: the schedule's to the pipeline settings.
+    const auto pipeline = gapNotes(s, LaunchFramework::MegatronLm, GapPlace::Pipeline);
+    ASSERT_EQ(pipeline.size(), 1u);
+    EXPECT_EQ(pipeline.front().rfind("# NOTE: Megatron-LM has no dualpipe schedule", 0), 0u) << pipeline.front();
+    EXPECT_EQ(gapNotes(s, LaunchFramework::Nemo, GapPlace::Moe).size(), 1u);
+}
+
+// Rank orders: Megatron-Core's flags give two, torchtitan's mesh one; NeMo always overlaps the p2p.
+TEST(FrameworkGaps, RankOrderAndPipelineOverlap)
+{
+    Scenario s = parallax::test::presetScenario("llama3-70b-64xh100");
+    s.parallel.order = "tp-cp-ep-pp-dp";
+    EXPECT_TRUE(changesOf(s, LaunchFramework::MegatronLm).empty());
+    std::vector<std::string> changes;
+    EXPECT_EQ(runAs(s, LaunchFramework::Torchtitan, changes).parallel.order, "tp-cp-ep-dp-pp");
+    EXPECT_EQ(changes, std::vector<std::string> { "rank order tp-cp-ep-dp-pp instead of tp-cp-ep-pp-dp" });
+    s.parallel.order = "tp-dp-cp-ep-pp";
+    EXPECT_EQ(runAs(s, LaunchFramework::Nemo, changes).parallel.order, "tp-cp-ep-dp-pp");
+    ASSERT_EQ(changes.size(), 1u);
+    s.parallel.order = "tp-cp-ep-dp-pp";
+    s.parallel.p2pOverlap = false;
+    EXPECT_TRUE(changesOf(s, LaunchFramework::MegatronLm).empty()); // --no-overlap-p2p-communication
+    EXPECT_TRUE(runAs(s, LaunchFramework::Nemo, changes).parallel.p2pOverlap);
+    EXPECT_EQ(changes, std::vector<std::string> { "overlapped pipeline p2p" });
+}
+
+// torchtitan's job config has no key for SP off, precision-aware optimizer states, token dropping or unfused
+// attention: each is a change of what it runs.
+TEST(FrameworkGaps, TorchtitanRunsWhatItsConfigCanSay)
+{
+    Scenario s = parallax::test::presetScenario("llama3-70b-64xh100");
+    EXPECT_TRUE(changesOf(s, LaunchFramework::Torchtitan).empty());
+    s.parallel.sp = false;
+    s.training.optimizer.precisionAware = true;
+    s.training.optimizer.expAvg = StateDType::Bf16;
+    s.training.flashAttention = false;
+    std::vector<std::string> changes;
+    const Scenario run = runAs(s, LaunchFramework::Torchtitan, changes);
+    EXPECT_EQ(changes.size(), 3u);
+    EXPECT_TRUE(run.parallel.sp);
+    EXPECT_EQ(run.training.optimizer, OptimizerPrecision {});
+    EXPECT_TRUE(run.training.flashAttention);
+    // Megatron-LM has flags for all three.
+    EXPECT_TRUE(changesOf(s, LaunchFramework::MegatronLm).empty());
+}
+
+// For every training preset and framework: the launch file carries every gap's NOTE, and what the framework runs
+// has no gap left to change (the table is a fixed point).
+TEST(FrameworkGaps, EveryPresetsLaunchFileCarriesItsGaps)
+{
+    int checked = 0;
+    for (const auto& info : PresetLibrary::instance().scenarios()) {
+        const Scenario s = parallax::test::presetScenario(info.id);
+        if (s.mode != ScenarioMode::Training || !s.regularCluster)
+            continue;
+        for (const LaunchFramework f : kFrameworks) {
+            SCOPED_TRACE(info.id + " under " + frameworkName(f));
+            const std::string file = launchFile(s, f);
+            for (const FrameworkGap& gap : frameworkGaps(s, f))
+                EXPECT_NE(file.find("# NOTE: " + gap.note), std::string::npos) << gap.note;
+            std::vector<std::string> changes;
+            const Scenario run = runAs(s, f, changes);
+            EXPECT_TRUE(changesOf(run, f).empty());
+            ++checked;
+        }
+    }
+    EXPECT_GE(checked, 30);
+}
