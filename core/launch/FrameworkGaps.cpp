@@ -54,11 +54,20 @@ void torchtitanSchedule(const Scenario& s, std::vector<FrameworkGap>& out, Scena
                   "closest",
             {} });
     if (p.schedule == ScheduleKind::DualPipe) {
+        // DualPipeV cuts the model into 2 x pp stages where DualPipe cuts pp: the design's first/last stage
+        // counts are for the other cut, so the split is the engine's default one (StageLayout).
         out.push_back({ GapPlace::Pipeline,
             "torchtitan has DualPipeV (the V-shaped, half-parameter variant), not bidirectional DualPipe",
-            "DualPipeV instead of DualPipe" });
-        if (run)
-            run->parallel.schedule = ScheduleKind::DualPipeV;
+            "DualPipeV instead of DualPipe, its 2 x pp stages split evenly" });
+        if (run) {
+            ParallelConfig& r = run->parallel;
+            r.schedule = ScheduleKind::DualPipeV;
+            r.firstStageLayers = 0;
+            r.lastStageLayers = 0;
+            r.accountForEmbedding = false;
+            r.accountForLoss = false;
+            r.pipelineLayout.clear();
+        }
     }
 }
 

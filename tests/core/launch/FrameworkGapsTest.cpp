@@ -4,6 +4,7 @@
 #include "core/launch/FrameworkGaps.h"
 #include "../TestScenarios.h"
 
+#include "core/Engine.h"
 #include "core/io/PresetLibrary.h"
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/launch/NemoRecipeWriter.h"
@@ -50,7 +51,8 @@ TEST(FrameworkGaps, DeepSeekV3UnderEachFramework)
     std::vector<std::string> changes;
     const Scenario titan = runAs(s, LaunchFramework::Torchtitan, changes);
     ASSERT_EQ(changes.size(), 4u);
-    EXPECT_EQ(changes[0], "DualPipeV instead of DualPipe");
+    EXPECT_EQ(changes[0], "DualPipeV instead of DualPipe, its 2 x pp stages split evenly");
+    EXPECT_TRUE(evaluate(titan).valid) << evaluate(titan).errors.front().text;
     EXPECT_EQ(titan.training.optimizer, OptimizerPrecision {});
     EXPECT_EQ(titan.parallel.schedule, ScheduleKind::DualPipeV);
     EXPECT_EQ(titan.training.moeTokenDispatcher, MoeDispatcher::AllToAll);
@@ -103,7 +105,7 @@ TEST(FrameworkGaps, TorchtitanRunsWhatItsConfigCanSay)
 }
 
 // For every training preset and framework: the launch file carries every gap's NOTE, and what the framework runs
-// has no gap left to change (the table is a fixed point).
+// has no gap left to change (the table is a fixed point) and is a design the engine accepts.
 TEST(FrameworkGaps, EveryPresetsLaunchFileCarriesItsGaps)
 {
     int checked = 0;
@@ -119,6 +121,10 @@ TEST(FrameworkGaps, EveryPresetsLaunchFileCarriesItsGaps)
             std::vector<std::string> changes;
             const Scenario run = runAs(s, f, changes);
             EXPECT_TRUE(changesOf(run, f).empty());
+            if (!changes.empty() && evaluate(s).valid) {
+                const Report r = evaluate(run);
+                EXPECT_TRUE(r.valid) << (r.errors.empty() ? std::string() : r.errors.front().text);
+            }
             ++checked;
         }
     }
