@@ -5,11 +5,14 @@
 #include "ui/Format.h"
 #include "ui/TableSupport.h"
 
+#include "core/io/BoundedRead.h"
 #include "core/io/JsonText.h"
 #include "core/validation/ServingValidation.h"
 
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFile>
+#include <QFileDialog>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
@@ -121,6 +124,19 @@ AccuracyDialog::AccuracyDialog(const QString& designFamily, OpenScenario open, Q
     m_tabs->addTab(m_servingTable, tr("Serving figures"));
     m_skipped = new QTextBrowser(this);
     m_tabs->addTab(m_skipped, tr("Not modelled"));
+    m_ownTab = new QWidget(this);
+    auto* ownLayout = new QVBoxLayout(m_ownTab);
+    m_ownHeadline = makeSummaryLabel(m_ownTab);
+    m_ownHeadline->setText(tr("Runs of your own: record them with <code>parallax-cli check-log --log LOG FILE --record "
+                              "runs.json</code> and open that file with Your Runs File…"));
+    ownLayout->addWidget(m_ownHeadline);
+    m_ownRuns = makeTable(m_ownTab,
+        { tr("Run"), tr("Family"), tr("GPUs"), tr("Measured"), tr("Engine"), tr("Error"), tr("Memory error"),
+            tr("Source") });
+    m_ownRuns->setSortingEnabled(true);
+    connect(m_ownRuns, &QTableWidget::cellDoubleClicked, this, [this](int, int) { openSelectedRun(); });
+    ownLayout->addWidget(m_ownRuns, 1);
+    m_tabs->addTab(m_ownTab, tr("Your runs"));
     layout->addWidget(m_tabs, 1);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
@@ -130,8 +146,17 @@ AccuracyDialog::AccuracyDialog(const QString& designFamily, OpenScenario open, Q
     m_openButton->setToolTip(tr("Replace the design with the selected run's configuration, as the engine read it"));
     m_openButton->setEnabled(false);
     connect(m_openButton, &QPushButton::clicked, this, &AccuracyDialog::openSelectedRun);
-    connect(m_runs, &QTableWidget::itemSelectionChanged, this,
-        [this] { m_openButton->setEnabled(!m_runs->selectedItems().isEmpty()); });
+    for (QTableWidget* table : { m_runs, m_ownRuns })
+        connect(table, &QTableWidget::itemSelectionChanged, this,
+            [this, table] { m_openButton->setEnabled(!table->selectedItems().isEmpty()); });
+    auto* own = buttons->addButton(tr("Your Runs File…"), QDialogButtonBox::ActionRole);
+    own->setToolTip(tr("The engine against runs of your own (a file check-log --record wrote)"));
+    connect(own, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("A runs file of your own"), QString(), tr("Runs (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            loadOwnRuns(path);
+    });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
 
@@ -250,12 +275,18 @@ void AccuracyDialog::fillFamilies()
 
 void AccuracyDialog::fillRuns()
 {
-    m_runs->setSortingEnabled(false);
-    m_runs->setRowCount(0);
-    for (std::size_t i = 0; i < m_summary->rows.size(); ++i) {
-        const core::ValidationRow& row = m_summary->rows[i];
-        const int r = m_runs->rowCount();
-        m_runs->insertRow(r);
+    fillRunTable(m_runs, *m_summary);
+    m_tabs->setTabText(0, tr("Runs (%1)").arg(m_summary->rows.size()));
+}
+
+void AccuracyDialog::fillRunTable(QTableWidget* table, const core::ValidationSummary& summary)
+{
+    table->setSortingEnabled(false);
+    table->setRowCount(0);
+    for (std::size_t i = 0; i < summary.rows.size(); ++i) {
+        const core::ValidationRow& row = summary.rows[i];
+        const int r = table->rowCount();
+        table->insertRow(r);
         auto* id = textItem(QString::fromStdString(row.run.id));
         id->setData(Qt::UserRole, static_cast<int>(i));
         id->setToolTip(QString::fromStdString([&] {
@@ -264,27 +295,26 @@ void AccuracyDialog::fillRuns()
                 text += "\n- " + a;
             return row.run.assumptions.empty() ? std::string("Every field as printed") : text;
         }()));
-        m_runs->setItem(r, 0, id);
-        m_runs->setItem(r, 1, textItem(familyOf(row)));
+        table->setItem(r, 0, id);
+        table->setItem(r, 1, textItem(familyOf(row)));
         const int gpus = row.run.scenario.topology.gpuCount();
-        m_runs->setItem(r, 2, new NumberItem(QString::number(gpus), gpus));
-        m_runs->setItem(r, 3, new NumberItem(metricText(row, row.run.published), row.run.published));
-        m_runs->setItem(r, 4,
+        table->setItem(r, 2, new NumberItem(QString::number(gpus), gpus));
+        table->setItem(r, 3, new NumberItem(metricText(row, row.run.published), row.run.published));
+        table->setItem(r, 4,
             row.valid ? new NumberItem(metricText(row, row.predicted), row.predicted)
                       : textItem(QString::fromStdString(row.invalidReason)));
         // Signed as computed, sorted by size: the worst first either way.
-        m_runs->setItem(r, 5,
+        table->setItem(r, 5,
             row.valid ? new NumberItem(format::percent(row.error), std::abs(row.error))
                       : new NumberItem(tr("invalid"), 1e9));
-        m_runs->setItem(r, 6,
+        table->setItem(r, 6,
             row.run.peakMemoryBytes ? new NumberItem(format::percent(row.memoryError), std::abs(row.memoryError))
                                     : new NumberItem(QStringLiteral("–"), -1.0));
-        m_runs->setItem(r, 7, textItem(QString::fromStdString(row.run.source)));
+        table->setItem(r, 7, textItem(QString::fromStdString(row.run.source)));
     }
-    m_runs->setSortingEnabled(true);
-    m_runs->sortItems(5, Qt::DescendingOrder);
-    m_runs->resizeColumnsToContents();
-    m_tabs->setTabText(0, tr("Runs (%1)").arg(m_summary->rows.size()));
+    table->setSortingEnabled(true);
+    table->sortItems(5, Qt::DescendingOrder);
+    table->resizeColumnsToContents();
 }
 
 void AccuracyDialog::fillSkipped()
@@ -371,14 +401,69 @@ void AccuracyDialog::filterRuns(const QString& family)
 
 void AccuracyDialog::openSelectedRun()
 {
-    const QList<QTableWidgetItem*> selected = m_runs->selectedItems();
-    if (selected.isEmpty() || !m_summary || !m_open)
+    const bool own = m_tabs->currentWidget() == m_ownTab;
+    QTableWidget* table = own ? m_ownRuns : m_runs;
+    const core::ValidationSummary* summary = own ? m_own.get() : m_summary.get();
+    const QList<QTableWidgetItem*> selected = table->selectedItems();
+    if (selected.isEmpty() || !summary || !m_open)
         return;
-    const QTableWidgetItem* id = m_runs->item(selected.front()->row(), 0);
+    const QTableWidgetItem* id = table->item(selected.front()->row(), 0);
     const int index = id ? id->data(Qt::UserRole).toInt() : -1;
-    if (index < 0 || index >= static_cast<int>(m_summary->rows.size()))
+    if (index < 0 || index >= static_cast<int>(summary->rows.size()))
         return;
-    m_open(m_summary->rows[static_cast<std::size_t>(index)].run.scenario);
+    m_open(summary->rows[static_cast<std::size_t>(index)].run.scenario);
+}
+
+QString AccuracyDialog::ownHeadline() const
+{
+    return m_ownHeadline->text();
+}
+
+bool AccuracyDialog::loadOwnRuns(const QString& path)
+{
+    m_tabs->setCurrentWidget(m_ownTab);
+    std::string text, error;
+    std::optional<nlohmann::json> records;
+    if (core::io::readFileBounded(path.toStdString(), text, error))
+        records = core::io::parseJsonBounded(text, error);
+    if (!records || !records->is_array()) {
+        m_ownHeadline->setText(tr("%1 is not a runs file: %2")
+                                   .arg(QDir::toNativeSeparators(path).toHtmlEscaped(),
+                                       (records ? tr("not a JSON array of run records; give a file check-log --record "
+                                                     "wrote")
+                                                : QString::fromStdString(error))
+                                           .toHtmlEscaped()));
+        return false;
+    }
+    m_ownHeadline->setText(tr("Evaluating %1…").arg(QDir::toNativeSeparators(path).toHtmlEscaped()));
+    runInBackground(
+        m_pool, this,
+        [records = std::move(*records)] {
+            return std::make_shared<const core::ValidationSummary>(core::runValidation(records));
+        },
+        [this, path](std::shared_ptr<const core::ValidationSummary> own) { showOwnRuns(path, std::move(own)); });
+    return true;
+}
+
+void AccuracyDialog::showOwnRuns(const QString& path, std::shared_ptr<const core::ValidationSummary> own)
+{
+    m_own = std::move(own);
+    const core::ValidationSummary& s = *m_own;
+    QString families;
+    for (const auto& [family, stats] : s.perFamily)
+        families += tr("; %1: %2 over %3")
+                        .arg(QString::fromStdString(family), format::percent(stats.meanAbs))
+                        .arg(stats.count);
+    m_ownHeadline->setText(
+        tr("<b>%1</b> of your runs (%2) against the engine, each design as it ran: step time within "
+           "<b>%3</b> on average (worst %4)%5; peak memory within %6 over %7 of them; %8 not modelled.")
+            .arg(s.rows.size())
+            .arg(QDir::toNativeSeparators(path).toHtmlEscaped(), format::percent(s.stepTime.meanAbs),
+                format::percent(s.stepTime.maxAbs), families, format::percent(s.memory.meanAbs))
+            .arg(s.memory.count)
+            .arg(s.skipped.size()));
+    fillRunTable(m_ownRuns, s);
+    m_tabs->setTabText(m_tabs->indexOf(m_ownTab), tr("Your runs (%1)").arg(s.rows.size()));
 }
 
 } // namespace parallax::ui

@@ -25,7 +25,8 @@ namespace parallax::ui {
 // validate [--serving]` prints them: the error per family (GPU x dense / MoE) with the design's own family
 // marked (its step-time range in the status bar comes from it), every run and serving figure with what was
 // published and what the engine gives, and the records not modelled with their reasons. A training run opens
-// as a scenario. The records are evaluated off the UI thread when the dialog opens.
+// as a scenario. The records are evaluated off the UI thread when the dialog opens. A "Your runs" tab does
+// the same for a runs file of the user's own (`parallax-cli check-log --record`), apart from the published runs.
 class AccuracyDialog : public QDialog {
 public:
     using OpenScenario = std::function<void(const core::Scenario&)>;
@@ -41,6 +42,12 @@ public:
     QTableWidget* familyTable() const { return m_families; }
     QTableWidget* runTable() const { return m_runs; }
     QTableWidget* servingTable() const { return m_servingTable; }
+    QTableWidget* ownRunTable() const { return m_ownRuns; }
+    QString ownHeadline() const; // the summary sentence of the "Your runs" tab
+    bool ownRunsShown() const { return m_own != nullptr; }
+    // Your Runs File…: evaluates the runs file (a JSON array of the published-runs schema, as check-log --record
+    // writes it) off the UI thread and shows it in the "Your runs" tab; false (said in that tab) when unreadable.
+    bool loadOwnRuns(const QString& path);
     QString headline() const; // the summary sentence above the tables
     void setDesignFamily(const QString& family);
     // Shows only the runs of `family` ("h100-sxm x dense"), or all of them for an empty string.
@@ -56,6 +63,8 @@ private:
     void fillServing();
     void fillFamilies();
     void fillRuns();
+    void fillRunTable(QTableWidget* table, const core::ValidationSummary& summary);
+    void showOwnRuns(const QString& path, std::shared_ptr<const core::ValidationSummary> own);
     void fillSkipped();
 
     QString m_designFamily; // "h100-sxm x dense"
@@ -69,6 +78,10 @@ private:
     QTableWidget* m_servingTable;
     QTextBrowser* m_skipped;
     QPushButton* m_openButton;
+    std::shared_ptr<const core::ValidationSummary> m_own; // the user's runs file, once evaluated
+    QWidget* m_ownTab;
+    QLabel* m_ownHeadline;
+    QTableWidget* m_ownRuns;
     QThreadPool m_pool; // last: its destruction waits for the evaluation
 };
 

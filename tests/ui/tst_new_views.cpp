@@ -3,6 +3,7 @@
 // map at scale (zoom, pan, level of detail, search box).
 #include "TestSupport.h"
 
+#include "core/launch/OwnRunRecord.h"
 #include "core/search/SearchSpace.h"
 #include "core/validation/ServingValidation.h"
 #include "core/validation/ValidationSuite.h"
@@ -287,6 +288,45 @@ private Q_SLOTS:
         // The status bar's design now is a GB200 one: the dialog marks that family.
         QTRY_COMPARE(d->familyTable()->item(std::max(0, marked()), 0)->data(Qt::UserRole).toString(),
             QStringLiteral("gb200 x dense"));
+        QVERIFY(w.errors.isEmpty());
+    }
+
+    // Help > Accuracy > Your Runs File…: a runs file check-log --record wrote, evaluated apart from the published
+    // runs, each run opening as the design it ran as.
+    void accuracyDialogShowsYourRuns()
+    {
+        QTemporaryDir dir;
+        const std::string runs = dir.filePath(QStringLiteral("runs.json")).toStdString();
+        QFile log(QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/megatron/synthetic-training.log"));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        std::string error;
+        const auto check = core::checkTrainingLog(
+            test::presetScenario("llama3-70b-64xh100"), log.readAll().toStdString(), 2, {}, error);
+        QVERIFY2(check, error.c_str());
+        const nlohmann::json record = core::ownRunRecord(*check, "run-17.out", "2026-12-06");
+        QVERIFY2(core::addRunRecord(runs, record, error), error.c_str());
+
+        test::Window w;
+        w.load(test::presetScenario("deepseek-v3-2048xh800"));
+        AccuracyDialog* d = w.window.showAccuracy();
+        QTRY_VERIFY_WITH_TIMEOUT(d->finished(), 60000);
+        const int published = d->runTable()->rowCount();
+        QVERIFY(
+            !d->loadOwnRuns(QStringLiteral(PARALLAX_SOURCE_DIR "/presets/scenarios/llama3-70b-64xh100.parallax.json")));
+        QVERIFY2(d->ownHeadline().contains(QStringLiteral("is not a runs file")), qPrintable(d->ownHeadline()));
+        QVERIFY(d->loadOwnRuns(QString::fromStdString(runs)));
+        QTRY_VERIFY_WITH_TIMEOUT(d->ownRunsShown(), 30000);
+        QCOMPARE(d->ownRunTable()->rowCount(), 1);
+        QCOMPARE(d->ownRunTable()->item(0, 0)->text(), QString::fromStdString(record["id"].get<std::string>()));
+        QCOMPARE(d->ownRunTable()->item(0, 5)->text(), format::percent(check->comparison.stepError));
+        QVERIFY2(d->ownHeadline().contains(
+                     QStringLiteral("h100-sxm x dense: ") + format::percent(std::abs(check->comparison.stepError))),
+            qPrintable(d->ownHeadline()));
+        QCOMPARE(d->runTable()->rowCount(), published); // the published runs stay apart
+        d->ownRunTable()->selectRow(0);
+        d->openSelectedRun();
+        QVERIFY(w.doc()->waitForEvaluation());
+        QCOMPARE(test::serialized(w.doc()->scenario()), test::serialized(check->run));
         QVERIFY(w.errors.isEmpty());
     }
 };
