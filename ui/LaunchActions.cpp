@@ -161,16 +161,27 @@ void addMenuActions(QMenu* file, MainWindow* window)
                 window->exportLaunch(target, path);
         });
     }
-    file->addAction(QObject::tr("Check Training &Log…"), window, [window] {
+    // File > Check Training Log, and the same with the run added to a runs file (which grows by one record:
+    // no overwrite question).
+    const auto checkLog = [window](bool record) {
         const QString path = QFileDialog::getOpenFileName(window,
             QObject::tr("A Megatron-LM, NeMo or torchtitan training log of this design"), QString(),
             QObject::tr("Logs (*.out *.log *.txt);;All files (*)"));
         if (path.isEmpty())
             return;
-        if (const std::optional<QString> text = window->checkTrainingLog(path))
+        QString runs;
+        if (record) {
+            runs = QFileDialog::getSaveFileName(window, QObject::tr("Add the run to a runs file"),
+                QStringLiteral("runs.json"), QObject::tr("Runs (*.json)"), nullptr, QFileDialog::DontConfirmOverwrite);
+            if (runs.isEmpty())
+                return;
+        }
+        if (const std::optional<QString> text = window->checkTrainingLog(path, runs))
             PresetGallery::showMarkdown(window, QObject::tr("The log against the prediction"),
                 QStringLiteral("```\n") + *text + QStringLiteral("```\n"));
-    });
+    };
+    file->addAction(QObject::tr("Check Training &Log…"), window, [checkLog] { checkLog(false); });
+    file->addAction(QObject::tr("Record Training Log in Runs File…"), window, [checkLog] { checkLog(true); });
     file->addAction(QObject::tr("Import &Model (config.json)…"), window, [window] {
         const QString path = QFileDialog::getOpenFileName(
             window, QObject::tr("Import a Hugging Face config.json"), QString(), QObject::tr("Model config (*.json)"));

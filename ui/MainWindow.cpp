@@ -5,6 +5,7 @@
 #include "core/io/BoundedRead.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
+#include "core/launch/OwnRunRecord.h"
 #include "core/launch/TrainingLogReader.h"
 #include "core/memory/RangeText.h"
 #include "ui/AccuracyDialog.h"
@@ -29,6 +30,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDate>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -701,7 +703,7 @@ bool MainWindow::importLaunchText(const QString& text)
     return true;
 }
 
-std::optional<QString> MainWindow::checkTrainingLog(const QString& path)
+std::optional<QString> MainWindow::checkTrainingLog(const QString& path, const QString& runsPath)
 {
     std::string text, error;
     // A long run's log outgrows the scenario cap: allow 512 MiB, as check-log does.
@@ -717,7 +719,18 @@ std::optional<QString> MainWindow::checkTrainingLog(const QString& path)
             tr("Cannot check the log"), tr("%1: %2").arg(QFileInfo(path).fileName(), QString::fromStdString(error)));
         return std::nullopt;
     }
-    return QString::fromStdString(check->text());
+    QString result = QString::fromStdString(check->text());
+    if (!runsPath.isEmpty()) {
+        const nlohmann::json record = core::ownRunRecord(
+            *check, QFileInfo(path).fileName().toStdString(), QDate::currentDate().toString(Qt::ISODate).toStdString());
+        if (!core::addRunRecord(runsPath.toStdString(), record, error)) {
+            reportError(tr("Cannot record the run"), QString::fromStdString(error));
+            return std::nullopt;
+        }
+        result += tr("recorded as \"%1\" in %2 (Help > Accuracy on Published Runs > Your Runs File… shows it)\n")
+                      .arg(QString::fromStdString(record["id"].get<std::string>()), QDir::toNativeSeparators(runsPath));
+    }
+    return result;
 }
 
 bool MainWindow::importLaunchFile(const QString& path)

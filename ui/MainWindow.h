@@ -75,8 +75,9 @@ public:
     bool importLaunchFile(const QString& path);
     // File > Check Training Log: the Megatron-LM, NeMo or torchtitan log of a run of this design (its step times
     // after two logged steps, its memory reports) against the engine, as `parallax-cli check-log` says it; nullopt
-    // (reported) when the file is unreadable, has no iteration or the design is rejected.
-    std::optional<QString> checkTrainingLog(const QString& path);
+    // (reported) when the file is unreadable, has no iteration or the design is rejected. With `runsPath` (File >
+    // Record Training Log) the run is also added to that runs file, as check-log --record does.
+    std::optional<QString> checkTrainingLog(const QString& path, const QString& runsPath = {});
     ExportRequest initialExportRequest() const; // the Export dialog's choices when it opens
     bool maybeSave(); // true when it is fine to discard the document now
 

@@ -4,10 +4,12 @@
 #include "TestSupport.h"
 
 #include "core/model/ModelMath.h"
+#include "core/validation/ValidationSuite.h"
 #include "ui/CandidateModel.h"
 #include "ui/RecommendationsTab.h"
 
 #include <QClipboard>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QUndoStack>
 
@@ -83,6 +85,37 @@ private Q_SLOTS:
         QVERIFY(!w.window.checkTrainingLog(QStringLiteral(PARALLAX_SOURCE_DIR "/README.md")));
         QCOMPARE(w.errors.size(), 1);
         QVERIFY(w.errors.front().contains(QStringLiteral("is it a training log?")));
+    }
+
+    // File > Record Training Log in Runs File: the check, and the run added to the runs file (validate --data
+    // reads it back as the design that ran).
+    void recordTrainingLogAddsTheRun()
+    {
+        test::Window w;
+        w.load(test::presetScenario("llama3-70b-64xh100"));
+        QTemporaryDir dir;
+        const QString runs = dir.filePath(QStringLiteral("runs.json"));
+        const QString log = QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/megatron/synthetic-training.log");
+        const auto text = w.window.checkTrainingLog(log, runs);
+        QVERIFY(text);
+        QVERIFY2(text->contains(QStringLiteral("recorded as \"llama-3-70b-on-64-h100-synthetic-training\"")),
+            qPrintable(*text));
+        QFile file(runs);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const core::ValidationSummary s = core::runValidation(nlohmann::json::parse(file.readAll().toStdString()));
+        QCOMPARE(s.rows.size(), std::size_t { 1 });
+        QCOMPARE(s.rows.front().predictedStepSeconds, w.doc()->evaluation()->report.stepTimeSeconds);
+        // A runs file that is not one is reported and left as it was.
+        const QString scenario = dir.filePath(QStringLiteral("design.json"));
+        QVERIFY(QFile::copy(
+            QStringLiteral(PARALLAX_SOURCE_DIR "/presets/scenarios/llama3-70b-64xh100.parallax.json"), scenario));
+        QVERIFY(!w.window.checkTrainingLog(log, scenario));
+        QCOMPARE(w.errors.size(), 1);
+        QVERIFY(w.errors.front().contains(QStringLiteral("not a JSON array of run records")));
+        QFile original(QStringLiteral(PARALLAX_SOURCE_DIR "/presets/scenarios/llama3-70b-64xh100.parallax.json"));
+        QFile kept(scenario);
+        QVERIFY(original.open(QIODevice::ReadOnly) && kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), original.readAll());
     }
 
     void importModelReplacesTheModelAsOneUndoStep()
