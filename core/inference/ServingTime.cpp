@@ -154,6 +154,7 @@ struct DrafterInputs {
     {
         config.weightFormat = kDraftModelWeightFormat;
         config.speculativeTokens = 0;
+        config.speculativeMethod = InferenceConfig {}.speculativeMethod;
         config.draftModel.clear();
     }
     DrafterInputs(const DrafterInputs&) = delete;
