@@ -77,16 +77,16 @@ std::optional<double> groupedNumberAfter(const std::string& line, const std::str
 }
 
 // torchtitan's metrics line: "step: N ... memory: X.XXGiB(..%) tps: N,NNN tflops: ... mfu: ..%".
-bool readTorchtitanStep(const std::string& raw, TrainingLog& log, double globalTokensPerStep, int gpus)
+void readTorchtitanStep(const std::string& raw, TrainingLog& log, double globalTokensPerStep, int gpus)
 {
     if (raw.find("tps:") == std::string::npos)
-        return false;
+        return;
     const std::string line = withoutColour(raw);
-    const std::size_t stepAt = line.find("step:");
     const auto tps = groupedNumberAfter(line, "tps:");
     // Validation lines ("validate step:") measure evaluation, not training.
-    if (stepAt == std::string::npos || !tps || *tps <= 0 || line.find("validate step:") != std::string::npos)
-        return false;
+    if (line.find("step:") == std::string::npos || !tps || *tps <= 0
+        || line.find("validate step:") != std::string::npos)
+        return;
     LoggedStep step;
     step.iteration = static_cast<int>(numberAfter(line, "step:").value_or(0));
     step.tokensPerSecondPerGpu = *tps;
@@ -101,7 +101,6 @@ bool readTorchtitanStep(const std::string& raw, TrainingLog& log, double globalT
         log.maxReservedBytes = std::max(log.maxReservedBytes, *gib * kGiB);
         ++log.memoryReports;
     }
-    return true;
 }
 
 } // namespace
