@@ -14,9 +14,11 @@ namespace {
 // "Llama 3 70B on 64 H100" + "run-17.out" -> "llama-3-70b-on-64-h100-run-17".
 std::string recordId(const std::string& design, const std::string& logName)
 {
-    const std::string stem = std::filesystem::path(logName).stem().string();
+    std::string words = design;
+    words += ' ';
+    words += std::filesystem::path(logName).stem().string();
     std::string id;
-    for (const char c : design + " " + stem) {
+    for (const char c : words) {
         if (std::isalnum(static_cast<unsigned char>(c)))
             id += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         else if (!id.empty() && id.back() != '-')
