@@ -4,11 +4,9 @@
 #include "core/io/HfConfigReader.h"
 #include "core/io/ScenarioIo.h"
 #include "core/launch/LaunchArgsImporter.h"
-#include "core/launch/MegatronArgsWriter.h"
-#include "core/launch/NemoRecipeWriter.h"
 #include "core/launch/ServingLaunchWriter.h"
 #include "core/launch/SlurmBenchmarkWriter.h"
-#include "core/launch/TorchtitanTomlWriter.h"
+#include "core/launch/TrainingLaunchWriter.h"
 
 #include "ui/MainWindow.h"
 #include "ui/PresetGallery.h"
@@ -53,11 +51,8 @@ QString launchText(const core::Scenario& scenario, const QString& target, QStrin
             return {};
         }
     }
-    if (target == QLatin1String("nemo"))
-        return QString::fromStdString(core::NemoRecipeWriter::write(scenario));
-    if (target == QLatin1String("torchtitan"))
-        return QString::fromStdString(core::TorchtitanTomlWriter::write(scenario));
-    return QString::fromStdString(core::MegatronArgsWriter::write(scenario));
+    return QString::fromStdString(core::writeTrainingLaunch(
+        scenario, core::parseLaunchFramework(target.toStdString()).value_or(core::LaunchFramework::MegatronLm)));
 }
 
 QString suggestedFileName(const QString& target)

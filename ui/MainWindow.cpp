@@ -30,7 +30,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDate>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -721,14 +720,13 @@ std::optional<QString> MainWindow::checkTrainingLog(const QString& path, const Q
     }
     QString result = QString::fromStdString(check->text());
     if (!runsPath.isEmpty()) {
-        const nlohmann::json record = core::ownRunRecord(
-            *check, QFileInfo(path).fileName().toStdString(), QDate::currentDate().toString(Qt::ISODate).toStdString());
-        if (!core::addRunRecord(runsPath.toStdString(), record, error)) {
+        const auto id = core::recordRun(*check, path.toStdString(), runsPath.toStdString(), error);
+        if (!id) {
             reportError(tr("Cannot record the run"), QString::fromStdString(error));
             return std::nullopt;
         }
         result += tr("recorded as \"%1\" in %2 (Help > Accuracy on Published Runs > Your Runs File… shows it)\n")
-                      .arg(QString::fromStdString(record["id"].get<std::string>()), QDir::toNativeSeparators(runsPath));
+                      .arg(QString::fromStdString(*id), QDir::toNativeSeparators(runsPath));
     }
     return result;
 }

@@ -8,25 +8,11 @@
 #include "core/launch/OwnRunRecord.h"
 #include "core/launch/TrainingLogReader.h"
 
-#include <chrono>
-#include <cstdio>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 namespace parallax::cli {
-
-namespace {
-// The date a run is recorded on, YYYY-MM-DD (UTC).
-std::string today()
-{
-    const std::chrono::year_month_day d { std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now()) };
-    char text[16];
-    std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(d.year()), static_cast<unsigned>(d.month()),
-        static_cast<unsigned>(d.day()));
-    return text;
-}
-} // namespace
 
 // check-log: a Megatron-LM, NeMo or torchtitan training log against the engine's prediction for the design that
 // ran (a scenario file or flags, or the launch script it ran from with --script, e.g. `export --launch slurm`).
@@ -68,10 +54,10 @@ int runCheckLog(const std::vector<std::string>& argv)
     const core::LogComparison& c = check->comparison;
     std::string recordId;
     if (args.has("record")) {
-        const nlohmann::json record = core::ownRunRecord(*check, args.value("log"), today());
-        if (!core::addRunRecord(args.value("record"), record, error))
+        const auto id = core::recordRun(*check, args.value("log"), args.value("record"), error);
+        if (!id)
             throw UsageError("--record: " + error);
-        recordId = record["id"];
+        recordId = *id;
     }
     if (args.has("json")) {
         nlohmann::json j { { "framework", core::frameworkName(check->framework) },

@@ -3,11 +3,9 @@
 #include "Commands.h"
 
 #include "core/io/ScenarioIo.h"
-#include "core/launch/MegatronArgsWriter.h"
-#include "core/launch/NemoRecipeWriter.h"
 #include "core/launch/ServingLaunchWriter.h"
 #include "core/launch/SlurmBenchmarkWriter.h"
-#include "core/launch/TorchtitanTomlWriter.h"
+#include "core/launch/TrainingLaunchWriter.h"
 
 #include <iostream>
 #include <stdexcept>
@@ -22,7 +20,8 @@ int runExportLaunch(const std::vector<std::string>& argv)
     probe.allowOnly(known);
     const std::string target = probe.value("launch");
     const auto serving = core::parseServingFramework(target);
-    if (target != "megatron" && target != "nemo" && target != "torchtitan" && target != "slurm" && !serving)
+    const auto training = core::parseLaunchFramework(target);
+    if (!training && target != "slurm" && !serving)
         throw UsageError("--launch: unknown target \"" + target
             + "\"; use megatron, nemo, torchtitan or slurm (training), vllm, sglang or trtllm (serving)");
     // OUT follows the target ("--launch megatron OUT", "-" for standard output) or comes as --out, so
@@ -62,12 +61,9 @@ int runExportLaunch(const std::vector<std::string>& argv)
     } else if (scenario.mode == core::ScenarioMode::Inference) {
         throw UsageError(
             "--launch " + target + ": this is a serving design (mode inference); use --launch vllm, sglang or trtllm");
-    } else if (target == "megatron")
-        text = core::MegatronArgsWriter::write(scenario);
-    else if (target == "nemo")
-        text = core::NemoRecipeWriter::write(scenario);
-    else
-        text = core::TorchtitanTomlWriter::write(scenario);
+    } else {
+        text = core::writeTrainingLaunch(scenario, *training);
+    }
     if (out == "-") {
         std::cout << text;
         return kExitOk;

@@ -5,6 +5,8 @@
 #include "core/io/ScenarioIo.h"
 
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 namespace parallax::core {
@@ -87,6 +89,20 @@ bool addRunRecord(const std::string& path, const nlohmann::json& record, std::st
     if (!replaced)
         records.push_back(record);
     return writeFileAtomically(path, records.dump(1) + "\n", error);
+}
+
+std::optional<std::string> recordRun(
+    const LogCheck& check, const std::string& logPath, const std::string& runsPath, std::string& error)
+{
+    const std::chrono::year_month_day day { std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now()) };
+    char date[16];
+    std::snprintf(date, sizeof date, "%04d-%02u-%02u", static_cast<int>(day.year()), static_cast<unsigned>(day.month()),
+        static_cast<unsigned>(day.day()));
+    const nlohmann::json record
+        = ownRunRecord(check, std::filesystem::path(logPath).filename().string(), date);
+    if (!addRunRecord(runsPath, record, error))
+        return std::nullopt;
+    return record["id"].get<std::string>();
 }
 
 } // namespace parallax::core

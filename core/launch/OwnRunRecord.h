@@ -4,6 +4,7 @@
 #include "core/launch/TrainingLogReader.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace parallax::core {
@@ -19,5 +20,10 @@ nlohmann::json ownRunRecord(const LogCheck& check, const std::string& logName, c
 // Adds `record` to the JSON array in the file at `path` (created when missing), replacing a record with the same
 // id; saved atomically. False with `error` set when the file is not such an array or cannot be written.
 bool addRunRecord(const std::string& path, const nlohmann::json& record, std::string& error);
+
+// The checked run recorded today (UTC) in the runs file at `runsPath`, as `check-log --record` and File > Record
+// Training Log do it, named after the log's file name: the record's id, or nullopt with `error` set.
+std::optional<std::string> recordRun(
+    const LogCheck& check, const std::string& logPath, const std::string& runsPath, std::string& error);
 
 } // namespace parallax::core

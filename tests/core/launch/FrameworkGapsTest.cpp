@@ -6,9 +6,7 @@
 
 #include "core/Engine.h"
 #include "core/io/PresetLibrary.h"
-#include "core/launch/MegatronArgsWriter.h"
-#include "core/launch/NemoRecipeWriter.h"
-#include "core/launch/TorchtitanTomlWriter.h"
+#include "core/launch/TrainingLaunchWriter.h"
 
 #include <gtest/gtest.h>
 
@@ -17,19 +15,6 @@ using namespace parallax::core;
 namespace {
 constexpr LaunchFramework kFrameworks[]
     = { LaunchFramework::MegatronLm, LaunchFramework::Nemo, LaunchFramework::Torchtitan };
-
-std::string launchFile(const Scenario& s, LaunchFramework f)
-{
-    switch (f) {
-    case LaunchFramework::Nemo:
-        return NemoRecipeWriter::write(s);
-    case LaunchFramework::Torchtitan:
-        return TorchtitanTomlWriter::write(s);
-    case LaunchFramework::MegatronLm:
-    default:
-        return MegatronArgsWriter::write(s);
-    }
-}
 
 std::vector<std::string> changesOf(const Scenario& s, LaunchFramework f)
 {
@@ -115,7 +100,7 @@ TEST(FrameworkGaps, EveryPresetsLaunchFileCarriesItsGaps)
             continue;
         for (const LaunchFramework f : kFrameworks) {
             SCOPED_TRACE(info.id + " under " + frameworkName(f));
-            const std::string file = launchFile(s, f);
+            const std::string file = writeTrainingLaunch(s, f);
             for (const FrameworkGap& gap : frameworkGaps(s, f))
                 EXPECT_NE(file.find("# NOTE: " + gap.note), std::string::npos) << gap.note;
             std::vector<std::string> changes;

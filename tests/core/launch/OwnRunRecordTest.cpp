@@ -86,3 +86,27 @@ TEST(OwnRunRecord, TheRunsFileGrowsAndReplacesByIdAtomically)
     ASSERT_TRUE(io::readFileBounded(dir + "/scenario.json", kept, error));
     EXPECT_EQ(kept, "{\"name\": \"x\"}");
 }
+
+// check-log --record and File > Record Training Log: named after the log's file name, dated today.
+TEST(OwnRunRecord, RecordRunNamesTheLogFileAndToday)
+{
+    const std::string dir = ::testing::TempDir() + "/own-runs-today";
+    std::filesystem::create_directories(dir);
+    const std::string path = dir + "/runs.json";
+    std::filesystem::remove(path);
+    std::string error;
+    const auto id = recordRun(checkedRun("llama3-70b-64xh100"), "/cluster/logs/run-9.out", path, error);
+    ASSERT_TRUE(id) << error;
+    EXPECT_EQ(*id, "llama-3-70b-on-64-h100-run-9");
+    std::string text;
+    ASSERT_TRUE(io::readFileBounded(path, text, error)) << error;
+    const nlohmann::json runs = nlohmann::json::parse(text);
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0]["source"]["title"], "Own measurement: run-9.out");
+    const std::string date = runs[0]["source"]["date"];
+    ASSERT_EQ(date.size(), 10u);
+    EXPECT_EQ(date.substr(0, 2), "20");
+    EXPECT_EQ(date[4], '-');
+    EXPECT_EQ(date[7], '-');
+    EXPECT_FALSE(recordRun(checkedRun("llama3-70b-64xh100"), "run-9.out", dir, error)); // a directory
+}
