@@ -8,7 +8,6 @@
 #include "core/launch/OwnRunRecord.h"
 #include "core/launch/TrainingLogReader.h"
 
-
 #include <iostream>
 #include <nlohmann/json.hpp>
 

@@ -58,7 +58,7 @@ void torchtitanSchedule(const Scenario& s, std::vector<FrameworkGap>& out, Scena
         // counts are for the other cut, so the split is the engine's default one (StageLayout).
         out.push_back({ GapPlace::Pipeline,
             "torchtitan has DualPipeV (the V-shaped, half-parameter variant), not bidirectional DualPipe",
-            "DualPipeV instead of DualPipe, its 2 x pp stages split evenly" });
+            "DualPipeV instead of DualPipe, its 2 x pp stages split as evenly as the layers allow" });
         if (run) {
             ParallelConfig& r = run->parallel;
             r.schedule = ScheduleKind::DualPipeV;

@@ -98,8 +98,7 @@ std::optional<std::string> recordRun(
     char date[16];
     std::snprintf(date, sizeof date, "%04d-%02u-%02u", static_cast<int>(day.year()), static_cast<unsigned>(day.month()),
         static_cast<unsigned>(day.day()));
-    const nlohmann::json record
-        = ownRunRecord(check, std::filesystem::path(logPath).filename().string(), date);
+    const nlohmann::json record = ownRunRecord(check, std::filesystem::path(logPath).filename().string(), date);
     if (!addRunRecord(runsPath, record, error))
         return std::nullopt;
     return record["id"].get<std::string>();
