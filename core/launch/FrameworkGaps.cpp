@@ -181,6 +181,39 @@ void torchtitanTraining(const Scenario& s, std::vector<FrameworkGap>& out, Scena
     }
 }
 
+// torchtitan's data parallelism (torchtitan/models/llama3/infra/parallelize.py, apply_fsdp): data_parallel_shard_degree
+// > 1 wraps each block in FSDP2's fully_shard, which keeps only the rank's shard of the gradients and the optimizer
+// states (and, between steps, of the parameters). The launch file keeps the parameters gathered through the step
+// for ZeRO-1 and ZeRO-2 (fsdp_reshard_after_forward "never"): that is ZeRO-2, so a ZeRO-1 design runs as ZeRO-2.
+void torchtitanSharding(const Scenario& s, std::vector<FrameworkGap>& out, Scenario* run)
+{
+    const ParallelConfig& p = s.parallel;
+    if (p.dp <= 1 || (p.zero != 1 && p.zero != 2))
+        return;
+    if (p.zero == 2) {
+        out.push_back({ GapPlace::DataParallel,
+            "torchtitan shards with FSDP2; ZeRO-2 is FSDP2 with the parameters kept gathered through the step", {} });
+        return;
+    }
+    out.push_back({ GapPlace::DataParallel,
+        "torchtitan shards with FSDP2, which keeps only each rank's gradient shard: the scenario's ZeRO-1 runs as "
+        "ZeRO-2, with the parameters kept gathered through the step",
+        "ZeRO-2 instead of ZeRO-1 (FSDP2 keeps each rank's gradient shard only)" });
+    if (run)
+        run->parallel.zero = 2;
+}
+
+// torchtitan's selective activation checkpointing (torchtitan/config/job_config.py, ActivationCheckpoint).
+void torchtitanRecompute(const Scenario& s, std::vector<FrameworkGap>& out)
+{
+    if (s.training.recompute != Recompute::Selective)
+        return;
+    out.push_back({ GapPlace::Training,
+        "torchtitan's selective \"op\" policy saves matmul outputs and recomputes the rest, close to but not the "
+        "same as Megatron's selective recompute of the attention core",
+        {} });
+}
+
 // NeMo's MegatronStrategy always overlaps the interleaved schedule's p2p (overlap_p2p_comm).
 void nemoPipelineOverlap(const Scenario& s, std::vector<FrameworkGap>& out, Scenario* run)
 {
@@ -199,10 +232,12 @@ std::vector<FrameworkGap> gaps(const Scenario& s, LaunchFramework f, Scenario* r
 {
     std::vector<FrameworkGap> out;
     if (f == LaunchFramework::Torchtitan) {
+        torchtitanSharding(s, out, run);
         torchtitanSchedule(s, out, run);
         rankOrder(s, f, out, run);
         deepseekFeatures(s, f, out, run);
         torchtitanTraining(s, out, run);
+        torchtitanRecompute(s, out);
         return out;
     }
     megatronCoreSchedule(s, f, out, run);

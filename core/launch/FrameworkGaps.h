@@ -13,8 +13,8 @@ namespace parallax::core {
 enum class LaunchFramework { MegatronLm, Nemo, Torchtitan };
 const char* frameworkName(LaunchFramework f); // "Megatron-LM" | "NeMo" | "torchtitan"
 
-// Where in a launch file a gap's NOTE belongs.
-enum class GapPlace { Parallel, Pipeline, Moe, Training };
+// Where in a launch file a gap's NOTE belongs (DataParallel: beside the data-parallel degrees).
+enum class GapPlace { DataParallel, Parallel, Pipeline, Moe, Training };
 
 // A feature of a design that a framework cannot run as designed. Its launch file says so in a "# NOTE:"
 // line, and the log check predicts what the framework runs instead (the one table of both, so that a

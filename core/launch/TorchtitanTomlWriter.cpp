@@ -108,12 +108,13 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
     o << "\n[parallelism]\n"
       << "data_parallel_replicate_degree = " << dpReplicate << "\n"
       << "data_parallel_shard_degree = " << dpShard << "\n";
+    o << gapNoteText(s, LaunchFramework::Torchtitan, GapPlace::DataParallel);
+    // apply_fsdp (torchtitan/models/llama3/infra/parallelize.py): "default" reshards after the forward only
+    // without PP, "always" does under PP too (a ZeRO-3 design), "never" keeps the parameters gathered (ZeRO-1/2).
     if (p.zero == 1 || p.zero == 2)
-        o << "# NOTE: torchtitan shards with FSDP2 (ZeRO-3 style); ZeRO-" << p.zero
-          << " is closest with the parameters kept gathered after the forward\n"
-          << "fsdp_reshard_after_forward = \"never\"\n";
+        o << "fsdp_reshard_after_forward = \"never\"\n";
     else if (p.zero == 3)
-        o << "fsdp_reshard_after_forward = \"default\"\n";
+        o << "fsdp_reshard_after_forward = \"always\"\n";
     o << "tensor_parallel_degree = " << p.tp << "\n";
     o << "enable_async_tensor_parallel = " << toml(p.tpCommOverlap) << "\n"
       << "pipeline_parallel_degree = " << p.pp << "\n";
@@ -147,9 +148,7 @@ std::string TorchtitanTomlWriter::write(const Scenario& s)
 
     o << "\n[activation_checkpoint]\n";
     if (t.recompute == Recompute::Selective)
-        o << "# NOTE: torchtitan's selective \"op\" policy saves matmul outputs and recomputes the rest, close to "
-             "but not the same as Megatron's selective recompute of the attention core\n"
-          << "mode = \"selective\"\nselective_ac_option = \"op\"\n";
+        o << "mode = \"selective\"\nselective_ac_option = \"op\"\n";
     else
         o << "mode = \"" << (t.recompute == Recompute::Full ? "full" : "none") << "\"\n";
     o << gapNoteText(s, LaunchFramework::Torchtitan, GapPlace::Training);

@@ -35,8 +35,10 @@ TEST(FrameworkGaps, DeepSeekV3UnderEachFramework)
     EXPECT_EQ(changesOf(s, LaunchFramework::Nemo), megatron);
     std::vector<std::string> changes;
     const Scenario titan = runAs(s, LaunchFramework::Torchtitan, changes);
-    ASSERT_EQ(changes.size(), 4u);
-    EXPECT_EQ(changes[0], "DualPipeV instead of DualPipe, its 2 x pp stages split as evenly as the layers allow");
+    ASSERT_EQ(changes.size(), 5u);
+    EXPECT_EQ(changes[0], "ZeRO-2 instead of ZeRO-1 (FSDP2 keeps each rank's gradient shard only)");
+    EXPECT_EQ(changes[1], "DualPipeV instead of DualPipe, its 2 x pp stages split as evenly as the layers allow");
+    EXPECT_EQ(titan.parallel.zero, 2);
     EXPECT_TRUE(evaluate(titan).valid) << evaluate(titan).errors.front().text;
     EXPECT_EQ(titan.training.optimizer, OptimizerPrecision {});
     EXPECT_EQ(titan.parallel.schedule, ScheduleKind::DualPipeV);
@@ -87,6 +89,46 @@ TEST(FrameworkGaps, TorchtitanRunsWhatItsConfigCanSay)
     EXPECT_TRUE(run.training.flashAttention);
     // Megatron-LM has flags for all three.
     EXPECT_TRUE(changesOf(s, LaunchFramework::MegatronLm).empty());
+}
+
+// torchtitan's data parallelism is FSDP2 (fully_shard), which keeps only each rank's gradient shard: a ZeRO-1
+// design runs as ZeRO-2 (its gradients sharded, so less memory), ZeRO-2 as itself, and ZeRO-3 reshards after the
+// forward under PP too ("always"; torchtitan's "default" would keep the parameters gathered under PP).
+TEST(FrameworkGaps, TorchtitanShardsGradientsWithFsdp2)
+{
+    Scenario s = parallax::test::presetScenario("llama3-70b-64xh100");
+    s.parallel.pp = 4;
+    s.parallel.dp = 2;
+    s.parallel.zero = 1;
+    ASSERT_TRUE(evaluate(s).valid);
+    std::vector<std::string> changes;
+    const Scenario run = runAs(s, LaunchFramework::Torchtitan, changes);
+    EXPECT_EQ(
+        changes, std::vector<std::string> { "ZeRO-2 instead of ZeRO-1 (FSDP2 keeps each rank's gradient shard only)" });
+    EXPECT_EQ(run.parallel.zero, 2);
+    const Report design = evaluate(s), asRun = evaluate(run);
+    ASSERT_TRUE(asRun.valid);
+    // The 32-bit gradient buffer, halved over the two data-parallel ranks.
+    EXPECT_NEAR(asRun.stages[0].gradsBytes, 0.5 * design.stages[0].gradsBytes, 1e-9 * design.stages[0].gradsBytes);
+    EXPECT_LT(asRun.peakMemoryBytes, design.peakMemoryBytes);
+    EXPECT_TRUE(changesOf(s, LaunchFramework::MegatronLm).empty()); // Megatron-LM's distributed optimizer is ZeRO-1
+    const std::string toml = writeTrainingLaunch(s, LaunchFramework::Torchtitan);
+    EXPECT_NE(toml.find("data_parallel_shard_degree = 2\n# NOTE: torchtitan shards with FSDP2, which keeps only each "
+                        "rank's gradient shard"),
+        std::string::npos)
+        << toml;
+    EXPECT_NE(toml.find("fsdp_reshard_after_forward = \"never\""), std::string::npos);
+    s.parallel.zero = 2;
+    EXPECT_TRUE(changesOf(s, LaunchFramework::Torchtitan).empty());
+    s.parallel.zero = 3;
+    EXPECT_TRUE(changesOf(s, LaunchFramework::Torchtitan).empty());
+    EXPECT_NE(writeTrainingLaunch(s, LaunchFramework::Torchtitan).find("fsdp_reshard_after_forward = \"always\""),
+        std::string::npos);
+    // One data-parallel rank shards nothing: no gap.
+    s.parallel.dp = 1;
+    s.parallel.pp = 8;
+    s.parallel.zero = 1;
+    EXPECT_TRUE(changesOf(s, LaunchFramework::Torchtitan).empty());
 }
 
 // For every training preset and framework: the launch file carries every gap's NOTE, and what the framework runs
