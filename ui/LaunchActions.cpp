@@ -134,6 +134,41 @@ std::optional<core::Scenario> importLaunchText(
     return result.scenario;
 }
 
+QString checkMarkdown(const QString& text)
+{
+    // The design's name as a heading and each finding as a bullet, wrapped to the window; every ASCII punctuation
+    // mark escaped (CommonMark), so that a log's file name with underscores or stars shows as it is.
+    const auto escaped = [](const QString& line) {
+        QString out;
+        for (const QChar c : line) {
+            if (c.unicode() < 128 && (c.isPunct() || c.isSymbol()))
+                out += QLatin1Char('\\');
+            out += c;
+        }
+        return out;
+    };
+    QString md;
+    const QStringList lines = text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    for (int i = 0; i < lines.size(); ++i)
+        md += (i == 0 ? QStringLiteral("### ") : QStringLiteral("- ")) + escaped(lines[i]) + QLatin1Char('\n');
+    return md;
+}
+
+PresetGallery::MarkdownAction recordLogAction(
+    MainWindow* window, const QString& logPath, const std::function<QString()>& askRunsFile)
+{
+    PresetGallery::MarkdownAction action;
+    action.label = QObject::tr("Record in Runs File…");
+    action.run = [window, logPath, askRunsFile]() -> std::optional<QString> {
+        const QString runs = askRunsFile();
+        if (runs.isEmpty())
+            return std::nullopt;
+        const std::optional<QString> text = window->checkTrainingLog(logPath, runs);
+        return text ? std::optional<QString>(checkMarkdown(*text)) : std::nullopt;
+    };
+    return action;
+}
+
 void addMenuActions(QMenu* file, MainWindow* window)
 {
     QMenu* launchMenu = file->addMenu(QObject::tr("Export &Launch Configuration"));
@@ -157,23 +192,23 @@ void addMenuActions(QMenu* file, MainWindow* window)
         });
     }
     // File > Check Training Log, and the same with the run added to a runs file (which grows by one record:
-    // no overwrite question).
-    const auto checkLog = [window](bool record) {
+    // no overwrite question). A check alone offers the record afterwards, in its result window.
+    const auto askRunsFile = [window] {
+        return QFileDialog::getSaveFileName(window, QObject::tr("Add the run to a runs file"),
+            QStringLiteral("runs.json"), QObject::tr("Runs (*.json)"), nullptr, QFileDialog::DontConfirmOverwrite);
+    };
+    const auto checkLog = [window, askRunsFile](bool record) {
         const QString path = QFileDialog::getOpenFileName(window,
             QObject::tr("A Megatron-LM, NeMo or torchtitan training log of this design"), QString(),
             QObject::tr("Logs (*.out *.log *.txt);;All files (*)"));
         if (path.isEmpty())
             return;
-        QString runs;
-        if (record) {
-            runs = QFileDialog::getSaveFileName(window, QObject::tr("Add the run to a runs file"),
-                QStringLiteral("runs.json"), QObject::tr("Runs (*.json)"), nullptr, QFileDialog::DontConfirmOverwrite);
-            if (runs.isEmpty())
-                return;
-        }
+        const QString runs = record ? askRunsFile() : QString();
+        if (record && runs.isEmpty())
+            return;
         if (const std::optional<QString> text = window->checkTrainingLog(path, runs))
-            PresetGallery::showMarkdown(window, QObject::tr("The log against the prediction"),
-                QStringLiteral("```\n") + *text + QStringLiteral("```\n"));
+            PresetGallery::showMarkdown(window, QObject::tr("The log against the prediction"), checkMarkdown(*text),
+                record ? PresetGallery::MarkdownAction {} : recordLogAction(window, path, askRunsFile));
     };
     file->addAction(QObject::tr("Check Training &Log…"), window, [checkLog] { checkLog(false); });
     file->addAction(QObject::tr("Record Training Log in Runs File…"), window, [checkLog] { checkLog(true); });

@@ -2,8 +2,10 @@
 #pragma once
 
 #include "core/Scenario.h"
+#include "ui/PresetGallery.h"
 
 #include <QString>
+#include <functional>
 #include <optional>
 
 class QMenu;
@@ -30,6 +32,13 @@ std::optional<core::ModelSpec> readHfModel(const QString& path, QString* error);
 // lists what was ignored.
 std::optional<core::Scenario> importLaunchText(
     const QString& text, const core::Scenario& base, QString* error, QStringList* notes = nullptr);
+
+// The follow-up File > Check Training Log's result window offers: the same log checked again and recorded in
+// the runs file `askRunsFile` names (empty: cancelled), its text the result with the "recorded as" line.
+PresetGallery::MarkdownAction recordLogAction(
+    MainWindow* window, const QString& logPath, const std::function<QString()>& askRunsFile);
+// A check's text as the result window shows it (monospaced).
+QString checkMarkdown(const QString& text);
 
 // File > Export Launch Configuration (one file chooser per target), Import Model (config.json),
 // Import Launch Command (paste) and Import Launch Command from File, added to `file`.

@@ -157,20 +157,40 @@ void PresetGallery::showCurrent()
         });
 }
 
-void PresetGallery::showMarkdown(QWidget* parent, const QString& title, const QString& markdown)
+QDialog* PresetGallery::markdownDialog(
+    QWidget* parent, const QString& title, const QString& markdown, const MarkdownAction& action)
 {
-    QDialog dialog(parent);
-    dialog.setWindowTitle(title);
-    dialog.resize(720, 560);
-    auto* layout = new QVBoxLayout(&dialog);
-    auto* text = new QTextBrowser(&dialog);
+    auto* dialog = new QDialog(parent);
+    dialog->setWindowTitle(title);
+    dialog->resize(720, 560);
+    auto* layout = new QVBoxLayout(dialog);
+    auto* text = new QTextBrowser(dialog);
+    text->setObjectName(QStringLiteral("markdownText"));
     text->setOpenExternalLinks(true);
     text->setMarkdown(markdown);
     layout->addWidget(text);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    if (!action.label.isEmpty() && action.run) {
+        QPushButton* button = buttons->addButton(action.label, QDialogButtonBox::ActionRole);
+        button->setObjectName(QStringLiteral("markdownAction"));
+        QObject::connect(button, &QPushButton::clicked, dialog, [text, button, run = action.run] {
+            if (const std::optional<QString> result = run()) {
+                text->setMarkdown(*result);
+                button->setEnabled(false);
+            }
+        });
+    }
     layout->addWidget(buttons);
-    dialog.exec();
+    return dialog;
+}
+
+void PresetGallery::showMarkdown(
+    QWidget* parent, const QString& title, const QString& markdown, const MarkdownAction& action)
+{
+    QDialog* dialog = markdownDialog(parent, title, markdown, action);
+    dialog->exec();
+    delete dialog;
 }
 
 } // namespace parallax::ui

@@ -7,6 +7,9 @@
 
 #include <QDialog>
 
+#include <functional>
+#include <optional>
+
 class QListWidget;
 class QTextBrowser;
 
@@ -19,8 +22,17 @@ public:
     QString selectedPresetId() const;
     void selectPreset(const QString& id);
 
-    // A window with Markdown text.
-    static void showMarkdown(QWidget* parent, const QString& title, const QString& markdown);
+    // A follow-up a Markdown window offers beside Close: its button runs `run`, whose text (nullopt: cancelled or
+    // failed, the window unchanged) replaces the window's, and is then disabled.
+    struct MarkdownAction {
+        QString label;
+        std::function<std::optional<QString>()> run;
+    };
+    // A window with Markdown text (and an action, when it has a label), not yet shown; showMarkdown runs it.
+    static QDialog* markdownDialog(
+        QWidget* parent, const QString& title, const QString& markdown, const MarkdownAction& action = {});
+    static void showMarkdown(
+        QWidget* parent, const QString& title, const QString& markdown, const MarkdownAction& action = {});
     // Help > Lesson: a non-modal window whose numbers the engine fills in off the UI thread.
     static void showLessonOf(QWidget* parent, const core::Scenario& scenario);
 

@@ -6,11 +6,15 @@
 #include "core/model/ModelMath.h"
 #include "core/validation/ValidationSuite.h"
 #include "ui/CandidateModel.h"
+#include "ui/LaunchActions.h"
+#include "ui/PresetGallery.h"
 #include "ui/RecommendationsTab.h"
 
 #include <QClipboard>
 #include <QFile>
+#include <QPushButton>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QUndoStack>
 
 using namespace parallax;
@@ -116,6 +120,45 @@ private Q_SLOTS:
         QFile kept(scenario);
         QVERIFY(original.open(QIODevice::ReadOnly) && kept.open(QIODevice::ReadOnly));
         QCOMPARE(kept.readAll(), original.readAll());
+    }
+
+    // File > Check Training Log's result window offers the record afterwards: cancelling the runs file changes
+    // nothing; choosing one records the run, shows the "recorded as" line and disables the button.
+    void checkResultOffersTheRecord()
+    {
+        test::Window w;
+        w.load(test::presetScenario("llama3-70b-64xh100"));
+        QTemporaryDir dir;
+        const QString runs = dir.filePath(QStringLiteral("runs.json"));
+        const QString log = QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/megatron/synthetic-training.log");
+        const auto checked = w.window.checkTrainingLog(log);
+        QVERIFY(checked);
+        QString answer;
+        std::unique_ptr<QDialog> dialog(PresetGallery::markdownDialog(&w.window, QStringLiteral("check"),
+            launch::checkMarkdown(*checked), launch::recordLogAction(&w.window, log, [&answer] { return answer; })));
+        auto* button = dialog->findChild<QPushButton*>(QStringLiteral("markdownAction"));
+        auto* text = dialog->findChild<QTextBrowser*>(QStringLiteral("markdownText"));
+        QVERIFY(button && text);
+        QCOMPARE(button->text(), QStringLiteral("Record in Runs File…"));
+        QVERIFY(!text->toPlainText().contains(QStringLiteral("recorded as")));
+        QVERIFY2(text->toPlainText().contains(QStringLiteral("step time: measured 72.001 s")),
+            qPrintable(text->toPlainText()));
+        button->click(); // the file chooser cancelled
+        QVERIFY(button->isEnabled());
+        QVERIFY(!QFile::exists(runs));
+        answer = runs;
+        button->click();
+        QVERIFY(!button->isEnabled());
+        QVERIFY2(
+            text->toPlainText().contains(QStringLiteral("recorded as \"llama-3-70b-on-64-h100-synthetic-training\"")),
+            qPrintable(text->toPlainText()));
+        QFile file(runs);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(nlohmann::json::parse(file.readAll().toStdString()).size(), std::size_t { 1 });
+        // Without an action the window has only Close.
+        std::unique_ptr<QDialog> plain(
+            PresetGallery::markdownDialog(&w.window, QStringLiteral("t"), QStringLiteral("x")));
+        QVERIFY(!plain->findChild<QPushButton*>(QStringLiteral("markdownAction")));
     }
 
     void importModelReplacesTheModelAsOneUndoStep()
