@@ -62,6 +62,27 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         c.networkNote = "network: Selene, 8 x 200 Gb/s HDR InfiniBand per DGX A100";
         return c;
     }
+    if (arxiv == "2201.11990") {
+        // Megatron-Turing NLG 530B (arXiv:2201.11990 sec. 2, methods): Megatron-LM's tensor slicing inside a DGX A100
+        // with DeepSpeed's pipeline parallelism (1F1B) and ZeRO-powered data parallelism, on Selene in 2021: the
+        // Megatron-LM of the time (no FlashAttention, no sequence parallelism, dropout on) under DeepSpeed's
+        // pipeline engine, which sends blocking and reduces gradients after the flush; ZeRO stage 1 (the
+        // stage DeepSpeed's pipeline engine supports) and Megatron-DeepSpeed's activation checkpointing.
+        SourceConventions c = legacyMegatron("arXiv:2201.11990");
+        c.nicGbps = 200;
+        c.networkNote = "network: Selene, 8 x 200 Gb/s HDR InfiniBand per DGX A100";
+        c.defaultZero = 1;
+        c.zeroNote = "DeepSpeed ZeRO stage 1, the stage its pipeline engine supports";
+        c.defaultRecompute = Recompute::Full;
+        c.recomputeNote = "Megatron-DeepSpeed activation checkpointing of every transformer block";
+        c.defaultVocab = 51200;
+        c.vocabNote = "GPT-2 BPE, 50257 padded to a multiple of 128 x tp by Megatron-LM";
+        c.kernelNote = "attention as batched GEMMs with fused softmax (no FlashAttention); the DeepSpeed pipeline "
+                       "engine sends blocking and reduces gradients after the flush";
+        // Megatron-DeepSpeed prints TFLOP/s with arXiv:2104.04473 eq. 3 (its checkpoint-activations factor 4).
+        c.flopConvention = FlopConvention::NarayananEq3;
+        return c;
+    }
     if (arxiv == "2401.10241") {
         SourceConventions c = legacyMegatron("arXiv:2401.10241");
         c.nicGbps = 200;
@@ -155,6 +176,15 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         c.kernelNote = "DeepSeek's framework: all-to-all and pipeline sends overlapped by DualPipe (sec. 3.2.1-3.2.2); "
                        "tokens sent once per node over IB and forwarded over NVLink on 20 SMs, dispatched in fp8 "
                        "(sec. 3.2.2, 3.3.2)";
+    }
+    if (arxiv == "2406.11704") {
+        // Nemotron-4 340B (arXiv:2406.11704, training details: 8-way tensor, 12-way pipeline parallelism with
+        // interleaving, data parallelism, distributed optimizer) does not print the chunks per rank. NVIDIA's
+        // published pre-training configuration of the model (Megatron-Bridge nemotron4_340b_pretrain_config: TP 8,
+        // PP 12, VPP 8, with TP communication overlap) interleaves 8, one layer per chunk.
+        c.defaultVirtualStages = 8;
+        c.tpCommOverlap = true;
+        c.kernelNote += "; TP communication overlap (NVIDIA's Nemotron-4 340B pre-training configuration)";
     }
     if (arxiv == "2407.21783") {
         // Llama 3 (arXiv:2407.21783 sec. 3.3.1-3.3.2): FSDP shards the optimizer states and the gradients

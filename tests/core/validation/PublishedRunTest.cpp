@@ -106,6 +106,51 @@ TEST(PublishedRun, FrameworkDefaultsAreStated)
     EXPECT_FALSE(c.run->scenario.parallel.p2pOverlap);
 }
 
+// Held-out sources run as their methods say (the shapes below are made up, no published figure is used): an
+// MT-NLG record that prints neither recompute, SP nor the vocabulary runs Megatron-DeepSpeed of 2021 (full
+// recompute, no SP, no FlashAttention, the padded GPT-2 vocabulary); a Nemotron-4 340B record that says
+// "interleaved" without the chunks interleaves 8.
+TEST(PublishedRun, HeldOutSourcesRunTheirMethods)
+{
+    json mtnlg = narayananRecord();
+    mtnlg["source"] = { { "arxiv", "2201.11990" }, { "title", "Megatron-Turing NLG 530B" } };
+    mtnlg["model"]["vocab"] = nullptr;
+    mtnlg["parallel"]["recompute"] = "not stated";
+    mtnlg["parallel"].erase("sp");
+    mtnlg["parallel"].erase("zero_stage");
+    mtnlg["parallel"]["tp"] = 8;
+    mtnlg["hardware"]["gpu_count"] = 64;
+    mtnlg["parallel"]["schedule"] = "1F1B (DeepSpeed pipeline engine)";
+    const PublishedRunConversion a = convertPublishedRun(mtnlg);
+    ASSERT_TRUE(a.run) << a.reason;
+    const Scenario& s = a.run->scenario;
+    EXPECT_EQ(a.run->source, "arXiv:2201.11990");
+    EXPECT_EQ(s.training.recompute, Recompute::Full);
+    EXPECT_FALSE(s.parallel.sp);
+    EXPECT_FALSE(s.training.flashAttention);
+    EXPECT_TRUE(s.model.dropout);
+    EXPECT_EQ(s.model.vocab, 51200);
+    EXPECT_EQ(s.parallel.zero, 1);
+    EXPECT_EQ(s.parallel.schedule, ScheduleKind::OneFOneB);
+    EXPECT_TRUE(mentions(a.run->assumptions, "Megatron-DeepSpeed activation checkpointing"));
+
+    json nemotron = narayananRecord();
+    nemotron["source"] = { { "arxiv", "2406.11704" }, { "title", "Nemotron-4 340B Technical Report" } };
+    nemotron["model"]["layers"] = 96;
+    nemotron["parallel"]["tp"] = 8;
+    nemotron["parallel"]["pp"] = 12;
+    nemotron["parallel"]["global_batch"] = 48;
+    nemotron["parallel"]["micro_batch"] = 1;
+    nemotron["parallel"]["schedule"] = "interleaved 1F1B";
+    nemotron["hardware"]["gpu_count"] = 192; // dp 2: 24 micro-batches per pipeline
+    const PublishedRunConversion b = convertPublishedRun(nemotron);
+    ASSERT_TRUE(b.run) << b.reason;
+    EXPECT_EQ(b.run->scenario.parallel.vpp, 8);
+    EXPECT_EQ(b.run->scenario.parallel.schedule, ScheduleKind::Interleaved1F1B);
+    EXPECT_TRUE(b.run->scenario.parallel.tpCommOverlap);
+    EXPECT_TRUE(mentions(b.run->assumptions, "parallel.vpp = 8"));
+}
+
 // arXiv:2104.04473 eq. 3 is the convention of Narayanan's TFLOP/s; the data file states its value
 // for the 1.7B row (V = 51200, s = 2048, B = 512): 1.5466830067924994e16 FLOPs per iteration.
 TEST(PublishedRun, NarayananEquation3)

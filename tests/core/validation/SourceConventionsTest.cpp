@@ -52,3 +52,43 @@ TEST(SourceConventions, MegaScaleRowsOverlapTensorParallelCommunication)
     EXPECT_TRUE(sourceConventions(megascale).tpCommOverlap);
     EXPECT_FALSE(sourceConventions(baseline).tpCommOverlap);
 }
+
+// Megatron-Turing NLG 530B (arXiv:2201.11990 sec. 2) ran Megatron-LM of 2021 under DeepSpeed's pipeline engine and
+// ZeRO-1 on Selene, with activation checkpointing: the Megatron-Core defaults (FlashAttention, SP, overlapped
+// gradient reduce and p2p, 400 Gb/s links, no recompute) would describe a different, faster run.
+TEST(SourceConventions, MtNlgRunsMegatronDeepSpeedOf2021)
+{
+    const nlohmann::json record = { { "source", { { "arxiv", "2201.11990" }, { "title", "MT-NLG 530B" } } },
+        { "model", { { "name", "MT-NLG 530B" } } } };
+    const SourceConventions c = sourceConventions(record);
+    EXPECT_EQ(c.label, "arXiv:2201.11990");
+    EXPECT_FALSE(c.flashAttention);
+    EXPECT_TRUE(c.dropout);
+    EXPECT_FALSE(c.sequenceParallelDefault);
+    EXPECT_FALSE(c.dpOverlap);
+    EXPECT_FALSE(c.p2pOverlap);
+    EXPECT_DOUBLE_EQ(c.nicGbps, 200);
+    EXPECT_EQ(c.defaultZero, 1);
+    EXPECT_EQ(c.defaultRecompute, Recompute::Full);
+    EXPECT_EQ(c.defaultVocab, 51200);
+    EXPECT_EQ(c.defaultVirtualStages, 1); // DeepSpeed's pipeline engine does not interleave
+    EXPECT_EQ(c.flopConvention, FlopConvention::NarayananEq3);
+}
+
+// Nemotron-4 340B (arXiv:2406.11704) interleaves its 12 pipeline stages without printing the chunks: NVIDIA's
+// pre-training configuration of the model interleaves 8, with TP communication overlap. Nemotron-4 15B
+// (arXiv:2402.16819, no pipeline) keeps the Megatron-Core defaults.
+TEST(SourceConventions, NemotronFour340bInterleavesEightChunks)
+{
+    const nlohmann::json big = { { "source", { { "arxiv", "2406.11704" }, { "title", "Nemotron-4 340B" } } },
+        { "model", { { "name", "Nemotron-4 340B" } } } };
+    const SourceConventions c = sourceConventions(big);
+    EXPECT_EQ(c.defaultVirtualStages, 8);
+    EXPECT_TRUE(c.tpCommOverlap);
+    EXPECT_TRUE(c.flashAttention);
+    EXPECT_EQ(c.defaultZero, 1);
+    const nlohmann::json small = { { "source", { { "arxiv", "2402.16819" }, { "title", "Nemotron-4 15B" } } },
+        { "model", { { "name", "Nemotron-4 15B" } } } };
+    EXPECT_EQ(sourceConventions(small).defaultVirtualStages, 1);
+    EXPECT_FALSE(sourceConventions(small).tpCommOverlap);
+}
