@@ -39,6 +39,9 @@ json parallelConfigToJson(const ParallelConfig& p, const TrainingConfig& t)
         j["account_for_loss"] = true;
     if (!p.pipelineLayout.empty())
         j["pipeline_layout"] = p.pipelineLayout;
+    // Present only where DeepEP dispatches (a search dimension for MoE layouts with ep > 1).
+    if (p.ep > 1 && t.moeTokenDispatcher == MoeDispatcher::DeepEp)
+        j["moe_token_dispatcher"] = toString(t.moeTokenDispatcher);
     return j;
 }
 

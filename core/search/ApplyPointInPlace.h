@@ -6,8 +6,9 @@
 
 namespace parallax::core {
 
-// applyPoint on a scenario the caller owns: only the layout fields change and the topology is not
-// copied (a search over 65,536 explicit domains would otherwise copy them once per candidate).
-void applyPointInPlace(Scenario& s, const SearchPoint& p);
+// applyPoint(base, p) on a scenario the caller owns, a copy of `base` that earlier points may have changed:
+// only the layout fields change (and the MoE dispatcher fields, from `base` and the point) and the topology is
+// not copied (a search over 65,536 explicit domains would otherwise copy them once per candidate).
+void applyPointInPlace(Scenario& s, const SearchPoint& p, const Scenario& base);
 
 } // namespace parallax::core

@@ -48,61 +48,73 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
             FamilySlot* rcSlot[3];
             for (int k = 0; k < 3; ++k)
                 rcSlot[k] = &out.families[{ FamilyDim::Recompute, k }];
-            for (int mb : m_space.microBatches(l)) {
-                const int m = static_cast<int>(m_base.training.globalBatch / (static_cast<long long>(mb) * l.dp));
-                FamilySlot* mbSlot = &out.families[{ FamilyDim::MicroBatch, mb }];
-                for (const ScheduleChoice& s : m_space.schedules(l.pp, m)) {
-                    FamilySlot* schedSlot = &out.families[{ FamilyDim::Schedule, scheduleValue(s.kind, s.vpp) }];
-                    FamilySlot* fixed[] = { tpSlot, cpSlot, ppSlot, epSlot, mbSlot, schedSlot };
-                    SearchPoint p = pointAt(l, ep, s, mb);
-                    // Prune ZeRO stages whose weights + grads + optimizer alone exceed HBM.
-                    zeros.clear();
-                    for (int z : allZeros) {
-                        const double bound = scorer.stateBoundBytes(l, ep, comm, s, z);
-                        if (bound <= hbm) {
-                            zeros.push_back(z);
-                            continue;
-                        }
-                        out.pruned += 3;
-                        p.zero = z;
-                        p.recompute = Recompute::Full; // the leanest activations
-                        const Ranked r { 0, bound, p };
-                        for (FamilySlot* f : fixed)
-                            f->offerPruned(r);
-                        zeroSlot[z]->offerPruned(r);
-                        rcSlot[2]->offerPruned(r);
-                        out.overall.offerPruned(r);
-                    }
-                    if (zeros.empty())
-                        continue;
-                    for (int k = 0; k < 3; ++k) {
-                        p.recompute = SearchSpace::kRecomputeModes[k];
-                        if (!m_space.offersRecompute(p.recompute))
-                            continue;
-                        scorer.score(l, ep, comm, mb, s, p.recompute, zeros, scores);
-                        for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
-                            const ClosedFormScore& sc = scores[zi];
-                            p.zero = zeros[zi];
-                            // A branch-and-bound candidate unless even one micro-batch in flight overflows HBM:
-                            // the closed-form peak is not a lower bound of the simulated one (the simulation can
-                            // hold fewer micro-batches in flight, SearchBoundTest), so it decides nothing here.
-                            if (sc.peakLowerBoundBytes <= hbm) {
-                                keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
-                                if (l.pp > 1)
-                                    keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
+            for (const MoeDispatcher dispatcher : m_space.dispatchers(ep)) {
+                scorer.setDispatcher(dispatcher);
+                // A family of MoE models only: a dense model has no tokens to dispatch.
+                FamilySlot* dispatcherSlot = m_base.model.isMoe()
+                    ? &out.families[{ FamilyDim::Dispatcher, static_cast<int>(dispatcher) }]
+                    : nullptr;
+                for (int mb : m_space.microBatches(l)) {
+                    const int m = static_cast<int>(m_base.training.globalBatch / (static_cast<long long>(mb) * l.dp));
+                    FamilySlot* mbSlot = &out.families[{ FamilyDim::MicroBatch, mb }];
+                    for (const ScheduleChoice& s : m_space.schedules(l.pp, m)) {
+                        FamilySlot* schedSlot = &out.families[{ FamilyDim::Schedule, scheduleValue(s.kind, s.vpp) }];
+                        FamilySlot* fixed[] = { tpSlot, cpSlot, ppSlot, epSlot, mbSlot, schedSlot, dispatcherSlot };
+                        SearchPoint p = pointAt(l, ep, s, mb);
+                        p.dispatcher = dispatcher;
+                        // Prune ZeRO stages whose weights + grads + optimizer alone exceed HBM.
+                        zeros.clear();
+                        for (int z : allZeros) {
+                            const double bound = scorer.stateBoundBytes(l, ep, comm, s, z);
+                            if (bound <= hbm) {
+                                zeros.push_back(z);
+                                continue;
                             }
-                            if (windowOnly)
+                            out.pruned += 3;
+                            p.zero = z;
+                            p.recompute = Recompute::Full; // the leanest activations
+                            const Ranked r { 0, bound, p };
+                            for (FamilySlot* f : fixed) {
+                                if (f)
+                                    f->offerPruned(r);
+                            }
+                            zeroSlot[z]->offerPruned(r);
+                            rcSlot[2]->offerPruned(r);
+                            out.overall.offerPruned(r);
+                        }
+                        if (zeros.empty())
+                            continue;
+                        for (int k = 0; k < 3; ++k) {
+                            p.recompute = SearchSpace::kRecomputeModes[k];
+                            if (!m_space.offersRecompute(p.recompute))
                                 continue;
-                            const Ranked r { sc.stepSeconds, sc.peakBytes, p };
-                            ++out.scored;
-                            for (FamilySlot* f : fixed)
-                                f->offer(r, sc.fits);
-                            zeroSlot[p.zero]->offer(r, sc.fits);
-                            rcSlot[k]->offer(r, sc.fits);
-                            out.overall.offer(r, false);
-                            if (!sc.fits)
-                                continue;
-                            ++out.fitting;
+                            scorer.score(l, ep, comm, mb, s, p.recompute, zeros, scores);
+                            for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
+                                const ClosedFormScore& sc = scores[zi];
+                                p.zero = zeros[zi];
+                                // A branch-and-bound candidate unless even one micro-batch in flight overflows HBM:
+                                // the closed-form peak is not a lower bound of the simulated one (the simulation can
+                                // hold fewer micro-batches in flight, SearchBoundTest), so it decides nothing here.
+                                if (sc.peakLowerBoundBytes <= hbm) {
+                                    keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
+                                    if (l.pp > 1)
+                                        keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
+                                }
+                                if (windowOnly)
+                                    continue;
+                                const Ranked r { sc.stepSeconds, sc.peakBytes, p };
+                                ++out.scored;
+                                for (FamilySlot* f : fixed) {
+                                    if (f)
+                                        f->offer(r, sc.fits);
+                                }
+                                zeroSlot[p.zero]->offer(r, sc.fits);
+                                rcSlot[k]->offer(r, sc.fits);
+                                out.overall.offer(r, false);
+                                if (!sc.fits)
+                                    continue;
+                                ++out.fitting;
+                            }
                         }
                     }
                 }

@@ -121,6 +121,7 @@ struct ClosedFormScorer::RankTable {
 ClosedFormScorer::ClosedFormScorer(const Scenario& base, const Calibration* calibration)
     : m_base(base)
     , m_calibration(calibration)
+    , m_dispatcher(base.training.moeTokenDispatcher)
 {
     const Topology& topo = base.topology;
     m_gpu = topo.domains.front().gpu;
@@ -231,7 +232,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
 {
     const CostKey key { { l.tp, l.cp, ep, microBatch, static_cast<long long>(recompute), comm.tp.inner, comm.tp.outer,
         comm.cp.inner, comm.cp.outer, comm.ep.inner, comm.ep.outer, m_uniformTopology ? 0 : l.pp,
-        m_uniformTopology ? 0 : l.dp } };
+        m_uniformTopology ? 0 : l.dp, ep > 1 ? static_cast<long long>(m_dispatcher) : 0 } };
     if (m_lastCosts && key == m_lastCostKey)
         return *m_lastCosts;
     m_lastCostKey = key;
@@ -254,7 +255,13 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.fp8 = m_base.training.dtype == DType::Fp8;
     ctx.swigluFp8InputStore = m_base.training.activationFuncFp8InputStore;
     ctx.deepseekActivationCache = m_base.training.deepseekActivationCache;
-    setDispatch(ctx, m_base.training, m_base.parallel, m_gpu.smCount);
+    TrainingConfig training = m_base.training;
+    if (ep > 1) { // as applyPoint sets it
+        training.moeTokenDispatcher = m_dispatcher;
+        if (m_dispatcher != MoeDispatcher::DeepEp)
+            training.deepseekFp8Dispatch = false;
+    }
+    setDispatch(ctx, training, m_base.parallel, m_gpu.smCount);
     const LayerCommGroups groups { comm.tp, comm.cp, comm.ep };
     auto cost = std::make_unique<LayerCostSet>();
     auto fill = [&](const LayerShape& shape, LayerCostSet::Kind& k) {

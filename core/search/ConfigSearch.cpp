@@ -123,7 +123,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         summaries.push_back(TopologySummary::of(s.topology));
     auto evaluatePoint = [&](const SearchPoint& p, int thread) {
         Scenario& s = scratch[static_cast<std::size_t>(thread)];
-        applyPointInPlace(s, p);
+        applyPointInPlace(s, p, base);
         Report r = evaluate(s, simulate, summaries[static_cast<std::size_t>(thread)]);
         r.rankMap = RankMap {};
         return r;
@@ -299,6 +299,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
     auto mayFit = [&](const SearchPoint& p, const std::optional<long long>& bestNs) {
         const Layout l { p.tp, p.cp, p.pp, p.dp };
         screen.setStageSplit(p.firstStageLayers, p.lastStageLayers);
+        screen.setDispatcher(p.dispatcher);
         screen.score(l, p.ep, screen.layoutComm(l, p.ep), p.microBatch, { p.schedule, p.vpp }, p.recompute, { p.zero },
             screened);
         const ClosedFormScore& sc = screened.front();

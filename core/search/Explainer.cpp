@@ -83,10 +83,25 @@ Reason Explainer::outOfMemory(const Report& r)
 namespace {
 // What makes the busiest pipeline rank of the loser `l` compute more than the winner `w`'s: the dimensions
 // that shrink its GEMMs, then the balance of its pipeline where that differs from the winner's.
-std::string computeCause(const SearchPoint& w, const SearchPoint& l, const Report& lr, int seqLen)
+std::string computeCause(
+    const SearchPoint& w, const Report& wr, const SearchPoint& l, const Report& lr, const Scenario& base)
 {
+    const int seqLen = base.seqLen();
     std::vector<std::string> causes;
     const auto str = [](auto v) { return std::to_string(v); };
+    // DeepEP's kernels keep their SMs while the dispatch and combine run beside the compute (MoeCosts,
+    // dispatchSmSeconds): the compute beside them goes at the remaining SMs' rate.
+    if (l.ep > 1 && l.dispatcher == MoeDispatcher::DeepEp && (w.ep <= 1 || w.dispatcher != MoeDispatcher::DeepEp)) {
+        const int sms = base.topology.domains.empty() ? 0 : base.topology.domains.front().gpu.smCount;
+        causes.push_back("DeepEP's kernels hold " + str(base.training.moeDeepepNumSms)
+            + (sms > 0 ? " of the " + str(sms) + " SMs" : std::string(" SMs"))
+            + " while its dispatch and combine run beside the compute");
+    }
+    // NCCL's all-to-all sends one copy of a token per expert, DeepEP one per node (arXiv:2412.19437 sec. 3.2.2):
+    // the expert-parallel traffic a busiest rank waits for.
+    if (w.ep > 1 && w.dispatcher == MoeDispatcher::DeepEp && l.ep > 1 && l.dispatcher != MoeDispatcher::DeepEp)
+        causes.push_back("NCCL's all-to-all: " + secondsText(lr.comm.epSeconds)
+            + " of expert-parallel communication per step against " + secondsText(wr.comm.epSeconds) + " with DeepEP");
     if (l.tp > w.tp)
         causes.push_back("TP=" + str(l.tp) + " against " + str(w.tp) + " splits every GEMM " + str(l.tp) + " ways");
     if (l.cp > w.cp)
@@ -217,7 +232,7 @@ Reason Explainer::explainLoss(const SearchPoint& w, const Report& wr, const Sear
         } else {
             r.kind = ReasonKind::Compute;
             r.text = "the busiest pipeline rank computes " + secondsText(b.compute) + " per step against "
-                + secondsText(a.compute) + " (" + computeCause(w, l, lr, m_base.seqLen()) + "); " + slower;
+                + secondsText(a.compute) + " (" + computeCause(w, wr, l, lr, m_base) + "); " + slower;
             r.brief = "busiest rank computes " + secondsText(b.compute) + " vs " + secondsText(a.compute);
         }
         break;
@@ -332,6 +347,11 @@ std::optional<SearchPoint> Explainer::neighbour(const SearchPoint& w, const Fami
         p.schedule = static_cast<ScheduleKind>(family.value / 256);
         p.vpp = family.value % 256;
         break;
+    case FamilyDim::Dispatcher:
+        if (w.ep <= 1)
+            return std::nullopt; // nothing to dispatch: the family's own best answers
+        p.dispatcher = static_cast<MoeDispatcher>(family.value);
+        break;
     case FamilyDim::Count:
         return std::nullopt;
     }
@@ -348,6 +368,8 @@ std::optional<SearchPoint> Explainer::neighbour(const SearchPoint& w, const Fami
             p.vpp = 1;
         }
     }
+    if (p.ep <= 1)
+        p.dispatcher = MoeDispatcher::AllToAll; // as the space enumerates it: nothing to dispatch
     if (p == w)
         return std::nullopt;
     return p;
@@ -613,6 +635,23 @@ std::optional<Reason> Explainer::dataAndExpertReason(const SearchPoint& w, const
             + secondsText(r.comm.epSeconds) + " per step";
         if (overlapsComm(w.schedule) && w.pp > 1)
             reason.text += " before DualPipe's overlap";
+        // The other token dispatcher on the same layout (DeepEP against NCCL's all-to-all), where the search
+        // tried it: what it would cost per step.
+        if (w.ep > 1) {
+            SearchPoint other = w;
+            other.dispatcher = w.dispatcher == MoeDispatcher::DeepEp ? MoeDispatcher::AllToAll : MoeDispatcher::DeepEp;
+            const Report* o = m_families({ FamilyDim::Dispatcher, static_cast<int>(other.dispatcher) })
+                ? m_reports(other)
+                : nullptr;
+            const char* name = w.dispatcher == MoeDispatcher::DeepEp ? "DeepEP" : "NCCL's all-to-all";
+            const char* otherName = w.dispatcher == MoeDispatcher::DeepEp ? "NCCL's all-to-all" : "DeepEP";
+            if (o && o->valid && o->stepTimeSeconds >= r.stepTimeSeconds)
+                reason.text += std::string("; ") + name + " dispatches the tokens; with " + otherName + " the "
+                    + "all-to-all would take " + secondsText(o->comm.epSeconds) + " per step and the step would be "
+                    + slowerText(r, *o);
+            reason.brief
+                += w.dispatcher == MoeDispatcher::DeepEp ? ", EP=" + std::to_string(w.ep) + " DeepEP" : std::string();
+        }
     }
     return reason;
 }

@@ -27,6 +27,8 @@ int familyValue(const SearchPoint& p, FamilyDim dim)
         return static_cast<int>(p.recompute);
     case FamilyDim::Schedule:
         return scheduleValue(p.pp == 1 ? ScheduleKind::OneFOneB : p.schedule, p.vpp);
+    case FamilyDim::Dispatcher:
+        return static_cast<int>(p.dispatcher);
     case FamilyDim::Count:
         break;
     }
@@ -56,6 +58,8 @@ std::string familyLabel(const FamilyKey& key)
         const int vpp = key.value % 256;
         return std::string("schedule=") + toString(kind) + (vpp > 1 ? " v=" + std::to_string(vpp) : std::string());
     }
+    case FamilyDim::Dispatcher:
+        return std::string("dispatcher=") + toString(static_cast<MoeDispatcher>(key.value));
     case FamilyDim::Count:
         break;
     }

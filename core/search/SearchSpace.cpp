@@ -25,6 +25,8 @@ std::string describe(const SearchPoint& p)
     s += " DP=" + std::to_string(p.dp);
     if (p.ep > 1)
         s += " EP=" + std::to_string(p.ep);
+    if (p.ep > 1 && p.dispatcher == MoeDispatcher::DeepEp)
+        s += " DeepEP";
     if (p.vpp > 1)
         s += " v=" + std::to_string(p.vpp);
     s += " ZeRO-" + std::to_string(p.zero);
@@ -42,11 +44,11 @@ std::string describe(const SearchPoint& p)
 Scenario applyPoint(const Scenario& base, const SearchPoint& p)
 {
     Scenario s = base;
-    applyPointInPlace(s, p);
+    applyPointInPlace(s, p, base);
     return s;
 }
 
-void applyPointInPlace(Scenario& s, const SearchPoint& p)
+void applyPointInPlace(Scenario& s, const SearchPoint& p, const Scenario& base)
 {
     s.parallel.tp = p.tp;
     s.parallel.sp = p.sp();
@@ -65,6 +67,14 @@ void applyPointInPlace(Scenario& s, const SearchPoint& p)
     s.parallel.accountForEmbedding = false;
     s.parallel.accountForLoss = false;
     s.parallel.pipelineLayout.clear(); // a layout is the user's for one pp x vpp; candidates take the split finder's
+    s.training.moeTokenDispatcher = base.training.moeTokenDispatcher; // with ep = 1: nothing to dispatch
+    s.training.deepseekFp8Dispatch = base.training.deepseekFp8Dispatch;
+    if (p.ep > 1) {
+        s.training.moeTokenDispatcher = p.dispatcher;
+        // DeepSeek's fp8 dispatch is a DeepEP mode (Validation): under NCCL's all-to-all the tokens go in bf16.
+        if (p.dispatcher != MoeDispatcher::DeepEp)
+            s.training.deepseekFp8Dispatch = false;
+    }
 }
 
 SearchPoint pointOf(const Scenario& s)
@@ -82,6 +92,8 @@ SearchPoint pointOf(const Scenario& s)
     p.recompute = s.training.recompute;
     p.firstStageLayers = s.parallel.firstStageLayers;
     p.lastStageLayers = s.parallel.lastStageLayers;
+    if (p.ep > 1)
+        p.dispatcher = s.training.moeTokenDispatcher;
     return p;
 }
 
@@ -189,6 +201,15 @@ std::vector<int> SearchSpace::zeroStages(const Layout& l, int ep) const
     if (denseGroup == 1 && expertGroup == 1)
         return { 0 };
     return { 0, 1, 2, 3 };
+}
+
+std::vector<MoeDispatcher> SearchSpace::dispatchers(int ep) const
+{
+    if (!m_base.model.isMoe() || ep <= 1)
+        return { MoeDispatcher::AllToAll };
+    if (!m_limits.includeDeepEp)
+        return { m_base.training.moeTokenDispatcher };
+    return { MoeDispatcher::AllToAll, MoeDispatcher::DeepEp };
 }
 
 } // namespace parallax::core

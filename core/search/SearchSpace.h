@@ -27,18 +27,22 @@ struct SearchPoint {
     // Megatron's uneven pipeline split (core/parallel/PipelineSplit.h); 0, 0 is the even split.
     int firstStageLayers = 0;
     int lastStageLayers = 0;
+    // The MoE token dispatcher (Megatron-Core --moe-token-dispatcher-type alltoall, or flex with
+    // --moe-enable-deepep): with ep > 1 a dimension of the search; with ep = 1 there is nothing to dispatch
+    // and applyPoint keeps the scenario's setting.
+    MoeDispatcher dispatcher = MoeDispatcher::AllToAll;
 
     bool sp() const { return tp > 1; }
     // Total order used for deterministic tie-breaks.
     auto key() const
     {
         return std::tuple(tp, cp, pp, vpp, dp, ep, zero, microBatch, static_cast<int>(schedule),
-            static_cast<int>(recompute), firstStageLayers, lastStageLayers);
+            static_cast<int>(recompute), firstStageLayers, lastStageLayers, static_cast<int>(dispatcher));
     }
     bool operator==(const SearchPoint& o) const { return key() == o.key(); }
 };
 
-// "TP=8 PP=8 DP=16 v=2 ZeRO-1 interleaved-1f1b mb=1 selective".
+// "TP=8 PP=8 DP=16 v=2 ZeRO-1 interleaved-1f1b mb=1 selective" ("... EP=64 DeepEP ..." with DeepEP).
 std::string describe(const SearchPoint& p);
 // The base scenario with the point's degrees and knobs applied.
 Scenario applyPoint(const Scenario& base, const SearchPoint& p);
@@ -78,6 +82,9 @@ struct SearchLimits {
     bool includeGPipe = true;
     bool includeZeroBubble = true; // ZB-H1, ZB-H2, ZB-V
     bool includeDualPipe = true; // DualPipe and DualPipeV, for MoE models only (arXiv:2412.19437 sec. 3.2.1)
+    // DeepEP's dispatch and combine (deepseek-ai/DeepEP; Megatron-Core's flex dispatcher) beside NCCL's
+    // all-to-all, for MoE layouts with ep > 1; off: the scenario's own dispatcher only.
+    bool includeDeepEp = true;
 };
 
 // Enumerates the configurations validateScenario accepts, without building scenarios: the same
@@ -95,6 +102,8 @@ public:
     // Schedules valid for pp ranks and m micro-batches per pipeline.
     std::vector<ScheduleChoice> schedules(int pp, int microbatches) const;
     std::vector<int> zeroStages(const Layout& l, int ep) const;
+    // The token dispatchers worth trying at expert degree `ep`: one (all-to-all, nothing to dispatch) at ep = 1.
+    std::vector<MoeDispatcher> dispatchers(int ep) const;
     static constexpr Recompute kRecomputeModes[3] = { Recompute::None, Recompute::Selective, Recompute::Full };
     // The modes worth trying: selective recompute rebuilds nothing under fused attention.
     bool offersRecompute(Recompute r) const

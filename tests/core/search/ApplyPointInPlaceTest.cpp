@@ -37,8 +37,53 @@ TEST(ApplyPointInPlace, AnyPreviousPointLeavesNoTrace)
     Scenario scratch = base;
     for (std::size_t i = 0; i < points.size(); ++i) {
         // Two points in a row that differ: the scratch carries the first's fields into the second.
-        applyPointInPlace(scratch, points[(i * 7) % points.size()]);
-        applyPointInPlace(scratch, points[i]);
+        applyPointInPlace(scratch, points[(i * 7) % points.size()], base);
+        applyPointInPlace(scratch, points[i], base);
         EXPECT_EQ(scenarioToJson(scratch), scenarioToJson(applyPoint(base, points[i]))) << describe(points[i]);
     }
+}
+
+// The MoE dispatcher fields: a point with ep > 1 sets its dispatcher (NCCL's all-to-all drops DeepSeek's fp8
+// dispatch, a DeepEP mode), one with ep = 1 keeps the scenario's, whatever the scratch held before.
+TEST(ApplyPointInPlace, DispatcherFieldsLeaveNoTrace)
+{
+    Scenario base = searchScenario("megatron-gpt-1.7b", 2, 8, 64, 2048);
+    base.model = parallax::test::smallMoe();
+    base.modelPreset.clear();
+    base.training.dtype = DType::Fp8;
+    base.training.moeTokenDispatcher = MoeDispatcher::DeepEp;
+    base.training.deepseekFp8Dispatch = true;
+    const SearchSpace space(base, SearchLimits {});
+    std::vector<SearchPoint> points;
+    for (const Layout& l : space.layouts()) {
+        for (int ep : space.expertDegrees(l)) {
+            for (const MoeDispatcher d : space.dispatchers(ep)) {
+                SearchPoint p = pointAt(l, ep, ScheduleChoice {}, 1);
+                p.dispatcher = d;
+                points.push_back(p);
+            }
+        }
+    }
+    ASSERT_GE(points.size(), 20U);
+    Scenario scratch = base;
+    int deepEp = 0, nccl = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        applyPointInPlace(scratch, points[(i * 7) % points.size()], base);
+        applyPointInPlace(scratch, points[i], base);
+        const Scenario expected = applyPoint(base, points[i]);
+        EXPECT_EQ(scenarioToJson(scratch), scenarioToJson(expected)) << describe(points[i]);
+        if (points[i].ep == 1) {
+            EXPECT_EQ(expected.training.moeTokenDispatcher, MoeDispatcher::DeepEp);
+            EXPECT_TRUE(expected.training.deepseekFp8Dispatch);
+        } else if (points[i].dispatcher == MoeDispatcher::DeepEp) {
+            EXPECT_TRUE(expected.training.deepseekFp8Dispatch);
+            ++deepEp;
+        } else {
+            EXPECT_EQ(expected.training.moeTokenDispatcher, MoeDispatcher::AllToAll);
+            EXPECT_FALSE(expected.training.deepseekFp8Dispatch);
+            ++nccl;
+        }
+    }
+    EXPECT_GT(deepEp, 0);
+    EXPECT_EQ(deepEp, nccl);
 }

@@ -250,3 +250,55 @@ TEST(ConfigSearch, EveryEnumeratedConfigurationIsValid)
 }
 
 } // namespace
+
+// The MoE token dispatcher is a dimension of the search where there are tokens to dispatch: NCCL's all-to-all
+// and DeepEP for a MoE layout with ep > 1, nothing to choose at ep = 1 or for a dense model, and the scenario's
+// own dispatcher only with SearchLimits::includeDeepEp off.
+TEST(ConfigSearch, DispatcherIsADimensionOfMoeLayouts)
+{
+    Scenario moe = searchScenario("megatron-gpt-1.7b", 4, 8, 64, 4096);
+    moe.model = parallax::test::smallMoe();
+    moe.modelPreset.clear();
+    const SearchSpace space(moe, SearchLimits {});
+    EXPECT_EQ(space.dispatchers(1), std::vector<MoeDispatcher> { MoeDispatcher::AllToAll });
+    EXPECT_EQ(space.dispatchers(16), (std::vector<MoeDispatcher> { MoeDispatcher::AllToAll, MoeDispatcher::DeepEp }));
+    SearchLimits without;
+    without.includeDeepEp = false;
+    EXPECT_EQ(SearchSpace(moe, without).dispatchers(16), std::vector<MoeDispatcher> { MoeDispatcher::AllToAll });
+    const Scenario dense = searchScenario("megatron-gpt-1.7b", 4, 8, 64, 4096);
+    EXPECT_EQ(
+        SearchSpace(dense, SearchLimits {}).dispatchers(16), std::vector<MoeDispatcher> { MoeDispatcher::AllToAll });
+
+    // The search over both dispatchers is never worse than over NCCL's alone, says which one dispatches and
+    // why the other loses; without DeepEP no candidate uses it.
+    SearchOptions options;
+    options.threads = 1;
+    options.topK = 3;
+    const SearchResult both = searchConfigurations(moe, options);
+    options.limits = without;
+    const SearchResult nccl = searchConfigurations(moe, options);
+    ASSERT_FALSE(both.candidates.empty());
+    ASSERT_FALSE(nccl.candidates.empty());
+    EXPECT_GT(both.stats.enumerated, nccl.stats.enumerated);
+    EXPECT_LE(
+        both.candidates.front().report.stepTimeSeconds, nccl.candidates.front().report.stepTimeSeconds * 1.000001);
+    for (const Candidate& c : nccl.candidates)
+        EXPECT_NE(c.point.dispatcher, MoeDispatcher::DeepEp) << describe(c.point);
+    // The winner (EP=8 here) has its dispatcher in its scenario, its description and its reasons, with what the
+    // other one would cost.
+    const Candidate& w = both.candidates.front();
+    ASSERT_GT(w.point.ep, 1) << describe(w.point);
+    EXPECT_EQ(applyPoint(moe, w.point).training.moeTokenDispatcher, w.point.dispatcher);
+    EXPECT_EQ(describe(w.point).find("DeepEP") != std::string::npos, w.point.dispatcher == MoeDispatcher::DeepEp);
+    bool said = false;
+    for (const Reason& r : w.reasons)
+        said = said || r.text.find("dispatches the tokens; with") != std::string::npos;
+    EXPECT_TRUE(said);
+    bool otherFamily = false;
+    for (const RejectedFamily& f : both.rejected)
+        otherFamily = otherFamily || f.family.find("dispatcher=") != std::string::npos;
+    EXPECT_TRUE(otherFamily);
+    // A dense model has no dispatcher family.
+    for (const RejectedFamily& f : searchConfigurations(dense, options).rejected)
+        EXPECT_EQ(f.family.find("dispatcher="), std::string::npos) << f.family;
+}

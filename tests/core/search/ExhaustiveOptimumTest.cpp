@@ -80,22 +80,26 @@ std::vector<Evaluated> everyConfiguration(const Scenario& base, const SearchLimi
         for (int ep : space.expertDegrees(l)) {
             const LayoutComm comm = scorer.layoutComm(l, ep);
             const std::vector<int> zeros = space.zeroStages(l, ep);
-            for (int mb : space.microBatches(l)) {
-                const int m = static_cast<int>(base.training.globalBatch / (static_cast<long long>(mb) * l.dp));
-                for (const ScheduleChoice& s : space.schedules(l.pp, m)) {
-                    for (Recompute r : SearchSpace::kRecomputeModes) {
-                        if (!space.offersRecompute(r))
-                            continue;
-                        scorer.score(l, ep, comm, mb, s, r, zeros, scores);
-                        for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
-                            SearchPoint p = pointAt(l, ep, s, mb, r, zeros[zi]);
-                            out.push_back({ p, evaluate(applyPoint(base, p), simulate), scores[zi] });
-                            const StageSplit split
-                                = balancedPipelineSplit(base.model.layers, p.pp, p.vpp, p.schedule, headLayers);
-                            if (l.pp > 1 && (split.firstStageLayers > 0 || split.lastStageLayers > 0)) {
-                                p.firstStageLayers = split.firstStageLayers;
-                                p.lastStageLayers = split.lastStageLayers;
+            for (const MoeDispatcher dispatcher : space.dispatchers(ep)) {
+                scorer.setDispatcher(dispatcher);
+                for (int mb : space.microBatches(l)) {
+                    const int m = static_cast<int>(base.training.globalBatch / (static_cast<long long>(mb) * l.dp));
+                    for (const ScheduleChoice& s : space.schedules(l.pp, m)) {
+                        for (Recompute r : SearchSpace::kRecomputeModes) {
+                            if (!space.offersRecompute(r))
+                                continue;
+                            scorer.score(l, ep, comm, mb, s, r, zeros, scores);
+                            for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
+                                SearchPoint p = pointAt(l, ep, s, mb, r, zeros[zi]);
+                                p.dispatcher = dispatcher;
                                 out.push_back({ p, evaluate(applyPoint(base, p), simulate), scores[zi] });
+                                const StageSplit split
+                                    = balancedPipelineSplit(base.model.layers, p.pp, p.vpp, p.schedule, headLayers);
+                                if (l.pp > 1 && (split.firstStageLayers > 0 || split.lastStageLayers > 0)) {
+                                    p.firstStageLayers = split.firstStageLayers;
+                                    p.lastStageLayers = split.lastStageLayers;
+                                    out.push_back({ p, evaluate(applyPoint(base, p), simulate), scores[zi] });
+                                }
                             }
                         }
                     }
