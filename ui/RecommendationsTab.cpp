@@ -183,8 +183,11 @@ RecommendationsTab::~RecommendationsTab()
 
 QString RecommendationsTab::searchKey() const
 {
-    // The search varies the parallel degrees and knobs; everything else is its input.
+    // The search varies the parallel degrees and knobs (the MoE token dispatcher too, unless the options keep the
+    // scenario's); everything else is its input.
     core::Scenario s = core::applyPoint(m_document->scenario(), core::SearchPoint {});
+    if (m_options.limits.includeDeepEp)
+        s.training.moeTokenDispatcher = core::MoeDispatcher::AllToAll;
     s.name.clear();
     s.description.clear();
     return QString::fromStdString(core::serializeScenario(s));

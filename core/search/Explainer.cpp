@@ -630,8 +630,10 @@ std::optional<Reason> Explainer::dataAndExpertReason(const SearchPoint& w, const
     reason.brief = "DP=" + std::to_string(w.dp);
     if (m_base.model.isMoe()) {
         const bool crosses = r.groupsCrossingDomains[static_cast<int>(Dim::Ep)] > 0;
-        reason.text += "; EP=" + std::to_string(w.ep) + " (" + std::to_string(m_base.model.moe->experts / w.ep)
-            + " experts per GPU) " + (crosses ? "runs its all-to-all over IB" : "keeps the all-to-all on NVLink") + ": "
+        const int perGpu = m_base.model.moe->experts / w.ep;
+        reason.text += "; EP=" + std::to_string(w.ep) + " (" + std::to_string(perGpu)
+            + (perGpu == 1 ? " expert" : " experts") + " per GPU) "
+            + (crosses ? "runs its all-to-all over IB" : "keeps the all-to-all on NVLink") + ": "
             + secondsText(r.comm.epSeconds) + " per step";
         if (overlapsComm(w.schedule) && w.pp > 1)
             reason.text += " before DualPipe's overlap";

@@ -53,6 +53,16 @@ inline core::Scenario smallCluster(int nodes, int gpusPerNode, int tp)
     return s;
 }
 
+// smallCluster with a model preset and a global batch: a small search question.
+inline core::Scenario smallClusterWith(int nodes, int gpusPerNode, int tp, const std::string& model, int globalBatch)
+{
+    core::Scenario s = smallCluster(nodes, gpusPerNode, tp);
+    s.model = *core::PresetLibrary::instance().model(model);
+    s.modelPreset = model;
+    s.training.globalBatch = globalBatch;
+    return s;
+}
+
 // A shown main window of the size the screenshots use, with dialogs replaced by recorders.
 struct Window {
     MainWindow window;

@@ -205,11 +205,7 @@ private Q_SLOTS:
     void copiesTheSelectedCandidatesMegatronFlags()
     {
         test::Window w;
-        core::Scenario s = test::smallCluster(1, 8, 8);
-        s.model = *core::PresetLibrary::instance().model("llama3-8b");
-        s.modelPreset = "llama3-8b";
-        s.training.globalBatch = 32;
-        w.load(s);
+        w.load(test::smallClusterWith(1, 8, 8, "llama3-8b", 32));
         RecommendationsTab* tab = w.window.recommendationsTab();
         core::SearchOptions o;
         o.topK = 3;

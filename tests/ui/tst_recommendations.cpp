@@ -21,11 +21,7 @@ namespace {
 // Llama 3 8B on one HGX node of H100: a search of a few hundred configurations.
 core::Scenario smallSearch()
 {
-    core::Scenario s = test::smallCluster(1, 8, 8);
-    s.model = *core::PresetLibrary::instance().model("llama3-8b");
-    s.modelPreset = "llama3-8b";
-    s.training.globalBatch = 32;
-    return s;
+    return test::smallClusterWith(1, 8, 8, "llama3-8b", 32);
 }
 
 core::SearchOptions quickOptions()
@@ -99,6 +95,36 @@ private Q_SLOTS:
         w.doc()->undoStack()->undo();
         QCOMPARE(test::serialized(w.doc()->scenario()), before);
         QVERIFY(!tab->applyCandidate(99)); // no such row
+    }
+
+    // For a MoE model the search varies the token dispatcher: switching it in the panels leaves the result fresh,
+    // and applying a candidate sets the candidate's dispatcher.
+    void theDispatcherIsOneOfTheSearchedKnobs()
+    {
+        test::Window w;
+        w.load(test::smallClusterWith(2, 8, 8, "mixtral-8x7b", 16));
+        RecommendationsTab* tab = w.window.recommendationsTab();
+        tab->setSearchOptions(quickOptions());
+        tab->startSearch();
+        QTRY_VERIFY_WITH_TIMEOUT(!tab->isSearching(), 120000);
+        QVERIFY(tab->candidateModel()->rowCount() > 0);
+        int row = -1;
+        for (int k = 0; k < tab->candidateModel()->rowCount() && row < 0; ++k) {
+            if (tab->candidateModel()->candidate(k)->point.ep > 1)
+                row = k;
+        }
+        QVERIFY2(row >= 0, "no candidate with expert parallelism");
+        const core::SearchPoint pick = tab->candidateModel()->candidate(row)->point;
+        // The other dispatcher in the panels first: the result stays the answer.
+        const core::MoeDispatcher other = pick.dispatcher == core::MoeDispatcher::DeepEp ? core::MoeDispatcher::AllToAll
+                                                                                         : core::MoeDispatcher::DeepEp;
+        w.doc()->edit(
+            QStringLiteral("dispatcher"), [other](core::Scenario& sc) { sc.training.moeTokenDispatcher = other; });
+        QVERIFY(!tab->isStale());
+        QVERIFY(tab->applyCandidate(row));
+        QCOMPARE(w.doc()->scenario().training.moeTokenDispatcher, pick.dispatcher);
+        QVERIFY(core::pointOf(w.doc()->scenario()) == pick);
+        QVERIFY(!tab->isStale());
     }
 
     void aStaleResultIsMarkedAndNotApplied()

@@ -58,11 +58,7 @@ core::SearchOptions quickOptions()
 
 core::Scenario smallSearch()
 {
-    core::Scenario s = test::smallCluster(1, 8, 8);
-    s.model = *core::PresetLibrary::instance().model("llama3-8b");
-    s.modelPreset = "llama3-8b";
-    s.training.globalBatch = 32;
-    return s;
+    return test::smallClusterWith(1, 8, 8, "llama3-8b", 32);
 }
 
 QLabel* label(QWidget* root, const char* name)
