@@ -256,11 +256,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.swigluFp8InputStore = m_base.training.activationFuncFp8InputStore;
     ctx.deepseekActivationCache = m_base.training.deepseekActivationCache;
     TrainingConfig training = m_base.training;
-    if (ep > 1) { // as applyPoint sets it
-        training.moeTokenDispatcher = m_dispatcher;
-        if (m_dispatcher != MoeDispatcher::DeepEp)
-            training.deepseekFp8Dispatch = false;
-    }
+    applyDispatcher(training, ep, m_dispatcher); // as applyPoint sets it
     setDispatch(ctx, training, m_base.parallel, m_gpu.smCount);
     const LayerCommGroups groups { comm.tp, comm.cp, comm.ep };
     auto cost = std::make_unique<LayerCostSet>();

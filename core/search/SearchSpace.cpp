@@ -69,12 +69,17 @@ void applyPointInPlace(Scenario& s, const SearchPoint& p, const Scenario& base)
     s.parallel.pipelineLayout.clear(); // a layout is the user's for one pp x vpp; candidates take the split finder's
     s.training.moeTokenDispatcher = base.training.moeTokenDispatcher; // with ep = 1: nothing to dispatch
     s.training.deepseekFp8Dispatch = base.training.deepseekFp8Dispatch;
-    if (p.ep > 1) {
-        s.training.moeTokenDispatcher = p.dispatcher;
-        // DeepSeek's fp8 dispatch is a DeepEP mode (Validation): under NCCL's all-to-all the tokens go in bf16.
-        if (p.dispatcher != MoeDispatcher::DeepEp)
-            s.training.deepseekFp8Dispatch = false;
-    }
+    applyDispatcher(s.training, p.ep, p.dispatcher);
+}
+
+void applyDispatcher(TrainingConfig& t, int ep, MoeDispatcher d)
+{
+    if (ep <= 1)
+        return;
+    t.moeTokenDispatcher = d;
+    // DeepSeek's fp8 dispatch is a DeepEP mode (Validation): under NCCL's all-to-all the tokens go in bf16.
+    if (d != MoeDispatcher::DeepEp)
+        t.deepseekFp8Dispatch = false;
 }
 
 SearchPoint pointOf(const Scenario& s)

@@ -46,6 +46,9 @@ struct SearchPoint {
 std::string describe(const SearchPoint& p);
 // The base scenario with the point's degrees and knobs applied.
 Scenario applyPoint(const Scenario& base, const SearchPoint& p);
+// A point's token dispatcher on a training configuration: with ep > 1 `d` (DeepSeek's fp8 dispatch, a DeepEP
+// mode, dropped under NCCL's all-to-all); with ep = 1 nothing changes.
+void applyDispatcher(TrainingConfig& t, int ep, MoeDispatcher d);
 // The point a scenario's configuration corresponds to.
 SearchPoint pointOf(const Scenario& s);
 
