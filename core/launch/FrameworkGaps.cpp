@@ -206,11 +206,20 @@ void torchtitanSharding(const Scenario& s, std::vector<FrameworkGap>& out, Scena
 // torchtitan's selective activation checkpointing (torchtitan/config/job_config.py, ActivationCheckpoint).
 void torchtitanRecompute(const Scenario& s, std::vector<FrameworkGap>& out)
 {
-    if (s.training.recompute != Recompute::Selective)
+    const TrainingConfig& t = s.training;
+    if (t.recompute != Recompute::Selective)
         return;
+    std::string what = "Megatron's selective recompute of the attention core";
+    if (t.recomputeModules != recompute_module::kCoreAttn) {
+        std::string names;
+        for (const std::string& name : recomputeModuleNames(t.recomputeModules))
+            names += (names.empty() ? "" : ", ") + name;
+        what = "the scenario's selective recompute of " + names;
+    }
     out.push_back({ GapPlace::Training,
         "torchtitan's selective \"op\" policy saves matmul outputs and recomputes the rest, close to but not the "
-        "same as Megatron's selective recompute of the attention core",
+        "same as "
+            + what,
         {} });
 }
 

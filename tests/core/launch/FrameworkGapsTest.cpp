@@ -131,6 +131,23 @@ TEST(FrameworkGaps, TorchtitanShardsGradientsWithFsdp2)
     EXPECT_TRUE(changesOf(s, LaunchFramework::Torchtitan).empty());
 }
 
+// torchtitan's selective "op" policy is not the scenario's selective recompute: the NOTE names what the scenario
+// recomputes (DeepSeek-V3: its modules; Megatron's default: the attention core).
+TEST(FrameworkGaps, TorchtitanSelectiveRecomputeNoteNamesTheModules)
+{
+    const auto training = [](const std::string& preset) {
+        return gapNoteText(parallax::test::presetScenario(preset), LaunchFramework::Torchtitan, GapPlace::Training);
+    };
+    EXPECT_NE(
+        training("deepseek-v3-2048xh800").find("the scenario's selective recompute of moe_act, layernorm, mla_up_proj"),
+        std::string::npos);
+    EXPECT_NE(training("llama3-405b-16kxh100").find("Megatron's selective recompute of the attention core"),
+        std::string::npos);
+    Scenario none = parallax::test::presetScenario("llama3-70b-64xh100");
+    none.training.recompute = Recompute::None;
+    EXPECT_EQ(gapNoteText(none, LaunchFramework::Torchtitan, GapPlace::Training).find("selective"), std::string::npos);
+}
+
 // For every training preset and framework: the launch file carries every gap's NOTE, and what the framework runs
 // has no gap left to change (the table is a fixed point) and is a design the engine accepts.
 TEST(FrameworkGaps, EveryPresetsLaunchFileCarriesItsGaps)
