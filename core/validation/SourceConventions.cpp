@@ -34,6 +34,27 @@ SourceConventions legacyMegatron(std::string label)
     return c;
 }
 
+// Selene (DGX A100, 8 x 200 Gb/s HDR InfiniBand per node), where NVIDIA's Megatron-LM papers ran.
+void onSelene(SourceConventions& c)
+{
+    c.nicGbps = 200;
+    c.networkNote = "network: Selene, 8 x 200 Gb/s HDR InfiniBand per DGX A100";
+}
+
+// Megatron-LM's layers under DeepSpeed's pipeline engine (Megatron-DeepSpeed): blocking sends, gradients reduced
+// after the flush, the optimizer states sharded as ZeRO-1 and every block's activations checkpointed.
+SourceConventions megatronDeepSpeed(std::string label, std::string zeroNote, std::string recomputeNote)
+{
+    SourceConventions c = legacyMegatron(std::move(label));
+    c.defaultZero = 1;
+    c.zeroNote = std::move(zeroNote);
+    c.defaultRecompute = Recompute::Full;
+    c.recomputeNote = std::move(recomputeNote);
+    c.kernelNote = "attention as batched GEMMs with fused softmax (no FlashAttention); the DeepSpeed pipeline "
+                   "engine sends blocking and reduces gradients after the flush";
+    return c;
+}
+
 } // namespace
 
 SourceConventions sourceConventions(const nlohmann::json& record)
@@ -44,8 +65,8 @@ SourceConventions sourceConventions(const nlohmann::json& record)
 
     if (arxiv == "2104.04473") {
         SourceConventions c = legacyMegatron("arXiv:2104.04473");
-        c.nicGbps = 200;
-        c.networkNote = "network: Selene, 8 x 200 Gb/s HDR InfiniBand per DGX A100 (as printed)";
+        onSelene(c);
+        c.networkNote += " (as printed)";
         c.defaultRecompute = Recompute::Full;
         c.recomputeNote = "eq. 3 assumes full recompute";
         c.defaultVirtualStages = 2;
@@ -58,8 +79,7 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         // recomputes exactly them, pointless under a fused kernel), dropout 0.1 (its masks are counted),
         // gradients reduced after the backward.
         SourceConventions c = legacyMegatron("arXiv:2205.05198");
-        c.nicGbps = 200;
-        c.networkNote = "network: Selene, 8 x 200 Gb/s HDR InfiniBand per DGX A100";
+        onSelene(c);
         return c;
     }
     if (arxiv == "2201.11990") {
@@ -68,17 +88,12 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         // Megatron-LM of the time (no FlashAttention, no sequence parallelism, dropout on) under DeepSpeed's
         // pipeline engine, which sends blocking and reduces gradients after the flush; ZeRO stage 1 (the
         // stage DeepSpeed's pipeline engine supports) and Megatron-DeepSpeed's activation checkpointing.
-        SourceConventions c = legacyMegatron("arXiv:2201.11990");
-        c.nicGbps = 200;
-        c.networkNote = "network: Selene, 8 x 200 Gb/s HDR InfiniBand per DGX A100";
-        c.defaultZero = 1;
-        c.zeroNote = "DeepSpeed ZeRO stage 1, the stage its pipeline engine supports";
-        c.defaultRecompute = Recompute::Full;
-        c.recomputeNote = "Megatron-DeepSpeed activation checkpointing of every transformer block";
+        SourceConventions c
+            = megatronDeepSpeed("arXiv:2201.11990", "DeepSpeed ZeRO stage 1, the stage its pipeline engine supports",
+                "Megatron-DeepSpeed activation checkpointing of every transformer block");
+        onSelene(c);
         c.defaultVocab = 51200;
         c.vocabNote = "GPT-2 BPE, 50257 padded to a multiple of 128 x tp by Megatron-LM";
-        c.kernelNote = "attention as batched GEMMs with fused softmax (no FlashAttention); the DeepSpeed pipeline "
-                       "engine sends blocking and reduces gradients after the flush";
         // Megatron-DeepSpeed prints TFLOP/s with arXiv:2104.04473 eq. 3 (its checkpoint-activations factor 4).
         c.flopConvention = FlopConvention::NarayananEq3;
         return c;
@@ -96,17 +111,12 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         return c;
     }
     if (arxiv == "2211.05100") {
-        SourceConventions c = legacyMegatron("arXiv:2211.05100");
+        SourceConventions c = megatronDeepSpeed(
+            "arXiv:2211.05100", "DeepSpeed BF16 optimizer shards like ZeRO-1", "DeepSpeed activation checkpointing");
         c.nicGbps = 100;
         c.nicsPerNode = 4;
         c.networkNote = "network: Jean Zay, 4 x 100 Gb/s Omni-Path links per 8-GPU node (as printed)";
         c.dropout = false; // BLOOM trained without dropout (arXiv:2211.05100 sec. 3.5)
-        c.defaultZero = 1;
-        c.zeroNote = "DeepSpeed BF16 optimizer shards like ZeRO-1";
-        c.defaultRecompute = Recompute::Full;
-        c.recomputeNote = "DeepSpeed activation checkpointing";
-        c.kernelNote = "attention as batched GEMMs with fused softmax (no FlashAttention); the DeepSpeed pipeline "
-                       "engine sends blocking and reduces gradients after the flush";
         c.flopConvention = FlopConvention::BigScience;
         c.expertTensorParallelFollowsTp = false; // DeepSpeed-MoE keeps whole experts per rank
         return c;

@@ -21,6 +21,16 @@ using namespace parallax;
 using namespace parallax::ui;
 
 namespace {
+const QString kMegatronLog = QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/megatron/synthetic-training.log");
+
+// A window on the default design, a temporary directory and a runs-file path inside it: what the log checks use.
+struct LogCheck {
+    test::Window w;
+    QTemporaryDir dir;
+    QString runs = dir.filePath(QStringLiteral("runs.json"));
+    LogCheck() { w.load(test::presetScenario("llama3-70b-64xh100")); }
+};
+
 // Exports `target` through the window into `dir` and says whether the written file holds `line`.
 bool exportHolds(test::Window& w, const QTemporaryDir& dir, const QString& target, const QString& line)
 {
@@ -78,8 +88,7 @@ private Q_SLOTS:
     {
         test::Window w;
         w.load(test::presetScenario("llama3-70b-64xh100"));
-        const auto text = w.window.checkTrainingLog(
-            QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/megatron/synthetic-training.log"));
+        const auto text = w.window.checkTrainingLog(kMegatronLog);
         QVERIFY(text);
         const QString predicted
             = QString::number(w.doc()->evaluation()->report.stepTimeSeconds, 'f', 3) + QStringLiteral(" s");
@@ -95,11 +104,11 @@ private Q_SLOTS:
     // reads it back as the design that ran).
     void recordTrainingLogAddsTheRun()
     {
-        test::Window w;
-        w.load(test::presetScenario("llama3-70b-64xh100"));
-        QTemporaryDir dir;
-        const QString runs = dir.filePath(QStringLiteral("runs.json"));
-        const QString log = QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/megatron/synthetic-training.log");
+        LogCheck c;
+        test::Window& w = c.w;
+        const QTemporaryDir& dir = c.dir;
+        const QString& runs = c.runs;
+        const QString& log = kMegatronLog;
         const auto text = w.window.checkTrainingLog(log, runs);
         QVERIFY(text);
         QVERIFY2(text->contains(QStringLiteral("recorded as \"llama-3-70b-on-64-h100-synthetic-training\"")),
@@ -126,11 +135,10 @@ private Q_SLOTS:
     // nothing; choosing one records the run, shows the "recorded as" line and disables the button.
     void checkResultOffersTheRecord()
     {
-        test::Window w;
-        w.load(test::presetScenario("llama3-70b-64xh100"));
-        QTemporaryDir dir;
-        const QString runs = dir.filePath(QStringLiteral("runs.json"));
-        const QString log = QStringLiteral(PARALLAX_SOURCE_DIR "/tests/data/megatron/synthetic-training.log");
+        LogCheck c;
+        test::Window& w = c.w;
+        const QString& runs = c.runs;
+        const QString& log = kMegatronLog;
         const auto checked = w.window.checkTrainingLog(log);
         QVERIFY(checked);
         QString answer;
