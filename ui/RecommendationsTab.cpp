@@ -33,6 +33,16 @@ namespace parallax::ui {
 
 namespace {
 constexpr int kProgressSteps = 1000;
+// Column widths in pixels. The rejected families' reasons are what that table is for and keep kMinReasonWidth of
+// the view; its configurations ("TP=8 PP=4 DP=2 v=5 ZeRO-1 interleaved-1f1b mb=1 recompute selective") and family
+// labels take their contents' width up to the first figure and give way down to the second (both elide; the
+// tooltips have them whole).
+constexpr int kMinReasonWidth = 200;
+constexpr int kConfigurationWidth = 300;
+constexpr int kMinConfigurationWidth = 110;
+constexpr int kFamilyWidth = 160;
+constexpr int kMinFamilyWidth = 64;
+constexpr int kMinNumberWidth = 36; // "Fits": its contents' width
 
 QWidget* titled(const QString& title, QWidget* content, QWidget* parent)
 {
@@ -93,22 +103,28 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
     m_candidateTable->setObjectName(QStringLiteral("candidateTable"));
     m_candidateTable->setSelectionMode(QAbstractItemView::SingleSelection);
     m_candidateTable->setWordWrap(false);
-    // The reasons get the room; a configuration elides (its tooltip has it in full).
+    // A candidate is its configuration, which keeps its room (candidates differ late in it: the schedule, the
+    // micro-batch); the selected one's reasons are shown in full beside the Apply button.
     m_candidateTable->setTextElideMode(Qt::ElideRight);
     auto* ch = m_candidateTable->horizontalHeader();
     ch->setSectionResizeMode(QHeaderView::ResizeToContents);
     ch->setSectionResizeMode(CandidateModel::Configuration, QHeaderView::Interactive);
     ch->setSectionResizeMode(CandidateModel::Reasons, QHeaderView::Stretch);
-    ch->resizeSection(CandidateModel::Configuration, 300);
+    ch->resizeSection(CandidateModel::Configuration, kConfigurationWidth);
     m_rejectedTable = makeSortedTable(this, m_rejected, RejectedFamilyModel::SortRole);
     m_rejectedTable->setObjectName(QStringLiteral("rejectedTable"));
     m_rejectedTable->setWordWrap(false);
     m_rejectedTable->setTextElideMode(Qt::ElideRight);
     auto* rh = m_rejectedTable->horizontalHeader();
     rh->setSectionResizeMode(QHeaderView::ResizeToContents);
-    rh->setSectionResizeMode(RejectedFamilyModel::Configuration, QHeaderView::Interactive);
+    rh->setMinimumSectionSize(kMinNumberWidth);
     rh->setSectionResizeMode(RejectedFamilyModel::Reason, QHeaderView::Stretch);
-    rh->resizeSection(RejectedFamilyModel::Configuration, 300);
+    // A family is one dimension's value ("tp=4"), but where one configuration is the best of several families
+    // (nothing fits: the leanest stands for tp=1, cp=1, zero=3, ...) its label names them all.
+    keepTextColumnInView(m_rejectedTable,
+        { { RejectedFamilyModel::Family, kMinFamilyWidth, kFamilyWidth },
+            { RejectedFamilyModel::Configuration, kMinConfigurationWidth, kConfigurationWidth } },
+        RejectedFamilyModel::Reason, kMinReasonWidth);
 
     m_applyButton = new QPushButton(tr("Apply to the scenario"), this);
     m_applyButton->setObjectName(QStringLiteral("applyCandidateButton"));

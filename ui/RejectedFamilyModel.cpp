@@ -79,8 +79,10 @@ QVariant RejectedFamilyModel::data(const QModelIndex& index, int role) const
     case ReasonKindRole:
         return static_cast<int>(f.reason.kind);
     case Qt::ToolTipRole:
-        return index.column() == Reason || index.column() == Family ? QString::fromStdString(f.reason.text)
-                                                                    : QVariant();
+        if (index.column() == Family) // the whole label (the column elides it) and the reason
+            return QStringLiteral("%1\n%2").arg(
+                QString::fromStdString(f.family), QString::fromStdString(f.reason.text));
+        return index.column() == Reason ? QVariant(QString::fromStdString(f.reason.text)) : QVariant();
     case Qt::TextAlignmentRole:
         if (index.column() == StepTime || index.column() == PeakMemory)
             return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));

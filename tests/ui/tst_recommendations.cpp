@@ -12,6 +12,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
+#include <QHeaderView>
+#include <QTabWidget>
+#include <QTableView>
 #include <QUndoStack>
 
 using namespace parallax;
@@ -125,6 +128,51 @@ private Q_SLOTS:
         QCOMPARE(w.doc()->scenario().training.moeTokenDispatcher, pick.dispatcher);
         QVERIFY(core::pointOf(w.doc()->scenario()) == pick);
         QVERIFY(!tab->isStale());
+    }
+
+    // Nothing fits a 1T MoE on one node: one leanest configuration is the best of many families and its label
+    // names them all. The family column stays narrow (eliding, the tooltip has the label) and the reasons stay
+    // in view.
+    void theReasonsStayInViewWhenAFamilyLabelIsLong()
+    {
+        test::Window w;
+        w.load(test::smallClusterWith(1, 8, 8, "moe-1t", 16));
+        RecommendationsTab* tab = w.window.recommendationsTab();
+        w.window.tabs()->setCurrentWidget(tab);
+        core::SearchOptions options; // the whole space: every family's leanest member is the same configuration
+        options.threads = 2;
+        tab->setSearchOptions(options);
+        tab->startSearch();
+        QTRY_VERIFY_WITH_TIMEOUT(!tab->isSearching(), 120000);
+        QVERIFY(tab->result() && tab->result()->candidates.empty());
+        const RejectedFamilyModel* model = tab->rejectedModel();
+        int longest = 0;
+        for (int row = 1; row < model->rowCount(); ++row) {
+            if (model->family(row)->family.size() > model->family(longest)->family.size())
+                longest = row;
+        }
+        const QString label = QString::fromStdString(model->family(longest)->family);
+        QVERIFY2(label.count(QStringLiteral(" / ")) >= 3, qPrintable(label));
+        QVERIFY(model->data(model->index(longest, RejectedFamilyModel::Family), Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(label));
+        // At the screenshots' window size the reasons keep at least 200 px of the view; at 1024 px wide (the docks
+        // keep their widths) they still start inside it.
+        const auto* table = tab->findChild<QTableView*>(QStringLiteral("rejectedTable"));
+        QVERIFY(table);
+        const QHeaderView* header = table->horizontalHeader();
+        for (const int width : { 1400, 1024 }) {
+            w.window.resize(width, 900);
+            QCoreApplication::processEvents();
+            const int at = header->sectionViewportPosition(RejectedFamilyModel::Reason);
+            const int room = width == 1400 ? 200 : 1;
+            QVERIFY2(at >= 0 && table->viewport()->width() - at >= room,
+                qPrintable(QStringLiteral("at %1 px the reasons start at %2 of %3 px")
+                               .arg(width)
+                               .arg(at)
+                               .arg(table->viewport()->width())));
+            QVERIFY(header->sectionSize(RejectedFamilyModel::Family) < table->fontMetrics().horizontalAdvance(label));
+        }
     }
 
     void aStaleResultIsMarkedAndNotApplied()
