@@ -201,6 +201,12 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         // split the experts evenly and the chosen groups must hold top_k experts. Scenario files are checked
         // as they are read (core/io/ScenarioIo.cpp); this catches edits made in the GUI.
         const MoeSpec& moe = *m.moe;
+        // The GUI's edits: the dense prefix and the MoE layer step leave an MoE layer (files: ScenarioIo).
+        if (moe.layerStep < 1 || moe.firstDenseLayers + moe.layerStep > m.layers)
+            c.error(moe.layerStep < 1 ? "model.moe.layer_step" : "model.moe.first_dense_layers",
+                "first_dense_layers=" + str(moe.firstDenseLayers) + " and layer_step=" + str(moe.layerStep)
+                    + " leave no MoE layer among " + str(m.layers)
+                    + ": keep first_dense_layers + layer_step <= " + str(m.layers));
         if (moe.routerGroups > 0 || moe.routerGroupTopk > 0) {
             if (moe.routerGroups <= 0 || moe.routerGroupTopk <= 0) {
                 c.error(moe.routerGroups > 0 ? "model.moe.router_group_topk" : "model.moe.router_groups",

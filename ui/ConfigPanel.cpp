@@ -434,6 +434,15 @@ QGroupBox* ConfigPanel::buildModelGroup()
             moeOf(s).firstDenseLayers = v;
             customModel(s);
         });
+    intField(
+        moe, tr("MoE every N-th layer:"), QStringLiteral("model.moe.layer_step"), 1, 64,
+        [](const S& s) { return s.model.moe ? s.model.moe->layerStep : 1; },
+        [](S& s, int v) {
+            moeOf(s).layerStep = v;
+            customModel(s);
+        },
+        tr("1: every layer after the dense ones is MoE; 2: dense and MoE layers alternate, dense first (Llama 4 "
+           "Maverick; Hugging Face interleave_moe_layer_step, Megatron --moe-layer-freq \"([0,1]*24)\")."));
     av->addWidget(m_moeGroup);
     connect(m_moeGroup, &QGroupBox::toggled, this, [this](bool on) {
         if (m_updating || on == m_document->scenario().model.isMoe())

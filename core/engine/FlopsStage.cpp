@@ -45,9 +45,8 @@ void flopsStage(const Scenario& scenario, Report& report)
         }
         return fusedOwn + again;
     };
-    const int firstMoe = model.isMoe() ? model.moe->firstDenseLayers : model.layers;
-    const double dense = firstMoe > 0 ? recomputedPerToken(0) : 0.0;
-    const double moe = firstMoe < model.layers ? recomputedPerToken(firstMoe) : 0.0;
+    const double dense = model.hasDenseLayer() ? recomputedPerToken(model.firstDenseLayer()) : 0.0;
+    const double moe = model.moeLayerCount() > 0 ? recomputedPerToken(model.firstMoeLayer()) : 0.0;
     double recomputePerToken = 0;
     for (int l = 0; l < model.layers; ++l)
         recomputePerToken += model.isMoeLayer(l) ? moe : dense;

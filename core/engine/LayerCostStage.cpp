@@ -43,10 +43,9 @@ LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, c
         full = layerActivationBytesWithoutRecompute(m, shape, ctx);
         wp = layerWPendingBytes(m, shape, ctx);
     };
-    const int firstDense = 0;
-    const int firstMoe = m.isMoe() ? m.moe->firstDenseLayers : -1;
-    if (!m.isMoe() || m.moe->firstDenseLayers > 0)
-        fill(firstDense, lc.dense, lc.denseActivation, lc.denseActivationFull, lc.denseWPending);
+    const int firstMoe = m.isMoe() ? m.firstMoeLayer() : -1;
+    if (m.hasDenseLayer())
+        fill(m.firstDenseLayer(), lc.dense, lc.denseActivation, lc.denseActivationFull, lc.denseWPending);
     if (firstMoe >= 0) {
         fill(firstMoe, lc.moe, lc.moeActivation, lc.moeActivationFull, lc.moeWPending);
         lc.moeRoutedActivation = routedActivationBytes(m, layerShape(m, firstMoe), ctx);

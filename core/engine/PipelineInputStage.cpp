@@ -81,8 +81,7 @@ void fillDurations(
         int moeLayers = 0;
         for (int c = 0; c < in.chunks && model.isMoe(); ++c) {
             const int stage = modelStageOf(in.shape, r, c);
-            moeLayers += std::max(
-                0, in.layout.endLayer(stage) - std::max(in.layout.firstLayer(stage), model.moe->firstDenseLayers));
+            moeLayers += model.moeLayersIn(in.layout.firstLayer(stage), in.layout.endLayer(stage));
         }
         const double moeActivation = rankMoeLayerActivationBytes(
             lc.moeActivation, lc.moeRoutedActivation, costs.context.expertLoadImbalance, moeLayers);

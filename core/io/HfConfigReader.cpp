@@ -2,10 +2,12 @@
 #include "core/io/HfConfigReader.h"
 
 #include "core/io/ScenarioIo.h"
+#include "core/model/MoeLayerPattern.h"
 
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 namespace parallax::core {
 
@@ -76,14 +78,14 @@ long long trainingSeqLen(const Fields& f)
 }
 
 // Qwen2-MoE / Qwen3-MoE place MoE on layer i when (i + 1) % decoder_sparse_step == 0 and i is not
-// in mlp_only_layers (modeling_qwen3_moe.py, Qwen3MoeDecoderLayer). Parallax holds dense layers only
-// before the first MoE layer: anything else is refused rather than approximated.
-int qwenFirstDenseLayers(const Fields& f, int layers)
+// in mlp_only_layers (modeling_qwen3_moe.py, Qwen3MoeDecoderLayer): a dense prefix (mlp_only_layers, the first
+// layers only) and then every step-th layer, as MoeSpec places them when the prefix is a multiple of the step.
+// Anything else is refused rather than approximated.
+json qwenMoePlacement(const Fields& f, int layers)
 {
     const long long step = f.integer("decoder_sparse_step", 1);
-    if (step != 1)
-        throw HfError("\"decoder_sparse_step\"=" + std::to_string(step)
-            + " interleaves dense and MoE layers; Parallax models dense layers only before the first MoE layer");
+    if (step < 1 || step > layers)
+        throw HfError("\"decoder_sparse_step\"=" + std::to_string(step) + " must be between 1 and the layer count");
     int first = 0;
     if (f.has("mlp_only_layers")) {
         std::set<int> dense;
@@ -94,7 +96,13 @@ int qwenFirstDenseLayers(const Fields& f, int layers)
         if (static_cast<int>(dense.size()) != first || first >= layers)
             throw HfError("\"mlp_only_layers\" must list the first layers only (0, 1, ...) and leave an MoE layer");
     }
-    return first;
+    if (first % step != 0)
+        throw HfError("\"mlp_only_layers\" (" + std::to_string(first) + " layers) with \"decoder_sparse_step\"="
+            + std::to_string(step) + ": Parallax places MoE on every step-th layer after the dense ones");
+    json placement { { "first_dense_layers", first } };
+    if (step > 1)
+        placement["layer_step"] = step;
+    return placement;
 }
 
 json decoderBase(const Fields& f, const std::string& name)
@@ -144,9 +152,51 @@ json readLlamaFamily(const Fields& f, const std::string& type, const std::string
         }
         const int layers = static_cast<int>(f.integer("num_hidden_layers"));
         m["moe"] = { { "experts", f.integer("num_experts") }, { "top_k", f.integer("num_experts_per_tok") },
-            { "expert_ffn_hidden", width }, { "shared_experts", shared },
-            { "first_dense_layers", qwenFirstDenseLayers(f, layers) } };
+            { "expert_ffn_hidden", width }, { "shared_experts", shared } };
+        m["moe"].update(qwenMoePlacement(f, layers));
     }
+    return m;
+}
+
+json readLlama4(const Fields& f, const std::string& name)
+{
+    // modeling_llama4.py (Llama4TextConfig): MoE on layers range(step - 1, layers, step) for
+    // interleave_moe_layer_step = step unless moe_layers lists them; an MoE layer is num_local_experts routed
+    // experts of intermediate_size, top num_experts_per_tok, plus one shared expert of the same width
+    // (Llama4TextMoe.shared_expert); a dense layer's MLP is intermediate_size_mlp wide. Maverick: 128 experts,
+    // top-1, step 2: 400B parameters, 17B active per token. Chunked attention on three of four layers
+    // (attention_chunk_size) is not modelled: every layer attends causally over the whole sequence.
+    const std::string act = f.string("hidden_act", "silu");
+    if (act != "silu" && act != "swish")
+        throw HfError("\"hidden_act\"=\"" + act + "\" with a gated MLP: Parallax knows SwiGLU (silu) only");
+    json m = decoderBase(f, name);
+    const int layers = static_cast<int>(f.integer("num_hidden_layers"));
+    const long long expertWidth = f.integer("intermediate_size");
+    m["ffn_hidden"] = f.integer("intermediate_size_mlp", expertWidth);
+    const long long step = f.integer("interleave_moe_layer_step", 1);
+    if (step < 1 || step > layers)
+        throw HfError(
+            "\"interleave_moe_layer_step\"=" + std::to_string(step) + " must be between 1 and the layer count");
+    std::vector<int> pattern(static_cast<std::size_t>(layers), 0);
+    if (f.has("moe_layers") && f.raw("moe_layers").is_array()) {
+        for (const auto& v : f.raw("moe_layers")) {
+            const int l = v.get<int>();
+            if (l < 0 || l >= layers)
+                throw HfError("\"moe_layers\" names layer " + std::to_string(l) + " of " + std::to_string(layers));
+            pattern[static_cast<std::size_t>(l)] = 1;
+        }
+    } else {
+        for (long long l = step - 1; l < layers; l += step)
+            pattern[static_cast<std::size_t>(l)] = 1;
+    }
+    const auto placement = moePlacementOf(pattern);
+    if (!placement)
+        throw HfError("\"moe_layers\": Parallax places MoE layers as a dense prefix and then every N-th layer");
+    m["moe"] = { { "experts", f.integer("num_local_experts") }, { "top_k", f.integer("num_experts_per_tok", 1) },
+        { "expert_ffn_hidden", expertWidth }, { "shared_experts", 1 },
+        { "first_dense_layers", placement->firstDenseLayers } };
+    if (placement->layerStep > 1)
+        m["moe"]["layer_step"] = placement->layerStep;
     return m;
 }
 
@@ -271,8 +321,8 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
     if (type.empty() && config.contains("architectures") && config["architectures"].is_array()
         && !config["architectures"].empty() && config["architectures"][0].is_string()) {
         const std::string arch = config["architectures"][0].get<std::string>();
-        for (const char* known :
-            { "Llama", "Mistral", "Mixtral", "Qwen2", "Qwen3", "DeepseekV3", "GPT2", "GPTNeoX", "Falcon", "GPTJ" }) {
+        for (const char* known : { "Llama", "Llama4", "Mistral", "Mixtral", "Qwen2", "Qwen3", "DeepseekV3", "GPT2",
+                 "GPTNeoX", "Falcon", "GPTJ" }) {
             if (arch.rfind(known, 0) == 0)
                 type = known;
         }
@@ -288,6 +338,8 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
         if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" || type == "qwen3"
             || type == "qwen2_moe" || type == "qwen3_moe")
             m = readLlamaFamily(f, type, name);
+        else if (type == "llama4_text" || type == "llama4")
+            m = readLlama4(f, name);
         else if (type == "deepseek_v3" || type == "deepseek_v2")
             m = readDeepSeek(f, name);
         else if (type == "gpt2")
@@ -300,8 +352,8 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
             m = readGptJ(f, name);
         else
             throw HfError("model_type \"" + type
-                + "\" is not one Parallax reads; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
-                  "qwen3_moe, deepseek_v2, deepseek_v3, gpt2, gpt_neox, falcon, gptj (or write the model object "
+                + "\" is not one Parallax reads; supported: llama, llama4, mistral, mixtral, qwen2, qwen2_moe, "
+                  "qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gpt2, gpt_neox, falcon, gptj (or write the model object "
                   "by hand, SCENARIO.md)");
         m["source"] = "Hugging Face config.json (model_type " + type + ")";
         return m;

@@ -102,6 +102,8 @@ ModelSpec readModel(JsonReader& r)
         moe.sharedExperts = static_cast<int>(mr.integer("shared_experts", 0, kMaxExperts, 0));
         moe.expertFfnHidden = mr.integer("expert_ffn_hidden", 1, 1LL << 24);
         moe.firstDenseLayers = static_cast<int>(mr.integer("first_dense_layers", 0, m.layers - 1, 0));
+        // At least one MoE layer after the dense ones.
+        moe.layerStep = static_cast<int>(mr.integer("layer_step", 1, m.layers - moe.firstDenseLayers, 1));
         moe.routerGroups = static_cast<int>(mr.integer("router_groups", 1, moe.experts, 0));
         moe.routerGroupTopk = static_cast<int>(mr.integer("router_group_topk", 1, std::max(1, moe.routerGroups), 0));
         if (moe.routerGroups > 0 && moe.experts % moe.routerGroups != 0)
@@ -572,6 +574,8 @@ json modelSpecToJson(const ModelSpec& m)
         j["moe"]
             = { { "experts", m.moe->experts }, { "top_k", m.moe->topK }, { "shared_experts", m.moe->sharedExperts },
                   { "expert_ffn_hidden", m.moe->expertFfnHidden }, { "first_dense_layers", m.moe->firstDenseLayers } };
+    if (m.moe && m.moe->layerStep > 1)
+        j["moe"]["layer_step"] = m.moe->layerStep;
     if (m.moe && m.moe->routerGroups > 0) {
         j["moe"]["router_groups"] = m.moe->routerGroups;
         j["moe"]["router_group_topk"] = m.moe->routerGroupTopk;

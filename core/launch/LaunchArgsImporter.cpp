@@ -4,6 +4,7 @@
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
 #include "core/launch/LaunchMarker.h"
+#include "core/model/MoeLayerPattern.h"
 #include "core/parallel/PipelineLayout.h"
 #include "core/parallel/StageLayout.h"
 
@@ -306,24 +307,19 @@ private:
     std::set<std::string> m_used;
 };
 
-// "([0]*3+[1]*58)" -> 3 leading dense layers; "1" -> 0. Other patterns interleave dense and MoE layers.
-int firstDenseFromLayerFreq(const std::string& v, int layers)
+// --moe-layer-freq as the engine's placement: a dense prefix, then MoE on every step-th layer.
+MoePlacement placementFromLayerFreq(const std::string& v, int layers)
 {
-    if (v == "1")
-        return 0;
-    static const std::regex pattern(R"(\(?\[0\]\*(\d+)\+\[1\]\*(\d+)\)?)");
-    std::smatch m;
-    if (std::regex_match(v, m, pattern)) {
-        const int dense = std::stoi(m[1]);
-        const int moe = std::stoi(m[2]);
-        if (dense + moe != layers)
-            throw ImportError("--moe-layer-freq " + v + " covers " + std::to_string(dense + moe)
-                + " layers but --num-layers is " + std::to_string(layers));
-        return dense;
-    }
-    throw ImportError("--moe-layer-freq " + v
-        + ": only \"([0]*N+[1]*M)\" (dense layers first) or 1 can be modelled; Parallax holds dense layers only before "
-          "the first MoE layer");
+    std::string error;
+    const std::vector<int> pattern = expandMoeLayerFreq(v, layers, error);
+    if (pattern.empty())
+        throw ImportError(error);
+    const auto placement = moePlacementOf(pattern);
+    if (!placement)
+        throw ImportError("--moe-layer-freq " + v
+            + ": Parallax models MoE layers as a dense prefix and then every N-th layer (\"([0]*3+[1]*58)\", "
+              "\"([0,1]*24)\"); this pattern is neither");
+    return *placement;
 }
 
 json modelJson(FlagReader& f, std::vector<std::string>& notes)
@@ -365,10 +361,13 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
                 + "; Parallax sizes shared experts in routed-expert widths");
         m["moe"] = { { "experts", f.integer("num-experts", 0) }, { "top_k", f.integer("moe-router-topk", 2) },
             { "expert_ffn_hidden", width }, { "shared_experts", width > 0 ? sharedWidth / width : 0 },
-            { "first_dense_layers",
-                f.has("moe-layer-freq")
-                    ? firstDenseFromLayerFreq(f.text("moe-layer-freq", "1"), static_cast<int>(layers))
-                    : 0 } };
+            { "first_dense_layers", 0 } };
+        if (f.has("moe-layer-freq")) {
+            const MoePlacement p = placementFromLayerFreq(f.text("moe-layer-freq", "1"), static_cast<int>(layers));
+            m["moe"]["first_dense_layers"] = p.firstDenseLayers;
+            if (p.layerStep > 1)
+                m["moe"]["layer_step"] = p.layerStep;
+        }
         if (f.has("moe-router-num-groups") || f.has("moe-router-group-topk")) {
             m["moe"]["router_groups"] = f.integer("moe-router-num-groups", 0);
             m["moe"]["router_group_topk"] = f.integer("moe-router-group-topk", 0);

@@ -5,6 +5,7 @@
 #include "core/launch/FrameworkGaps.h"
 #include "core/launch/LaunchHosts.h"
 #include "core/launch/LaunchMarker.h"
+#include "core/model/MoeLayerPattern.h"
 #include "core/parallel/PipelineSplit.h"
 #include "core/parallel/StageLayout.h"
 
@@ -90,9 +91,8 @@ Block moeArgs(const Scenario& s)
     l.emplace_back("--moe-ffn-hidden-size " + num(m.moe->expertFfnHidden));
     if (m.moe->sharedExperts > 0)
         l.emplace_back("--moe-shared-expert-intermediate-size " + num(m.moe->sharedExperts * m.moe->expertFfnHidden));
-    if (m.moe->firstDenseLayers > 0)
-        l.push_back(
-            "--moe-layer-freq \"([0]*" + num(m.moe->firstDenseLayers) + "+[1]*" + num(m.moeLayerCount()) + ")\"");
+    if (const std::string freq = moeLayerFreqPattern(m); !freq.empty())
+        l.push_back("--moe-layer-freq \"" + freq + "\"");
     if (m.moe->routerGroups > 0) {
         l.emplace_back("--moe-router-num-groups " + num(m.moe->routerGroups));
         l.emplace_back("--moe-router-group-topk " + num(m.moe->routerGroupTopk));

@@ -5,6 +5,7 @@
 #include "core/launch/FrameworkGaps.h"
 #include "core/launch/LaunchHosts.h"
 #include "core/launch/LaunchMarker.h"
+#include "core/model/MoeLayerPattern.h"
 
 #include <map>
 #include <sstream>
@@ -152,8 +153,8 @@ std::string NemoRecipeWriter::write(const Scenario& s)
         if (m.moe->sharedExperts > 0)
             o << mc << "moe_shared_expert_intermediate_size = " << m.moe->sharedExperts * m.moe->expertFfnHidden
               << "\n";
-        if (m.moe->firstDenseLayers > 0)
-            o << mc << "moe_layer_freq = ([0]*" << m.moe->firstDenseLayers << "+[1]*" << m.moeLayerCount() << ")\n";
+        if (const std::string freq = moeLayerFreqPattern(m); !freq.empty())
+            o << mc << "moe_layer_freq = " << freq << "\n";
         if (s.training.moeExpertCapacityFactor > 0)
             o << mc << "moe_expert_capacity_factor = " << fixedText(s.training.moeExpertCapacityFactor, 2) << "\n";
         if (s.training.moePadExpertInputToCapacity && s.training.moeExpertCapacityFactor > 0)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,6 +16,11 @@ struct MoeSpec {
     int sharedExperts = 0;
     std::int64_t expertFfnHidden = 0;
     int firstDenseLayers = 0; // dense FFN layers before the first MoE layer
+    // MoE on every layerStep-th layer after them, the others dense: layer i >= firstDenseLayers is MoE when
+    // (i - firstDenseLayers + 1) % layerStep == 0. Llama 4 Maverick alternates, dense first (Hugging Face
+    // Llama4TextConfig interleave_moe_layer_step = 2: moe_layers = range(step - 1, layers, step); Qwen2/3-MoE
+    // decoder_sparse_step places them alike; Megatron-Core --moe-layer-freq takes the pattern as a list).
+    int layerStep = 1;
     // Group-limited routing (Megatron-Core --moe-router-num-groups / --moe-router-group-topk; Hugging Face
     // n_group / topk_group): the experts form routerGroups equal groups, and each token picks its top_k
     // experts from its routerGroupTopk best groups. DeepSeek-V3 uses 8 groups of 32 experts, one per node of
@@ -74,8 +80,40 @@ struct ModelSpec {
 
     int effectiveHeadDim() const { return headDim > 0 ? headDim : (heads > 0 ? static_cast<int>(hidden / heads) : 0); }
     bool isMoe() const { return moe.has_value() && moe->experts > 0; }
-    bool isMoeLayer(int layer) const { return isMoe() && layer >= moe->firstDenseLayers; }
-    int moeLayerCount() const { return isMoe() ? layers - moe->firstDenseLayers : 0; }
+    bool isMoeLayer(int layer) const
+    {
+        return isMoe() && layer >= moe->firstDenseLayers && layer < layers
+            && (layer - moe->firstDenseLayers + 1) % std::max(1, moe->layerStep) == 0;
+    }
+    // MoE layers among [begin, end).
+    int moeLayersIn(int begin, int end) const
+    {
+        if (!isMoe())
+            return 0;
+        const int step = std::max(1, moe->layerStep);
+        // Layers firstDenseLayers + step - 1 + k * step below `bound`.
+        auto below = [&](int bound) {
+            const int first = moe->firstDenseLayers + step - 1;
+            return bound <= first ? 0 : (std::min(bound, layers) - first + step - 1) / step;
+        };
+        return std::max(0, below(end) - below(begin));
+    }
+    int moeLayerCount() const { return moeLayersIn(0, layers); }
+    // The first MoE layer (layers when none) and whether any layer is dense: a dense and an MoE layer stand for
+    // their kinds in the per-kind cost tables.
+    int firstMoeLayer() const
+    {
+        return isMoe() ? std::min(layers, moe->firstDenseLayers + std::max(1, moe->layerStep) - 1) : layers;
+    }
+    bool hasDenseLayer() const { return moeLayerCount() < layers; }
+    int firstDenseLayer() const
+    {
+        for (int l = 0; l < layers; ++l) {
+            if (!isMoeLayer(l))
+                return l;
+        }
+        return 0;
+    }
     bool operator==(const ModelSpec&) const = default;
     bool isSlidingWindowLayer(int layer) const
     {

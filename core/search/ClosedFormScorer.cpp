@@ -138,11 +138,9 @@ ClosedFormScorer::ClosedFormScorer(const Scenario& base, const Calibration* cali
     m_shape = DomainShape::of(topo);
     m_rates = std::make_unique<ComputeRates>(m_gpu, base.training.dtype, calibration, m_defaults);
     const ModelSpec& model = base.model;
-    const int denseLayer = 0;
-    const int moeLayer = model.isMoe() ? model.moe->firstDenseLayers : 0;
-    m_denseShape = layerShape(model, denseLayer);
+    m_denseShape = layerShape(model, model.firstDenseLayer());
     if (model.isMoe()) {
-        m_moeShape = layerShape(model, moeLayer);
+        m_moeShape = layerShape(model, model.firstMoeLayer());
     }
     for (const auto& tok : orderTokens(base.parallel.order)) {
         if (tok == "tp") {
@@ -342,7 +340,6 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
     unevenSplit.pipelineLayout.clear();
     const StageLayout layout = StageLayout::of(model.layers, shape, unevenSplit);
     const int last = layout.stages() - 1;
-    const int firstMoe = model.isMoe() ? model.moe->firstDenseLayers : model.layers;
     const double dpGroup = static_cast<double>(l.dp) * l.cp;
     const double edpGroup = std::max(1.0, static_cast<double>(l.tp) * l.cp * l.dp / ep);
     const OtherMemoryDefaults other;
@@ -369,8 +366,8 @@ const ClosedFormScorer::RankTable& ClosedFormScorer::rankTable(
             const int stage = modelStageOf(shape, r, c);
             const int first = layout.firstLayer(stage), end = layout.endLayer(stage);
             largest = std::max(largest, largestModuleParameters(model, split, first, end, stage == 0 || stage == last));
-            const int nDense = std::max(0, std::min(end, firstMoe) - first);
-            const int nMoe = (end - first) - nDense;
+            const int nMoe = model.moeLayersIn(first, end);
+            const int nDense = (end - first) - nMoe;
             const double head = stage == last ? 1.0 : 0.0;
             table->stageDense[stage] = nDense;
             table->stageMoe[stage] = nMoe;

@@ -18,7 +18,8 @@ std::string readMoe(const json& moe, ModelSpec& model, std::vector<std::string>&
             { { "n_routed_experts", kMaxExperts }, { "top_k", kMaxExperts }, { "n_shared_experts", kMaxExperts },
                 { "expert_ffn_hidden", 1 << 24 }, { "first_dense_layers", kMaxLayers },
                 { "first_k_dense_replace", kMaxLayers }, { "n_dense_layers", kMaxLayers },
-                { "dense_layers", kMaxLayers } });
+                { "dense_layers", kMaxLayers }, { "layer_step", kMaxLayers },
+                { "interleave_moe_layer_step", kMaxLayers }, { "decoder_sparse_step", kMaxLayers } });
         !why.empty())
         return why;
     MoeSpec spec;
@@ -28,8 +29,13 @@ std::string readMoe(const json& moe, ModelSpec& model, std::vector<std::string>&
     spec.expertFfnHidden = static_cast<std::int64_t>(number(moe, "expert_ffn_hidden").value_or(0));
     for (const char* k : { "first_dense_layers", "first_k_dense_replace", "n_dense_layers", "dense_layers" })
         spec.firstDenseLayers = std::max(spec.firstDenseLayers, static_cast<int>(number(moe, k).value_or(0)));
+    // MoE on every N-th layer (Llama 4 Maverick: 2), under our name or Hugging Face's.
+    for (const char* k : { "layer_step", "interleave_moe_layer_step", "decoder_sparse_step" })
+        spec.layerStep = std::max(spec.layerStep, static_cast<int>(number(moe, k).value_or(1)));
     if (spec.experts <= 0 || spec.topK <= 0)
         return "model.moe lacks n_routed_experts or top_k";
+    if (spec.firstDenseLayers + spec.layerStep > model.layers)
+        return "model.moe leaves no MoE layer: first_dense_layers + layer_step exceeds the layers";
     if (spec.expertFfnHidden <= 0) {
         spec.expertFfnHidden = model.ffnHidden;
         assumed.emplace_back("model.moe.expert_ffn_hidden = ffn_hidden");

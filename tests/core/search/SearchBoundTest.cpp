@@ -157,6 +157,18 @@ TEST(SearchBound, HoldsOnRandomMoeConfigurations)
     checkRandomPoints(moe, 60, 19);
 }
 
+// Dense and MoE layers alternating (Llama 4 Maverick's placement): stages hold either kind in uneven counts.
+TEST(SearchBound, HoldsWithInterleavedMoeLayers)
+{
+    Scenario moe = searchScenario("megatron-gpt-1.7b", 4, 8, 64, 4096);
+    moe.model = smallMoe();
+    moe.model.moe->firstDenseLayers = 0;
+    moe.model.moe->layerStep = 2;
+    moe.model.layers = 15;
+    moe.modelPreset.clear();
+    checkRandomPoints(moe, 60, 23);
+}
+
 TEST(SearchBound, HoldsWithBlockingSends)
 {
     Scenario s = searchScenario("megatron-gpt-39b", 8, 8, 256, 2048);
