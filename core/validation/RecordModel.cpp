@@ -144,6 +144,19 @@ std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& m
         if (std::string why = readMoe(m["moe"], model, assumed); !why.empty())
             return why;
     }
+    if (model.isMoe()) {
+        // A record silent on the MoE layer step of a model preset that interleaves (Llama 4 Maverick): the preset's.
+        const json& moe = m["moe"];
+        const bool stepStated = moe.contains("layer_step") || moe.contains("interleave_moe_layer_step")
+            || moe.contains("decoder_sparse_step");
+        const ModelSpec* preset = stepStated ? nullptr : presetOfRecord(model);
+        if (preset != nullptr && preset->moe->layerStep > 1
+            && model.moe->firstDenseLayers + preset->moe->layerStep <= model.layers) {
+            model.moe->layerStep = preset->moe->layerStep;
+            assumed.push_back("model.moe.layer_step = " + std::to_string(preset->moe->layerStep) + " (the "
+                + preset->name + " preset: one MoE layer in every " + std::to_string(preset->moe->layerStep) + ")");
+        }
+    }
     if (m.contains("mla") && m["mla"].is_object())
         readMla(m["mla"], model);
     // Multi-token prediction (arXiv:2412.19437 sec. 2.2) as the record states it, under its own or Megatron's /

@@ -4,6 +4,7 @@
 // skipped with the reason.
 #include "core/validation/PublishedRun.h"
 #include "core/Engine.h"
+#include "core/model/ModelMath.h"
 #include "core/validation/SourceConventions.h"
 #include "core/validation/ValidationSuite.h"
 
@@ -257,6 +258,42 @@ TEST(PublishedRun, MixtureOfExpertsRecord)
     const ValidationSummary s = runValidation(json::array({ r }));
     ASSERT_EQ(s.rows.size(), 1u) << (s.skipped.empty() ? "" : s.skipped[0].reason);
     EXPECT_GT(s.rows[0].predictedStepSeconds, 0);
+}
+
+// Llama 4 Maverick alternates dense and MoE layers; a record of it that does not say so (the training file's
+// MoE fields have no such key) takes the preset's layer step, with the assumption stated. Made-up layout.
+TEST(PublishedRun, InterleavedMoeRecordTakesThePresetsLayerStep)
+{
+    json r = narayananRecord();
+    r["source"] = { { "arxiv", nullptr }, { "title", "NVIDIA DGX Cloud Benchmarking performance recipes" } };
+    r["model"] = {
+        { "name", "Llama 4 Maverick 400B" }, { "layers", 48 }, { "hidden", 5120 }, { "ffn_hidden", 16384 },
+        { "heads", 40 }, { "kv_heads", 8 }, { "vocab", 202048 }, { "seq_len", 8192 }, { "arch", "MoE, SwiGLU, GQA" },
+        { "moe",
+            { { "n_routed_experts", 128 }, { "n_shared_experts", 1 }, { "top_k", 1 }, { "expert_ffn_hidden", 8192 } } }
+    };
+    r["hardware"] = { { "gpu", "NVIDIA H100 80GB HBM3 SXM" }, { "gpu_memory_gb", 80 }, { "gpus_per_node", 8 },
+        { "gpu_count", 128 } };
+    r["parallel"] = { { "tp", 4 }, { "pp", 4 }, { "ep", 32 }, { "micro_batch", 1 }, { "global_batch", 1024 },
+        { "schedule", "1F1B" }, { "precision", "bf16" } };
+    const PublishedRunConversion c = convertPublishedRun(r);
+    ASSERT_TRUE(c.run) << c.reason;
+    EXPECT_EQ(c.run->scenario.model.moe->layerStep, 2);
+    EXPECT_EQ(c.run->scenario.model.moeLayerCount(), 24);
+    EXPECT_TRUE(mentions(c.run->assumptions, "model.moe.layer_step = 2 (the Llama 4 Maverick preset"));
+    EXPECT_NEAR(totalParameters(c.run->scenario.model) / 400e9, 1.0, 0.01);
+    // Stated, under Hugging Face's name: the record's.
+    json stated = r;
+    stated["model"]["moe"]["interleave_moe_layer_step"] = 1;
+    const PublishedRunConversion every = convertPublishedRun(stated);
+    ASSERT_TRUE(every.run) << every.reason;
+    EXPECT_EQ(every.run->scenario.model.moe->layerStep, 1);
+    // Another model of the same shape: no preset, every layer MoE.
+    json other = r;
+    other["model"]["name"] = "Some MoE";
+    const PublishedRunConversion unnamed = convertPublishedRun(other);
+    ASSERT_TRUE(unnamed.run) << unnamed.reason;
+    EXPECT_EQ(unnamed.run->scenario.model.moe->layerStep, 1);
 }
 
 // Bad records never stop the suite: impossible sizes are listed with the field, a field of the
