@@ -18,13 +18,14 @@ const char* toml(bool b)
     return b ? "true" : "false";
 }
 
-// torchtitan model names and flavors (torchtitan/models/llama3, torchtitan/models/deepseek_v3).
+// torchtitan model names and flavors (torchtitan/models/llama3, torchtitan/models/deepseek_v3,
+// torchtitan/models/llama4: Maverick is "17bx128e", train_configs/llama4_17bx128e.toml).
 std::pair<std::string, std::string> modelFor(const std::string& preset)
 {
-    static const std::map<std::string, std::pair<std::string, std::string>> models {
-        { "llama3-8b", { "llama3", "8B" } }, { "llama3-70b", { "llama3", "70B" } },
-        { "llama3-405b", { "llama3", "405B" } }, { "deepseek-v3", { "deepseek_v3", "671B" } }
-    };
+    static const std::map<std::string, std::pair<std::string, std::string>> models { { "llama3-8b",
+                                                                                         { "llama3", "8B" } },
+        { "llama3-70b", { "llama3", "70B" } }, { "llama3-405b", { "llama3", "405B" } },
+        { "deepseek-v3", { "deepseek_v3", "671B" } }, { "llama4-maverick", { "llama4", "17bx128e" } } };
     const auto it = models.find(preset);
     return it == models.end() ? std::pair<std::string, std::string>() : it->second;
 }

@@ -10,6 +10,8 @@
 #include "core/io/ScenarioIo.h"
 #include "core/launch/LaunchArgsImporter.h"
 #include "core/launch/MegatronArgsWriter.h"
+#include "core/launch/NemoRecipeWriter.h"
+#include "core/launch/TorchtitanTomlWriter.h"
 #include "core/model/ModelMath.h"
 #include "core/model/MoeLayerPattern.h"
 
@@ -147,6 +149,9 @@ TEST(MoeLayerPlacement, ScenarioFileAndMegatronFlagsKeepTheStep)
     EXPECT_EQ(imported.scenario->model.moe->layerStep, 2);
     EXPECT_EQ(imported.scenario->model.moe->firstDenseLayers, 0);
     EXPECT_EQ(imported.scenario->model.moeLayerCount(), 24);
+    // NeMo spells it moe_layer_freq; torchtitan has the model as llama4 / 17bx128e (its flavor holds the step).
+    EXPECT_NE(NemoRecipeWriter::write(s).find("moe_layer_freq = ([0,1]*24)"), std::string::npos);
+    EXPECT_NE(TorchtitanTomlWriter::write(s).find("name = \"llama4\"\nflavor = \"17bx128e\""), std::string::npos);
     // Megatron's integer frequency 2 puts an MoE layer first: refused with the pattern the engine can hold.
     const auto integer = LaunchArgsImporter::import(
         "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --num-layers 4 --hidden-size 1024 "
