@@ -188,9 +188,7 @@ DecodeBreakdown decodeStep(const ServingTimeInputs& in, double requests, double 
     // Layer l (or a drafter's layer of shape `shape` beside it) for `rows` rows, over the micro-batch's KV cache.
     const auto attentionOf = [&](int l, double rows, const LayerShape& shape, const ServingTimeInputs& inputs) {
         const double kv = batch * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, averageContext);
-        const double ctx = m.isSlidingWindowLayer(l) ? std::min(averageContext, static_cast<double>(m.slidingWindow))
-                                                     : averageContext;
-        const double attention = 2.0 * rows * ctx * headsLocal * (w.qk + w.v);
+        const double attention = 2.0 * rows * m.attendedKeys(l, averageContext) * headsLocal * (w.qk + w.v);
         return layerCost(inputs, l, shape, rows, kv, inputs.rates.attentionSeconds(attention), true);
     };
     DecodeBreakdown d;
@@ -248,9 +246,9 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts)
     // Layer l (or a drafter's layer of shape `shape` beside it) over the prompts, writing their KV cache.
     const auto prefilled = [&](int l, const LayerShape& shape, const ServingTimeInputs& inputs) {
         const double span = m.isSlidingWindowLayer(l) ? std::min(tokens, static_cast<double>(m.slidingWindow)) : tokens;
-        // Causal attention: QK^T and AV over the lower triangle, 2 FLOPs per multiply-add
-        // (arXiv:2205.14135 sec. 3 counts 4 s^2 d per head forward without the causal half).
-        const double attention = 2.0 * tokens * span / (span < tokens ? 1.0 : 2.0) * headsLocal * (qk + v);
+        // Causal attention: QK^T and AV over the lower triangle (or the window, or each chunk's triangle), 2 FLOPs
+        // per multiply-add (arXiv:2205.14135 sec. 3 counts 4 s^2 d per head forward without the causal half).
+        const double attention = 2.0 * m.attentionPairs(l, tokens) * headsLocal * (qk + v);
         const double kvWrite = prompts * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, tokens);
         // Each prompt's fused causal kernel over its own keys, with the per-tile cost the probe measured
         // (ComputeRates::causalAttentionSeconds, as training prices it).

@@ -164,8 +164,8 @@ json readLlama4(const Fields& f, const std::string& name)
     // interleave_moe_layer_step = step unless moe_layers lists them; an MoE layer is num_local_experts routed
     // experts of intermediate_size, top num_experts_per_tok, plus one shared expert of the same width
     // (Llama4TextMoe.shared_expert); a dense layer's MLP is intermediate_size_mlp wide. Maverick: 128 experts,
-    // top-1, step 2: 400B parameters, 17B active per token. Chunked attention on three of four layers
-    // (attention_chunk_size) is not modelled: every layer attends causally over the whole sequence.
+    // top-1, step 2: 400B parameters, 17B active per token. Chunked local attention of attention_chunk_size
+    // tokens on the RoPE layers, full attention on every no_rope_layer_interval-th (the NoPE layers).
     const std::string act = f.string("hidden_act", "silu");
     if (act != "silu" && act != "swish")
         throw HfError("\"hidden_act\"=\"" + act + "\" with a gated MLP: Parallax knows SwiGLU (silu) only");
@@ -197,6 +197,11 @@ json readLlama4(const Fields& f, const std::string& name)
         { "first_dense_layers", placement->firstDenseLayers } };
     if (placement->layerStep > 1)
         m["moe"]["layer_step"] = placement->layerStep;
+    if (const long long chunk = f.integer("attention_chunk_size", 0); chunk > 0) {
+        m["sliding_window"] = chunk;
+        m["sliding_window_pattern"] = f.integer("no_rope_layer_interval", 4);
+        m["chunked_attention"] = true;
+    }
     return m;
 }
 

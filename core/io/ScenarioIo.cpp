@@ -83,6 +83,11 @@ ModelSpec readModel(JsonReader& r)
     m.source = r.string("source", "");
     m.slidingWindow = static_cast<int>(r.integer("sliding_window", 0, kMaxSeqLen, 0));
     m.slidingWindowPattern = static_cast<int>(r.integer("sliding_window_pattern", 0, kMaxLayers, 0));
+    m.chunkedAttention = r.boolean("chunked_attention", false);
+    if (m.chunkedAttention && m.slidingWindow <= 0)
+        r.fail("chunked_attention",
+            "chunked attention needs its chunk: set sliding_window to the chunk size (Hugging Face "
+            "attention_chunk_size)");
     m.mtpLayers = static_cast<int>(r.integer("mtp_layers", 0, kMaxMtpLayers, 0));
     if (m.kvHeads > m.heads)
         r.fail("kv_heads", "must be <= heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.kvHeads));
@@ -568,6 +573,8 @@ json modelSpecToJson(const ModelSpec& m)
         j["sliding_window"] = m.slidingWindow;
     if (m.slidingWindowPattern > 0)
         j["sliding_window_pattern"] = m.slidingWindowPattern;
+    if (m.chunkedAttention)
+        j["chunked_attention"] = true;
     if (m.mtpLayers > 0)
         j["mtp_layers"] = m.mtpLayers;
     if (m.moe)

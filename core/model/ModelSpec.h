@@ -70,6 +70,11 @@ struct ModelSpec {
     // (HF sliding_window_pattern), with 0 all layers are windowed. 0 window: full attention everywhere.
     int slidingWindow = 0;
     int slidingWindowPattern = 0;
+    // The windowed layers attend within fixed chunks of slidingWindow tokens instead: a query sees the keys of
+    // its own chunk up to itself, not the last slidingWindow tokens (Llama 4's chunked local attention, Hugging
+    // Face attention_chunk_size, every fourth layer full: modeling_llama4.py). Their KV cache likewise holds one
+    // chunk.
+    bool chunkedAttention = false;
     // Multi-token prediction (arXiv:2412.19437 sec. 2.2): depths of one extra future token each, every
     // depth a projection of [norm(h); norm(embedding)] (2h -> h), one transformer block like the last
     // layer, and the shared output head; placed on the last pipeline stage (Megatron-Core
@@ -118,6 +123,23 @@ struct ModelSpec {
     bool isSlidingWindowLayer(int layer) const
     {
         return slidingWindow > 0 && (slidingWindowPattern <= 0 || (layer + 1) % slidingWindowPattern != 0);
+    }
+    // Keys a query `context` tokens into a sequence attends on `layer`: all of them, the window, or within its
+    // chunk, on average half a chunk once the first is full (the query's place in its chunk is uniform over a
+    // long generation).
+    double attendedKeys(int layer, double context) const
+    {
+        if (!isSlidingWindowLayer(layer) || context <= slidingWindow)
+            return context;
+        return chunkedAttention ? slidingWindow / 2.0 : static_cast<double>(slidingWindow);
+    }
+    // (query, key) pairs of causal attention over `tokens` tokens on `layer`: the lower triangle, s^2 / 2; each
+    // query's window past the first one, s W; each chunk's own triangle, s W / 2.
+    double attentionPairs(int layer, double tokens) const
+    {
+        if (!isSlidingWindowLayer(layer) || tokens <= slidingWindow)
+            return tokens * tokens / 2.0;
+        return chunkedAttention ? tokens * slidingWindow / 2.0 : tokens * slidingWindow;
     }
 };
 
