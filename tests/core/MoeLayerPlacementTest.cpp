@@ -153,11 +153,8 @@ TEST(MoeLayerPlacement, ScenarioFileAndMegatronFlagsKeepTheStep)
     EXPECT_NE(NemoRecipeWriter::write(s).find("moe_layer_freq = ([0,1]*24)"), std::string::npos);
     EXPECT_NE(TorchtitanTomlWriter::write(s).find("name = \"llama4\"\nflavor = \"17bx128e\""), std::string::npos);
     // Megatron's integer frequency 2 puts an MoE layer first: refused with the pattern the engine can hold.
-    const auto integer = LaunchArgsImporter::import(
-        "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --num-layers 4 --hidden-size 1024 "
-        "--num-attention-heads 8 --ffn-hidden-size 4096 --seq-length 2048 --max-position-embeddings 2048 "
-        "--micro-batch-size 1 --global-batch-size 8 --vocab-size 32000 --num-experts 8 --moe-layer-freq 2",
-        {});
+    const auto integer
+        = LaunchArgsImporter::import(parallax::test::smallMegatronCommand("--num-experts 8 --moe-layer-freq 2"), {});
     EXPECT_FALSE(integer.scenario);
     EXPECT_NE(integer.error.find("--moe-layer-freq 2"), std::string::npos) << integer.error;
 }

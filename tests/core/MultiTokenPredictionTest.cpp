@@ -220,11 +220,7 @@ TEST(MultiTokenPrediction, ScenarioAndLaunchFormatsCarryIt)
     EXPECT_NE(MegatronArgsWriter::write(s).find("--mtp-num-layers 1"), std::string::npos);
     EXPECT_NE(NemoRecipeWriter::write(s).find("mtp_num_layers = 1"), std::string::npos);
     // And read back from a plain Megatron-LM command line.
-    const auto imported = LaunchArgsImporter::import(
-        "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --num-layers 4 --hidden-size 1024 "
-        "--num-attention-heads 8 --ffn-hidden-size 4096 --seq-length 2048 --max-position-embeddings 2048 "
-        "--micro-batch-size 1 --global-batch-size 8 --vocab-size 32000 --mtp-num-layers 2",
-        {});
+    const auto imported = LaunchArgsImporter::import(parallax::test::smallMegatronCommand("--mtp-num-layers 2"), {});
     ASSERT_TRUE(imported.scenario) << imported.error;
     EXPECT_EQ(imported.scenario->model.mtpLayers, 2);
 }

@@ -89,6 +89,15 @@ inline core::TrainingConfig batch(int micro, int global, int seq = 0, core::Reco
     return t;
 }
 
+// A small Megatron-LM command line (4 layers, hidden 1024, one node of 8 GPUs) with `extra` flags appended.
+inline std::string smallMegatronCommand(const std::string& extra)
+{
+    return "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --num-layers 4 --hidden-size 1024 "
+           "--num-attention-heads 8 --ffn-hidden-size 4096 --seq-length 2048 --max-position-embeddings 2048 "
+           "--micro-batch-size 1 --global-batch-size 8 --vocab-size 32000 "
+        + extra;
+}
+
 // A file of tests/data ("megatron/synthetic-training.log"), whole; empty when it is missing.
 inline std::string testData(const std::string& relative)
 {
