@@ -2,6 +2,7 @@
 #include "core/inference/InferenceLessonValues.h"
 
 #include "core/Units.h"
+#include "core/inference/InferenceEngine.h"
 #include "core/inference/ServingSearch.h"
 #include "core/search/NumberText.h"
 
@@ -60,6 +61,13 @@ std::optional<std::string> inferenceLessonValue(const std::string& name, const S
         { "decode_step_ms", [](auto&, auto& i) { return fixedText(i.decode.stepSeconds * 1e3, 1); } },
         { "draft_ms", [](auto&, auto& i) { return fixedText(i.decode.draftSeconds * 1e3, 2); } },
         { "draft_weights_gib", [](auto&, auto& i) { return fixedText(i.draftWeightsBytesPerGpu / kGiB, 2); } },
+        { "max_concurrency_full_attention",
+            [](auto& sc, auto& i) {
+                Scenario whole = sc; // every layer attending to the whole context: no window, no chunks
+                whole.model.slidingWindow = 0;
+                whole.model.chunkedAttention = false;
+                return std::to_string(maxConcurrencyAtContext(whole, i.contextLen));
+            } },
         { "serving_best",
             [](auto& sc, auto&) {
                 const ServingSearchResult best = searchServingLayouts(sc, {}, 1);
@@ -99,6 +107,9 @@ const std::vector<std::pair<std::string, std::string>>& inferenceLessonPlacehold
         { "decode_step_ms", "serving: one decode step (drafts and verification), ms" },
         { "draft_ms", "serving: the drafter's passes in one step (MTP module or draft model), ms" },
         { "draft_weights_gib", "serving: the drafter's weights per GPU of the last stage, GiB" },
+        { "max_concurrency_full_attention",
+            "serving: requests of context_len that would fit if every layer attended to the whole context (no "
+            "sliding window or chunks)" },
         { "serving_best", "serving: the layout search's best layout of the cluster and its tokens/s per GPU" },
     };
     return kNames;

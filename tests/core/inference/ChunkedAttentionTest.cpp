@@ -4,8 +4,10 @@
 // sliding window would), and the KV cache holds one chunk on those layers.
 #include "InferenceTestSupport.h"
 
+#include "core/inference/InferenceEngine.h"
 #include "core/inference/KvCache.h"
 #include "core/io/HfConfigReader.h"
+#include "core/search/LessonText.h"
 
 #include <gtest/gtest.h>
 
@@ -83,4 +85,22 @@ TEST(ChunkedAttention, LongContextServingFitsMoreAndDecodesFaster)
     const Report c4 = evaluate(s), w4 = evaluate(full);
     EXPECT_LT(c4.inference->tpotSeconds, w4.inference->tpotSeconds);
     EXPECT_LT(c4.inference->ttftSeconds, w4.inference->ttftSeconds);
+}
+
+// The Maverick serving preset's lesson compares the requests that fit with what full attention would allow; both
+// numbers are the engine's.
+TEST(ChunkedAttention, TheServingLessonComparesWithFullAttention)
+{
+    Scenario s = parallax::test::presetScenario("serve-maverick-fp8-8xh200");
+    s.description = "{{max_concurrency}}|{{max_concurrency_full_attention}}";
+    const Report r = evaluate(s);
+    ASSERT_TRUE(r.valid && r.inference);
+    Scenario whole = s;
+    whole.model.slidingWindow = 0;
+    whole.model.chunkedAttention = false;
+    const int full = maxConcurrencyAtContext(whole, 131072);
+    EXPECT_LT(2 * full, r.inference->maxConcurrency);
+    const RenderedLesson lesson = renderLesson(s, nullptr, nullptr);
+    ASSERT_TRUE(lesson.errors.empty()) << lesson.errors.front();
+    EXPECT_EQ(lesson.markdown, std::to_string(r.inference->maxConcurrency) + "|" + std::to_string(full));
 }
