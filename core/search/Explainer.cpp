@@ -651,6 +651,10 @@ std::optional<Reason> Explainer::dataAndExpertReason(const SearchPoint& w, const
                 reason.text += std::string("; ") + name + " dispatches the tokens; with " + otherName + " the "
                     + "all-to-all would take " + secondsText(o->comm.epSeconds) + " per step and the step would be "
                     + slowerText(r, *o);
+            else if (o && o->valid && !o->fits) // faster, where the search cannot take it
+                reason.text += std::string("; ") + name + " dispatches the tokens; " + otherName + " would take "
+                    + secondsText(o->stepTimeSeconds) + " per step but needs " + gibText(o->peakMemoryBytes) + " > "
+                    + gibText(o->hbmBytes, 0) + " of HBM";
             reason.brief
                 += w.dispatcher == MoeDispatcher::DeepEp ? ", EP=" + std::to_string(w.ep) + " DeepEP" : std::string();
         }

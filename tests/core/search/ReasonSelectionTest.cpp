@@ -3,6 +3,7 @@
 #include "core/Units.h"
 #include "core/search/ConfigSearch.h"
 #include "core/search/Explainer.h"
+#include "core/search/SearchSpace.h"
 
 #include "SearchTestSupport.h"
 
@@ -239,4 +240,36 @@ TEST(ReasonSelection, ComputeCauseIsWhatDiffersFromTheWinner)
     ASSERT_EQ(r.kind, ReasonKind::Compute) << r.text;
     EXPECT_NE(r.text.find("micro-batches of 1 against 2 sequences"), std::string::npos) << r.text;
     EXPECT_EQ(r.text.find("do not divide"), std::string::npos) << r.text;
+}
+
+// The winner names its token dispatcher; where the other one would be faster but does not fit, it says so with
+// the other's step and peak (a made-up report for the other dispatcher).
+TEST(ReasonSelection, WinnerSaysWhenTheOtherDispatcherIsFasterButOverHbm)
+{
+    Scenario s = searchScenario("megatron-gpt-1.7b", 4, 8, 64, 4096);
+    s.model = parallax::test::smallMoe();
+    s.modelPreset.clear();
+    s.parallel.ep = 8;
+    s.training.moeTokenDispatcher = MoeDispatcher::AllToAll;
+    const SearchPoint winner = pointOf(s);
+    const Report won = evaluated(s, winner);
+    ASSERT_TRUE(won.valid);
+    SearchPoint deepEp = winner;
+    deepEp.dispatcher = MoeDispatcher::DeepEp;
+    Report other = won;
+    other.stepTimeSeconds = 0.8 * won.stepTimeSeconds;
+    other.fits = false;
+    other.hbmBytes = 80 * kGiB;
+    other.peakMemoryBytes = 100 * kGiB;
+    Explainer explainer(
+        s, nullptr, [&](const SearchPoint& p) { return p.dispatcher == MoeDispatcher::DeepEp ? &other : &won; },
+        [&](const FamilyKey& k) {
+            return k.dim == FamilyDim::Dispatcher ? std::optional<SearchPoint>(deepEp) : std::nullopt;
+        });
+    bool said = false;
+    for (const Reason& r : explainer.explainWinner(winner, won))
+        said = said
+            || r.text.find("NCCL's all-to-all dispatches the tokens; DeepEP would take") != std::string::npos
+                && r.text.find("but needs 100.0 GiB > 80 GiB of HBM") != std::string::npos;
+    EXPECT_TRUE(said);
 }
