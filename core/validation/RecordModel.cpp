@@ -62,15 +62,20 @@ void readMla(const json& mla, ModelSpec& model)
         model.mla = spec;
 }
 
-std::string lowered(std::string s)
+// Letters and digits only, lower case: "Llama 4 Maverick", "Llama4-Maverick" and "llama4_maverick" read alike.
+std::string lowered(const std::string& s)
 {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    return s;
+    std::string out;
+    for (const unsigned char ch : s) {
+        if (std::isalnum(ch))
+            out.push_back(static_cast<char>(std::tolower(ch)));
+    }
+    return out;
 }
 
 // The model preset a record describes when it does not print the vocabulary: same width, heads and (for
-// MoE) experts and top-k, and the preset's name in the record's ("DeepSeek-V3 671B", a recipe's proxy with
-// fewer layers). Nullptr when none matches.
+// MoE) experts and top-k, and the preset's name or id in the record's ("DeepSeek-V3 671B", a recipe's proxy with
+// fewer layers, "Llama4-Maverick"), spaces and punctuation aside. Nullptr when none matches.
 const ModelSpec* presetOfRecord(const ModelSpec& model)
 {
     const std::string name = lowered(model.name);
@@ -79,7 +84,7 @@ const ModelSpec* presetOfRecord(const ModelSpec& model)
             continue;
         if (p.isMoe() && (p.moe->experts != model.moe->experts || p.moe->topK != model.moe->topK))
             continue;
-        if (name.find(lowered(p.name)) != std::string::npos)
+        if (name.find(lowered(p.name)) != std::string::npos || name.find(lowered(p.id)) != std::string::npos)
             return &p;
     }
     return nullptr;

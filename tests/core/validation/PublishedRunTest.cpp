@@ -282,6 +282,12 @@ TEST(PublishedRun, InterleavedMoeRecordTakesThePresetsLayerStep)
     EXPECT_EQ(c.run->scenario.model.moeLayerCount(), 24);
     EXPECT_TRUE(mentions(c.run->assumptions, "model.moe.layer_step = 2 (the Llama 4 Maverick preset"));
     EXPECT_NEAR(totalParameters(c.run->scenario.model) / 400e9, 1.0, 0.01);
+    // The name spelled without spaces, as recipes do: the same preset.
+    json spelled = r;
+    spelled["model"]["name"] = "Llama4-Maverick-17B-128E";
+    const PublishedRunConversion recipe = convertPublishedRun(spelled);
+    ASSERT_TRUE(recipe.run) << recipe.reason;
+    EXPECT_EQ(recipe.run->scenario.model.moe->layerStep, 2);
     // Stated, under Hugging Face's name: the record's.
     json stated = r;
     stated["model"]["moe"]["interleave_moe_layer_step"] = 1;
