@@ -54,7 +54,7 @@ TEST(ModelPresets, KnownTotalsAndActiveParameters)
     };
     // Published: Llama 3 (arXiv:2407.21783 Table 3), Mixtral (arXiv:2401.04088 sec. 2),
     // DeepSeek-V3 (arXiv:2412.19437 sec. 1: 671B total, 37B activated), Llama 4 Maverick (Meta's model card: 400B
-    // total, 17B active; MoE on every other layer: counted as all-MoE it would be 786B).
+    // total, 17B active; MoE on every other layer: counted as all-MoE it would be 784B).
     const Case cases[] = {
         { "llama3-8b", 8.03e9, 8.03e9 },
         { "llama3-70b", 70.6e9, 70.6e9 },
