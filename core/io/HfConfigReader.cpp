@@ -5,7 +5,6 @@
 #include "core/model/MoeLayerPattern.h"
 
 #include <algorithm>
-#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -77,32 +76,58 @@ long long trainingSeqLen(const Fields& f)
     return f.integer("max_position_embeddings", 2048);
 }
 
-// Qwen2-MoE / Qwen3-MoE place MoE on layer i when (i + 1) % decoder_sparse_step == 0 and i is not
-// in mlp_only_layers (modeling_qwen3_moe.py, Qwen3MoeDecoderLayer): a dense prefix (mlp_only_layers, the first
-// layers only) and then every step-th layer, as MoeSpec places them when the prefix is a multiple of the step.
-// Anything else is refused rather than approximated.
+// A 0/1 MoE pattern over the layers as the model object's placement (first_dense_layers, layer_step), or an
+// error naming `keys` where no dense prefix and step give it (core/model/MoeLayerPattern.h).
+json placementJson(const std::vector<int>& pattern, const std::string& keys)
+{
+    const auto placement = moePlacementOf(pattern);
+    if (!placement)
+        throw HfError(keys
+            + ": Parallax places MoE layers as a dense prefix and then every N-th layer; this config "
+              "places them otherwise");
+    json out { { "first_dense_layers", placement->firstDenseLayers } };
+    if (placement->layerStep > 1)
+        out["layer_step"] = placement->layerStep;
+    return out;
+}
+
+// The step of an every-step-th-layer rule (decoder_sparse_step, interleave_moe_layer_step), 1 when absent.
+int layerStepOf(const Fields& f, const char* key, int layers)
+{
+    const long long step = f.integer(key, 1);
+    if (step < 1 || step > layers)
+        throw HfError(
+            "\"" + std::string(key) + "\"=" + std::to_string(step) + " must be between 1 and the layer count");
+    return static_cast<int>(step);
+}
+
+// Layers a config lists (mlp_only_layers, moe_layers), each checked against the layer count.
+std::vector<int> listedLayers(const Fields& f, const char* key, int layers)
+{
+    std::vector<int> out;
+    if (!f.has(key) || !f.raw(key).is_array())
+        return out;
+    for (const auto& v : f.raw(key)) {
+        const int l = v.get<int>();
+        if (l < 0 || l >= layers)
+            throw HfError(
+                "\"" + std::string(key) + "\" names layer " + std::to_string(l) + " of " + std::to_string(layers));
+        out.push_back(l);
+    }
+    return out;
+}
+
+// Qwen2-MoE / Qwen3-MoE place MoE on layer i when (i + 1) % decoder_sparse_step == 0 and i is not in
+// mlp_only_layers (modeling_qwen3_moe.py, Qwen3MoeDecoderLayer).
 json qwenMoePlacement(const Fields& f, int layers)
 {
-    const long long step = f.integer("decoder_sparse_step", 1);
-    if (step < 1 || step > layers)
-        throw HfError("\"decoder_sparse_step\"=" + std::to_string(step) + " must be between 1 and the layer count");
-    int first = 0;
-    if (f.has("mlp_only_layers")) {
-        std::set<int> dense;
-        for (const auto& v : f.raw("mlp_only_layers"))
-            dense.insert(v.get<int>());
-        while (dense.count(first))
-            ++first;
-        if (static_cast<int>(dense.size()) != first || first >= layers)
-            throw HfError("\"mlp_only_layers\" must list the first layers only (0, 1, ...) and leave an MoE layer");
-    }
-    if (first % step != 0)
-        throw HfError("\"mlp_only_layers\" (" + std::to_string(first) + " layers) with \"decoder_sparse_step\"="
-            + std::to_string(step) + ": Parallax places MoE on every step-th layer after the dense ones");
-    json placement { { "first_dense_layers", first } };
-    if (step > 1)
-        placement["layer_step"] = step;
-    return placement;
+    const int step = layerStepOf(f, "decoder_sparse_step", layers);
+    std::vector<int> pattern(static_cast<std::size_t>(layers), 0);
+    for (int l = step - 1; l < layers; l += step)
+        pattern[static_cast<std::size_t>(l)] = 1;
+    for (int l : listedLayers(f, "mlp_only_layers", layers))
+        pattern[static_cast<std::size_t>(l)] = 0;
+    return placementJson(pattern, "\"mlp_only_layers\" with \"decoder_sparse_step\"");
 }
 
 json decoderBase(const Fields& f, const std::string& name)
@@ -173,30 +198,19 @@ json readLlama4(const Fields& f, const std::string& name)
     const int layers = static_cast<int>(f.integer("num_hidden_layers"));
     const long long expertWidth = f.integer("intermediate_size");
     m["ffn_hidden"] = f.integer("intermediate_size_mlp", expertWidth);
-    const long long step = f.integer("interleave_moe_layer_step", 1);
-    if (step < 1 || step > layers)
-        throw HfError(
-            "\"interleave_moe_layer_step\"=" + std::to_string(step) + " must be between 1 and the layer count");
+    // moe_layers when listed, else every interleave_moe_layer_step-th layer.
     std::vector<int> pattern(static_cast<std::size_t>(layers), 0);
-    if (f.has("moe_layers") && f.raw("moe_layers").is_array()) {
-        for (const auto& v : f.raw("moe_layers")) {
-            const int l = v.get<int>();
-            if (l < 0 || l >= layers)
-                throw HfError("\"moe_layers\" names layer " + std::to_string(l) + " of " + std::to_string(layers));
+    if (f.has("moe_layers")) {
+        for (int l : listedLayers(f, "moe_layers", layers))
             pattern[static_cast<std::size_t>(l)] = 1;
-        }
     } else {
-        for (long long l = step - 1; l < layers; l += step)
+        const int step = layerStepOf(f, "interleave_moe_layer_step", layers);
+        for (int l = step - 1; l < layers; l += step)
             pattern[static_cast<std::size_t>(l)] = 1;
     }
-    const auto placement = moePlacementOf(pattern);
-    if (!placement)
-        throw HfError("\"moe_layers\": Parallax places MoE layers as a dense prefix and then every N-th layer");
     m["moe"] = { { "experts", f.integer("num_local_experts") }, { "top_k", f.integer("num_experts_per_tok", 1) },
-        { "expert_ffn_hidden", expertWidth }, { "shared_experts", 1 },
-        { "first_dense_layers", placement->firstDenseLayers } };
-    if (placement->layerStep > 1)
-        m["moe"]["layer_step"] = placement->layerStep;
+        { "expert_ffn_hidden", expertWidth }, { "shared_experts", 1 } };
+    m["moe"].update(placementJson(pattern, "\"moe_layers\" / \"interleave_moe_layer_step\""));
     if (const long long chunk = f.integer("attention_chunk_size", 0); chunk > 0) {
         m["sliding_window"] = chunk;
         m["sliding_window_pattern"] = f.integer("no_rope_layer_interval", 4);

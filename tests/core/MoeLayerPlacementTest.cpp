@@ -131,6 +131,16 @@ TEST(MoeLayerPlacement, HuggingFaceConfigsPlaceTheirMoeLayers)
     EXPECT_EQ(q->moe->layerStep, 2);
     EXPECT_EQ(q->moeLayerCount(), 12);
     EXPECT_TRUE(q->isMoeLayer(23));
+    // With three dense layers listed first: MoE on 3, 5, 7, ..., a dense prefix of 2 and step 2.
+    nlohmann::json prefixed = qwen;
+    prefixed["mlp_only_layers"] = { 0, 1, 2 };
+    const auto p = HfConfigReader::read(prefixed, "p", error);
+    ASSERT_TRUE(p) << error;
+    EXPECT_EQ(p->moe->firstDenseLayers, 2);
+    EXPECT_EQ(p->moe->layerStep, 2);
+    EXPECT_FALSE(p->isMoeLayer(1));
+    EXPECT_TRUE(p->isMoeLayer(3));
+    EXPECT_EQ(p->moeLayerCount(), 11);
 }
 
 TEST(MoeLayerPlacement, ScenarioFileAndMegatronFlagsKeepTheStep)

@@ -154,11 +154,12 @@ TEST(HfConfigReader, BadConfigsSayWhichKey)
     EXPECT_NE(error.find("lacks \"num_attention_heads\""), std::string::npos) << error;
     EXPECT_FALSE(HfConfigReader::read(json::parse(R"({"model_type": "t5"})"), "x", error));
     EXPECT_NE(error.find("model_type \"t5\""), std::string::npos) << error;
-    // MoE every second layer after three dense ones: not a dense prefix then every step-th layer.
+    // A dense layer among MoE layers (layer 5 of a model with MoE on every odd layer): not a dense prefix then
+    // every step-th layer.
     const json sparse = json::parse(R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
         "num_attention_heads": 16, "intermediate_size": 5632, "vocab_size": 151936, "num_experts": 60,
         "num_experts_per_tok": 4, "moe_intermediate_size": 1408, "decoder_sparse_step": 2,
-        "mlp_only_layers": [0, 1, 2]})");
+        "mlp_only_layers": [5]})");
     EXPECT_FALSE(HfConfigReader::read(sparse, "x", error));
     EXPECT_NE(error.find("decoder_sparse_step"), std::string::npos) << error;
     EXPECT_FALSE(HfConfigReader::read(json::parse(R"({"model_type": "llama", "hidden_size": -1})"), "x", error));
