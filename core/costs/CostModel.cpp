@@ -289,6 +289,29 @@ double layerAttentionScoreFlops(const LayerShape& shape, const ActivationContext
     return 0.5 * full;
 }
 
+double fusedAttentionSeconds(
+    const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates)
+{
+    const double keys = c.seqLen / c.cp; // one fused kernel call: a CP rank's queries against a chunk of keys
+    const double full = layerAttentionScoreFlops(shape, c);
+    if (m.slidingWindow <= 0)
+        return rates.causalAttentionSeconds(full, keys);
+    // A fused kernel with a window skips the key blocks outside it (FlashAttention-2's window_size,
+    // arXiv:2307.08691; Transformer Engine's window_size): each layer pays its own (query, key) pairs at the
+    // rate of its span (ModelSpec::attentionPairs, attentionSpan); the layers of the shape's kind averaged.
+    const double causalPairs = c.seqLen * c.seqLen / 2.0;
+    double sum = 0;
+    int count = 0;
+    for (int l = 0; l < m.layers; ++l) {
+        if (m.isMoeLayer(l) != shape.moe)
+            continue;
+        const double share = m.attentionPairs(l, c.seqLen) / causalPairs;
+        sum += rates.causalAttentionSeconds(full * share, std::min(keys, m.attentionSpan(l, c.seqLen)));
+        ++count;
+    }
+    return count > 0 ? sum / count : rates.causalAttentionSeconds(full, keys);
+}
+
 UnfusedAttention unfusedAttentionSeconds(
     const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates)
 {
@@ -342,8 +365,7 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     }
     double attention = 0, attentionBackward = 0;
     if (c.flashAttention) {
-        const double keys = c.seqLen / c.cp; // one fused kernel call: a CP rank's queries against a chunk of keys
-        attention = rates.causalAttentionSeconds(layerAttentionScoreFlops(shape, c), keys);
+        attention = fusedAttentionSeconds(m, shape, c, rates);
         attentionBackward = 2.5 * attention;
     } else {
         const UnfusedAttention unfused = unfusedAttentionSeconds(m, shape, c, rates);

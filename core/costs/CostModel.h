@@ -180,6 +180,11 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults,
     bool epCommOverlap = false);
 
+// The fused causal attention kernel's forward seconds per micro-batch, averaged over the layers of the shape's
+// kind (dense or MoE), each with its own window (ModelSpec::slidingWindow) or none.
+double fusedAttentionSeconds(
+    const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates);
+
 // The attention core without a fused kernel (batched GEMMs and memory-bound softmax/dropout).
 struct UnfusedAttention {
     double forward = 0;

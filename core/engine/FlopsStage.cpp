@@ -16,14 +16,14 @@ void flopsStage(const Scenario& scenario, Report& report)
     const double tokensPerStep = static_cast<double>(train.globalBatch) * report.seqLen;
     const double forwardPerToken = forwardFlopsPerToken(model, report.seqLen);
     report.modelFlopsPerStep = 3.0 * forwardPerToken * tokensPerStep;
-    // Recomputed forward work per token of one layer. Layers of a kind (dense / MoE) have one shape,
-    // so it is computed once per kind and summed layer by layer, in layer order.
+    // Recomputed forward work per token of one layer. Layers of a kind (dense / MoE, full / windowed
+    // attention) have one shape and span, so it is computed once per kind and summed in layer order.
     namespace rm = recompute_module;
     const unsigned modules = selectiveModules(train);
     auto recomputedPerToken = [&](int l) {
         const double layerFlops = layerForwardFlopsPerToken(model, l, report.seqLen);
         const LayerShape s = layerShape(model, l);
-        const double scores = 2.0 * report.seqLen * s.heads * (s.qkHeadDim + s.vHeadDim);
+        const double scores = 2.0 * model.attentionSpan(l, report.seqLen) * s.heads * (s.qkHeadDim + s.vHeadDim);
         // Hardware FLOPs are the work the kernels of the time model run, so that HFU stays below the
         // peak: a fused kernel's backward re-forms P = softmax(QK^T) over the causal half, a quarter of
         // `scores` (arXiv:2307.08691 Algorithm 2), charged inside its 2.5x backward; its selective
@@ -45,11 +45,7 @@ void flopsStage(const Scenario& scenario, Report& report)
         }
         return fusedOwn + again;
     };
-    const double dense = model.hasDenseLayer() ? recomputedPerToken(model.firstDenseLayer()) : 0.0;
-    const double moe = model.moeLayerCount() > 0 ? recomputedPerToken(model.firstMoeLayer()) : 0.0;
-    double recomputePerToken = 0;
-    for (int l = 0; l < model.layers; ++l)
-        recomputePerToken += model.isMoeLayer(l) ? moe : dense;
+    const double recomputePerToken = sumOverLayers(model, 0, model.layers, 0.0, recomputedPerToken);
     report.hardwareFlopsPerStep = report.modelFlopsPerStep + recomputePerToken * tokensPerStep;
     const double step = report.stepTimeSeconds;
     if (step > 0 && report.gpus > 0) {

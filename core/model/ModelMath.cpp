@@ -170,8 +170,9 @@ double layerForwardFlopsPerToken(const ModelSpec& m, int layer, int seqLen)
     double matmul = lp.attention + lp.denseMlp + lp.sharedExperts + lp.router;
     if (m.isMoeLayer(layer))
         matmul += lp.oneExpert * m.moe->topK;
-    // Scores QK^T and the weighted sum AV: 2 s (d_qk + d_v) per head and token (arXiv:2104.04473 sec. 3).
-    const double scores = 2.0 * seqLen * m.heads * (queryKeyHeadDim(m) + valueHeadDim(m));
+    // Scores QK^T and the weighted sum AV: 2 s (d_qk + d_v) per head and token (arXiv:2104.04473 sec. 3); a
+    // windowed layer spans its window instead of s (ModelSpec::attentionSpan).
+    const double scores = 2.0 * m.attentionSpan(layer, seqLen) * m.heads * (queryKeyHeadDim(m) + valueHeadDim(m));
     return 2.0 * matmul + scores;
 }
 

@@ -26,13 +26,14 @@ LayerParameters layerParameters(const ModelSpec& m, int layer);
 double normParameters(const ModelSpec& m);
 
 // Sums perLayer(l) over the layers [first, end) in layer order, calling perLayer once per layer kind
-// (dense, MoE): every layer of a kind has one shape, so the sum equals the sum of one call per
-// layer bit for bit, at the cost of two calls. perLayer must depend on the layer only through its kind.
+// (dense or MoE, with full or windowed attention): every layer of a kind has one shape and one attention
+// span, so the sum equals the sum of one call per layer bit for bit, at the cost of at most four calls.
+// perLayer must depend on the layer only through its kind.
 template <class T, class PerLayer> T sumOverLayers(const ModelSpec& m, int first, int end, T sum, PerLayer&& perLayer)
 {
-    std::optional<T> dense, moe;
+    std::optional<T> kinds[4];
     for (int l = first; l < end; ++l) {
-        std::optional<T>& kind = m.isMoeLayer(l) ? moe : dense;
+        std::optional<T>& kind = kinds[(m.isMoeLayer(l) ? 2 : 0) + (m.isSlidingWindowLayer(l) ? 1 : 0)];
         if (!kind)
             kind = perLayer(l);
         sum += *kind;

@@ -58,8 +58,9 @@ TEST(MoeLayerPlacement, CountsMatchTheLayerRule)
                 }
                 EXPECT_TRUE(m.isMoeLayer(m.firstMoeLayer()));
                 EXPECT_EQ(m.hasDenseLayer(), first > 0 || step > 1);
-                if (m.hasDenseLayer())
+                if (m.hasDenseLayer()) {
                     EXPECT_FALSE(m.isMoeLayer(m.firstDenseLayer()));
+                }
             }
         }
     }

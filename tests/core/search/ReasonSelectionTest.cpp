@@ -269,7 +269,7 @@ TEST(ReasonSelection, WinnerSaysWhenTheOtherDispatcherIsFasterButOverHbm)
     bool said = false;
     for (const Reason& r : explainer.explainWinner(winner, won))
         said = said
-            || r.text.find("NCCL's all-to-all dispatches the tokens; DeepEP would take") != std::string::npos
-                && r.text.find("but needs 100.0 GiB > 80 GiB of HBM") != std::string::npos;
+            || (r.text.find("NCCL's all-to-all dispatches the tokens; DeepEP would take") != std::string::npos
+                && r.text.find("but needs 100.0 GiB > 80 GiB of HBM") != std::string::npos);
     EXPECT_TRUE(said);
 }

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// Training with windowed attention (Mistral's sliding window, Gemma's local layers, Llama 4's chunks): a fused kernel
+// with a window skips the key blocks outside it (FlashAttention-2's window_size, arXiv:2307.08691; Transformer
+// Engine's window_size), so a windowed layer pays its own (query, key) pairs, and the FLOP counts span its window.
+// Each test fails when the training engine prices full causal attention on every layer again.
+#include "core/Engine.h"
+#include "core/costs/CostModel.h"
+#include "core/model/LayerShape.h"
+#include "core/model/ModelMath.h"
+#include "tests/core/TestScenarios.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+using namespace parallax::core;
+using parallax::test::batch;
+using parallax::test::degrees;
+using parallax::test::makeScenario;
+
+namespace {
+
+ActivationContext longContext(double seq)
+{
+    ActivationContext c;
+    c.seqLen = seq;
+    c.microBatch = 1;
+    c.flashAttention = true;
+    return c;
+}
+
+Scenario llamaAt(int seq, int window, int pattern, bool chunked = false)
+{
+    Scenario s = makeScenario("llama3-8b", "h100-sxm", 1, 8, degrees(1, 1, 2, 4), batch(1, 16, seq));
+    s.model.slidingWindow = window;
+    s.model.slidingWindowPattern = pattern;
+    s.model.chunkedAttention = chunked;
+    s.parallel.sp = false;
+    return s;
+}
+
+} // namespace
+
+TEST(WindowedAttentionTraining, EachLayerPaysItsOwnPairsAtItsSpansRate)
+{
+    const ComputeRates rates(*PresetLibrary::instance().gpu("h100-sxm"), DType::Bf16, nullptr, EfficiencyDefaults {});
+    const double s = 32768, w = 4096;
+    ModelSpec m = *PresetLibrary::instance().model("llama3-8b");
+    const ActivationContext c = longContext(s);
+    const LayerShape shape = layerShape(m, 0);
+    const double full = layerAttentionScoreFlops(shape, c);
+    const double fullSeconds = rates.causalAttentionSeconds(full, s);
+    EXPECT_DOUBLE_EQ(fusedAttentionSeconds(m, shape, c, rates), fullSeconds);
+
+    // Every layer windowed: s W of the s^2 / 2 pairs, at the rate of a 2W-key causal kernel (W keys per query).
+    m.slidingWindow = static_cast<int>(w);
+    m.slidingWindowPattern = 0;
+    const double windowed = rates.causalAttentionSeconds(full * (s * w) / (s * s / 2), 2 * w);
+    EXPECT_DOUBLE_EQ(fusedAttentionSeconds(m, shape, c, rates), windowed);
+    EXPECT_LT(windowed, 0.35 * fullSeconds);
+
+    // Gemma-style: every 4th layer full, the rest windowed; the kind's layers averaged (32 layers: 8 full).
+    m.slidingWindowPattern = 4;
+    EXPECT_NEAR(fusedAttentionSeconds(m, shape, c, rates), (24 * windowed + 8 * fullSeconds) / 32, 1e-12);
+
+    // Llama 4's chunks: each chunk's own triangle, s W / 2, at W keys (W / 2 per query).
+    m.chunkedAttention = true;
+    const double chunked = rates.causalAttentionSeconds(full * (s * w / 2) / (s * s / 2), w);
+    EXPECT_NEAR(fusedAttentionSeconds(m, shape, c, rates), (24 * chunked + 8 * fullSeconds) / 32, 1e-12);
+
+    // A sequence within the window is plain causal attention.
+    EXPECT_DOUBLE_EQ(fusedAttentionSeconds(m, shape, longContext(w), rates),
+        rates.causalAttentionSeconds(layerAttentionScoreFlops(shape, longContext(w)), w));
+}
+
+TEST(WindowedAttentionTraining, StepAndFlopsCountOnlyTheWindow)
+{
+    const int s = 32768, w = 4096;
+    const Report full = evaluate(llamaAt(s, 0, 0));
+    const Report windowed = evaluate(llamaAt(s, w, 0));
+    ASSERT_TRUE(full.valid && windowed.valid);
+    // Model FLOPs: every layer's scores span 2W keys instead of s (arXiv:2104.04473 sec. 3 counts s).
+    const ModelSpec m = *PresetLibrary::instance().model("llama3-8b");
+    const double tokens = 16.0 * s;
+    const double perLayer = 2.0 * m.heads * (2.0 * m.effectiveHeadDim());
+    EXPECT_NEAR(full.modelFlopsPerStep - windowed.modelFlopsPerStep, 3.0 * tokens * m.layers * perLayer * (s - 2.0 * w),
+        1e-9 * full.modelFlopsPerStep);
+    // At 32K tokens the attention is most of the layer: the windowed step is much shorter.
+    EXPECT_LT(windowed.stepTimeSeconds, 0.75 * full.stepTimeSeconds);
+    std::printf("llama3-8b, 32K tokens: step %.3f s full, %.3f s with a 4K window\n", full.stepTimeSeconds,
+        windowed.stepTimeSeconds);
+    // Hardware FLOPs stay work the kernels run: utilisation below the peak at 128K tokens and a 4K window.
+    const Report longRun = evaluate(llamaAt(131072, w, 0));
+    ASSERT_TRUE(longRun.valid);
+    EXPECT_GT(longRun.hfu, 0.2);
+    EXPECT_LT(longRun.hfu, 1.0);
+
+    // Within the window nothing changes (up to the rounding of the layers' average).
+    const Report shortFull = evaluate(llamaAt(8192, 0, 0));
+    const Report shortWindowed = evaluate(llamaAt(8192, 8192, 4, true));
+    EXPECT_NEAR(shortFull.stepTimeSeconds, shortWindowed.stepTimeSeconds, 1e-12 * shortFull.stepTimeSeconds);
+    EXPECT_EQ(shortFull.modelFlopsPerStep, shortWindowed.modelFlopsPerStep);
+}
