@@ -913,6 +913,13 @@ void ConfigPanel::refreshFromScenario()
         if (QWidget* editor = fieldEditor(QString::fromLatin1(path)))
             editor->setEnabled(drafts);
     }
+    // The MTP choice names what the model has: its module, or none to draft with.
+    if (auto* drafter = qobject_cast<QComboBox*>(fieldEditor(QStringLiteral("inference.draft_model")))) {
+        const int mtp = drafter->findData(QString());
+        if (mtp >= 0)
+            drafter->setItemText(
+                mtp, s.model.mtpLayers > 0 ? tr("the model's MTP module") : tr("none (the model has no MTP module)"));
+    }
     const bool inference = s.mode == core::ScenarioMode::Inference;
     showFieldsOfMode(inference);
     if (inference) {

@@ -74,10 +74,10 @@ QString servingSummary(const core::InferenceReport& r)
                            QString::fromStdString(r.verdictReason).toHtmlEscaped());
     text += QStringLiteral("<br>")
         + QObject::tr("KV capacity <b>%1 tokens</b> (%2 per replica) · max concurrency <b>%3 requests</b> of %4 tokens "
-                      "· KV %5 B per token (%6 B on one GPU)")
+                      "· KV %5 B per token (%6 B on one GPU), %7 per request on one GPU")
               .arg(groupedCount(std::floor(r.kvCapacityTokens)), groupedCount(std::floor(r.kvCapacityTokensPerReplica)),
                   groupedCount(r.maxConcurrency), groupedCount(r.contextLen), groupedCount(r.kvBytesPerToken),
-                  groupedCount(r.kvBytesPerTokenPerGpu));
+                  groupedCount(r.kvBytesPerTokenPerGpu), format::bytes(r.kvBytesPerRequestPerGpu));
     return text;
 }
 } // namespace

@@ -101,8 +101,9 @@ QString ServingMemoryModel::detail(int row) const
     }
     case KvCache:
         return r.memory.kvCacheBytes > 0
-            ? tr("%1 KV, %2 B per token on this GPU")
-                  .arg(QString::fromStdString(r.kvDtype), groupedCount(r.kvBytesPerTokenPerGpu))
+            ? tr("%1 KV, %2 B per token and %3 per request of %4 tokens on this GPU")
+                  .arg(QString::fromStdString(r.kvDtype), groupedCount(r.kvBytesPerTokenPerGpu),
+                      format::bytes(r.kvBytesPerRequestPerGpu), groupedCount(r.contextLen))
             : tr("nothing left: the rest is over the budget by %1").arg(format::bytes(-r.memory.kvCacheBytes));
     case Workspace:
         return tr("activations of the largest prefill chunk and the sampler's logits");

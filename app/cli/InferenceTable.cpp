@@ -62,6 +62,12 @@ void printInferenceReport(std::ostream& out, const core::Scenario& s, const core
     out << "KV cache\n";
     out << "  per token        " << number(r.kvBytesPerToken, 0) << " B (model), " << number(r.kvBytesPerTokenPerGpu, 0)
         << " B per GPU\n";
+    const double fullRequest = r.kvBytesPerTokenPerGpu * r.contextLen;
+    out << "  per request      " << gib(r.kvBytesPerRequestPerGpu) << " per GPU at " << r.contextLen << " tokens";
+    if (fullRequest > 0 && r.kvBytesPerRequestPerGpu < 0.999 * fullRequest)
+        out << " (" << number(100.0 * r.kvBytesPerRequestPerGpu / fullRequest, 0)
+            << "% of per token x context: windowed layers keep only their window)";
+    out << "\n";
     out << "  capacity         " << number(r.kvCapacityTokens, 0) << " tokens, " << r.maxConcurrency << " requests of "
         << r.contextLen << "\n";
     out << "  verdict          " << core::toString(r.verdict) << ": " << r.verdictReason << "\n\n";

@@ -220,6 +220,7 @@ Report evaluateInference(const Scenario& s, const EvaluateOptions& options)
     r.memory = cap.memory;
     r.weightsBytesPerGpu = cap.memory.weightsBytes;
     r.kvBytesPerTokenPerGpu = cap.perTokenBytesPerGpu;
+    r.kvBytesPerRequestPerGpu = cap.perRequestBytes;
     r.maxConcurrency = cap.maxConcurrency;
     r.kvCapacityTokensPerReplica = cap.capacityTokensPerReplica;
     r.kvCapacityTokens = cap.capacityTokensPerReplica * L.dp;

@@ -61,7 +61,8 @@ std::string inferenceToMarkdown(const InferenceReport& r)
         << " | " << gibText(m.cudaGraphBytes) << " | " << gibText(m.runtimeBytes) << " | " << gibText(m.reserveBytes)
         << " | " << gibText(m.hbmBytes, 0) << " |\n\n";
     out << "KV cache per token: " << fixedText(r.kvBytesPerToken, 0) << " B for the model, "
-        << fixedText(r.kvBytesPerTokenPerGpu, 0) << " B per GPU.\n\n";
+        << fixedText(r.kvBytesPerTokenPerGpu, 0) << " B per GPU; one request of " << r.contextLen << " tokens "
+        << gibText(r.kvBytesPerRequestPerGpu) << " per GPU.\n\n";
     out << "## Decode step\n\n";
     out << "Weights " << formatSeconds(r.decode.weightsSeconds) << " + KV cache " << formatSeconds(r.decode.kvSeconds)
         << " + compute " << formatSeconds(r.decode.computeSeconds) << " + TP " << formatSeconds(r.decode.tpSeconds)

@@ -60,6 +60,9 @@ struct InferenceReport {
     double weightsBytesPerGpu = 0; // fullest GPU
     double kvBytesPerToken = 0; // whole model, unsharded
     double kvBytesPerTokenPerGpu = 0; // one GPU of the fullest stage
+    // One request at context_len on one GPU of the fullest stage: what the capacity divides by. Windowed layers
+    // (ModelSpec::slidingWindow) hold at most their window, so it can be far below per token x context_len.
+    double kvBytesPerRequestPerGpu = 0;
     double kvCapacityTokens = 0; // all replicas, at context_len
     double kvCapacityTokensPerReplica = 0;
     int maxConcurrency = 0; // requests of context_len that fit at once, all replicas

@@ -204,6 +204,9 @@ private Q_SLOTS:
         auto* drafts = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("inference.speculative_tokens")));
         QVERIFY(drafts && drafts->isEnabled());
         QCOMPARE(drafts->text(), drafts->specialValueText()); // "off"
+        auto* drafter = qobject_cast<QComboBox*>(panel->fieldEditor(QStringLiteral("inference.draft_model")));
+        QVERIFY(drafter);
+        QCOMPARE(drafter->itemText(drafter->findData(QString())), QStringLiteral("the model's MTP module"));
         drafts->setValue(1);
         QVERIFY(w.doc()->waitForEvaluation());
         const auto& r = w.doc()->evaluation()->report;
@@ -233,6 +236,7 @@ private Q_SLOTS:
         QVERIFY(drafter && drafts);
         QVERIFY(drafter->isEnabled());
         QVERIFY(!drafts->isEnabled()); // no MTP module and no draft model yet
+        QCOMPARE(drafter->itemText(drafter->findData(QString())), QStringLiteral("none (the model has no MTP module)"));
         drafter->setCurrentIndex(drafter->findData(QStringLiteral("llama3-8b")));
         QVERIFY(w.doc()->waitForEvaluation());
         QCOMPARE(w.doc()->scenario().inference.draftModel, std::string("llama3-8b"));
@@ -347,6 +351,9 @@ private Q_SLOTS:
                                       .arg(groupedCount(want.maxConcurrency), groupedCount(want.contextLen))),
             qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral("weights %1").arg(format::bytes(want.memory.weightsBytes))),
+            qPrintable(summary));
+        QVERIFY2(summary.contains(
+                     QStringLiteral("%1 per request on one GPU").arg(format::bytes(want.kvBytesPerRequestPerGpu))),
             qPrintable(summary));
 
         // The bar: the same bytes in GiB, stacked to HBM when the KV pool is positive.

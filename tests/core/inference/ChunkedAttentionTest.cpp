@@ -81,6 +81,14 @@ TEST(ChunkedAttention, LongContextServingFitsMoreAndDecodesFaster)
     const Report chunked = evaluate(s), whole = evaluate(full);
     ASSERT_TRUE(chunked.valid && whole.valid);
     EXPECT_GT(chunked.inference->maxConcurrency, 2 * whole.inference->maxConcurrency);
+    // The report's per-request KV is the windowed one (12 full layers of 48, 36 holding one chunk); per token stays
+    // every layer's.
+    const InferenceReport& ci = *chunked.inference;
+    const double context = ci.contextLen;
+    EXPECT_NEAR(ci.kvBytesPerRequestPerGpu, ci.kvBytesPerTokenPerGpu * (12 * context + 36 * 8192.0) / 48,
+        1e-6 * ci.kvBytesPerRequestPerGpu);
+    EXPECT_NEAR(whole.inference->kvBytesPerRequestPerGpu, whole.inference->kvBytesPerTokenPerGpu * context,
+        1e-6 * whole.inference->kvBytesPerRequestPerGpu);
     full.inference.concurrency = s.inference.concurrency = 4;
     const Report c4 = evaluate(s), w4 = evaluate(full);
     EXPECT_LT(c4.inference->tpotSeconds, w4.inference->tpotSeconds);
