@@ -130,6 +130,47 @@ json qwenMoePlacement(const Fields& f, int layers)
     return placementJson(pattern, "\"mlp_only_layers\" with \"decoder_sparse_step\"");
 }
 
+// Sliding-window attention as the engine holds it: a window of W tokens on every layer (pattern 0) or on all
+// but every N-th (pattern N). Hugging Face states it per layer in layer_types ("sliding_attention" /
+// "full_attention", configuration_qwen2.py, configuration_gemma3.py), or as Mistral's one sliding_window for every
+// layer (modeling_mistral.py), or as Qwen2's use_sliding_window from max_window_layers on.
+json slidingWindowOf(const Fields& f, const std::string& type, int layers)
+{
+    std::vector<bool> windowed(static_cast<std::size_t>(layers), false);
+    if (f.has("layer_types") && f.raw("layer_types").is_array()) {
+        const json& kinds = f.raw("layer_types");
+        if (static_cast<int>(kinds.size()) != layers)
+            throw HfError("\"layer_types\" lists " + std::to_string(kinds.size()) + " layers of "
+                + std::to_string(layers) + " (\"num_hidden_layers\")");
+        for (std::size_t l = 0; l < kinds.size(); ++l) {
+            const std::string kind = kinds[l].is_string() ? kinds[l].get<std::string>() : kinds[l].dump();
+            if (kind != "sliding_attention" && kind != "full_attention")
+                throw HfError("\"layer_types\"[" + std::to_string(l) + "] is \"" + kind
+                    + "\"; Parallax reads sliding_attention and full_attention");
+            windowed[l] = kind == "sliding_attention";
+        }
+    } else if (type == "mistral" || type == "mixtral") {
+        std::fill(windowed.begin(), windowed.end(), f.has("sliding_window"));
+    } else if (f.boolean("use_sliding_window", false)) {
+        const int from = static_cast<int>(std::min<long long>(f.integer("max_window_layers", 0), layers));
+        std::fill(windowed.begin() + from, windowed.end(), true);
+    }
+    const auto first = std::find(windowed.begin(), windowed.end(), true);
+    if (first == windowed.end())
+        return json::object();
+    const long long window = f.integer("sliding_window");
+    // Full attention on every N-th layer (N = the first full layer + 1), or nowhere.
+    const auto full = std::find(windowed.begin(), windowed.end(), false);
+    const int pattern = full == windowed.end() ? 0 : static_cast<int>(full - windowed.begin()) + 1;
+    for (int l = 0; l < layers; ++l) {
+        if (windowed[static_cast<std::size_t>(l)] != (pattern == 0 || (l + 1) % pattern != 0))
+            throw HfError("the windowed layers (\"layer_types\" / \"use_sliding_window\" from \"max_window_layers\") "
+                          "are not all but every N-th layer (layer "
+                + std::to_string(l) + "); Parallax places full attention on every N-th layer or none");
+    }
+    return { { "sliding_window", window }, { "sliding_window_pattern", pattern } };
+}
+
 json decoderBase(const Fields& f, const std::string& name)
 {
     const long long hidden = f.integer("hidden_size");
@@ -180,6 +221,7 @@ json readLlamaFamily(const Fields& f, const std::string& type, const std::string
             { "expert_ffn_hidden", width }, { "shared_experts", shared } };
         m["moe"].update(qwenMoePlacement(f, layers));
     }
+    m.update(slidingWindowOf(f, type, static_cast<int>(f.integer("num_hidden_layers"))));
     return m;
 }
 

@@ -236,6 +236,32 @@ void nemoPipelineOverlap(const Scenario& s, std::vector<FrameworkGap>& out, Scen
         run->parallel.p2pOverlap = true;
 }
 
+// Windowed attention past the window (shorter sequences train the same either way): Megatron-Core has sliding
+// windows (window_size, window_attn_skip_freq) but not Llama 4's chunks; torchtitan's llama4 has the chunks
+// (fixed_attn_block_size) and its other models neither.
+void windowedAttention(const Scenario& s, LaunchFramework f, std::vector<FrameworkGap>& out, Scenario* run)
+{
+    const ModelSpec& m = s.model;
+    if (m.slidingWindow <= 0 || s.seqLen() <= m.slidingWindow)
+        return;
+    const std::string window = std::to_string(m.slidingWindow) + "-token";
+    if (f != LaunchFramework::Torchtitan && m.chunkedAttention) {
+        out.push_back({ GapPlace::Training,
+            std::string(frameworkName(f)) + " has sliding windows, not chunked attention: the launch trains " + window
+                + " sliding windows on the chunked layers, about twice the chunks' attention work",
+            "sliding windows instead of chunks" });
+        if (run)
+            run->model.chunkedAttention = false;
+    } else if (f == LaunchFramework::Torchtitan && !m.chunkedAttention) {
+        out.push_back({ GapPlace::Training,
+            "torchtitan's models have no sliding window: the launch trains full causal attention on the " + window
+                + " windowed layers",
+            "full attention instead of " + window + " windows" });
+        if (run)
+            run->model.slidingWindow = 0;
+    }
+}
+
 // Every gap of the design under the framework, in launch-file order; with `run`, each change applied to it.
 std::vector<FrameworkGap> gaps(const Scenario& s, LaunchFramework f, Scenario* run)
 {
@@ -247,6 +273,7 @@ std::vector<FrameworkGap> gaps(const Scenario& s, LaunchFramework f, Scenario* r
         deepseekFeatures(s, f, out, run);
         torchtitanTraining(s, out, run);
         torchtitanRecompute(s, out);
+        windowedAttention(s, f, out, run);
         return out;
     }
     megatronCoreSchedule(s, f, out, run);
@@ -254,6 +281,7 @@ std::vector<FrameworkGap> gaps(const Scenario& s, LaunchFramework f, Scenario* r
         nemoPipelineOverlap(s, out, run);
     rankOrder(s, f, out, run);
     deepseekFeatures(s, f, out, run);
+    windowedAttention(s, f, out, run);
     return out;
 }
 

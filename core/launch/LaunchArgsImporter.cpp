@@ -373,6 +373,17 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
             m["moe"]["router_group_topk"] = f.integer("moe-router-group-topk", 0);
         }
     }
+    if (f.has("window-size")) {
+        // --window-size "W,0" (left, right: causal windows only) and --window-attn-skip-freq N (an integer).
+        const std::string w = f.text("window-size", "");
+        static const std::regex causal(R"(\s*\(?\s*([1-9][0-9]{0,8})\s*,\s*0\s*\)?\s*)");
+        std::smatch match;
+        if (!std::regex_match(w, match, causal))
+            throw ImportError("--window-size " + w + ": Parallax reads a causal window \"W,0\" (W tokens back)");
+        m["sliding_window"] = std::stoll(match[1].str());
+        if (f.has("window-attn-skip-freq"))
+            m["sliding_window_pattern"] = f.integer("window-attn-skip-freq", 0);
+    }
     if (f.has("mtp-num-layers") && f.integer("mtp-num-layers", 0) > 0)
         m["mtp_layers"] = f.integer("mtp-num-layers", 0);
     for (const char* k : { "normalization", "attention-backend", "moe-grouped-gemm" })

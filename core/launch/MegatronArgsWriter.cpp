@@ -56,6 +56,13 @@ Block modelArgs(const Scenario& s)
         l.emplace_back("--qk-pos-emb-head-dim " + num(m.mla->qkRopeHeadDim));
         l.emplace_back("--v-head-dim " + num(m.mla->vHeadDim));
     }
+    // Sliding-window attention (Megatron-Core TransformerConfig window_size, window_attn_skip_freq: one full layer
+    // after N - 1 windowed ones); chunks run as windows of the chunk size (FrameworkGaps).
+    if (m.slidingWindow > 0) {
+        l.emplace_back("--window-size " + num(m.slidingWindow) + ",0");
+        if (m.slidingWindowPattern > 0)
+            l.emplace_back("--window-attn-skip-freq " + num(m.slidingWindowPattern));
+    }
     l.emplace_back("--seq-length " + num(s.seqLen()));
     l.emplace_back("--max-position-embeddings " + num(m.seqLen));
     l.emplace_back("--vocab-size " + num(m.vocab));

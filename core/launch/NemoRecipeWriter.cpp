@@ -136,6 +136,11 @@ std::string NemoRecipeWriter::write(const Scenario& s)
       << mc << "hidden_dropout = " << (m.dropout ? "0.1" : "0.0") << "\n";
     if (m.mtpLayers > 0)
         o << mc << "mtp_num_layers = " << m.mtpLayers << "\n";
+    if (m.slidingWindow > 0) { // Megatron-Core TransformerConfig: window (left, right), one full layer every N
+        o << mc << "window_size = (" << m.slidingWindow << ", 0)\n";
+        if (m.slidingWindowPattern > 0)
+            o << mc << "window_attn_skip_freq = " << m.slidingWindowPattern << "\n";
+    }
     if (m.parallelBlock)
         o << LaunchMarker::serialBlockNote("NeMo's Megatron-Core GPT") << "\n";
     if (m.mla) {

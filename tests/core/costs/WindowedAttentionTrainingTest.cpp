@@ -5,6 +5,11 @@
 // Each test fails when the training engine prices full causal attention on every layer again.
 #include "core/Engine.h"
 #include "core/costs/CostModel.h"
+#include "core/launch/FrameworkGaps.h"
+#include "core/launch/LaunchArgsImporter.h"
+#include "core/launch/MegatronArgsWriter.h"
+#include "core/launch/NemoRecipeWriter.h"
+#include "core/launch/TorchtitanTomlWriter.h"
 #include "core/model/LayerShape.h"
 #include "core/model/ModelMath.h"
 #include "tests/core/TestScenarios.h"
@@ -100,4 +105,45 @@ TEST(WindowedAttentionTraining, StepAndFlopsCountOnlyTheWindow)
     const Report shortWindowed = evaluate(llamaAt(8192, 8192, 4, true));
     EXPECT_NEAR(shortFull.stepTimeSeconds, shortWindowed.stepTimeSeconds, 1e-12 * shortFull.stepTimeSeconds);
     EXPECT_EQ(shortFull.modelFlopsPerStep, shortWindowed.modelFlopsPerStep);
+}
+
+// The launch files carry the window (Megatron-LM --window-size W,0 --window-attn-skip-freq N, NeMo window_size and
+// window_attn_skip_freq), the importer reads them back, and where a framework cannot run the design's windows past
+// the sequence the launch says so and the log check predicts what it runs.
+TEST(WindowedAttentionTraining, LaunchFilesCarryTheWindowOrSayWhatRunsInstead)
+{
+    Scenario s = llamaAt(32768, 4096, 4);
+    const std::string args = MegatronArgsWriter::write(s);
+    EXPECT_NE(args.find("--window-size 4096,0"), std::string::npos) << args;
+    EXPECT_NE(args.find("--window-attn-skip-freq 4"), std::string::npos) << args;
+    const auto imported = LaunchArgsImporter::import(args, {});
+    ASSERT_TRUE(imported.scenario) << imported.error;
+    EXPECT_EQ(imported.scenario->model.slidingWindow, 4096);
+    EXPECT_EQ(imported.scenario->model.slidingWindowPattern, 4);
+    const std::string nemo = NemoRecipeWriter::write(s);
+    EXPECT_NE(nemo.find("window_size = (4096, 0)"), std::string::npos) << nemo;
+    EXPECT_NE(nemo.find("window_attn_skip_freq = 4"), std::string::npos) << nemo;
+    const auto bad = LaunchArgsImporter::import(parallax::test::smallMegatronCommand("--window-size 4096,4096"), {});
+    EXPECT_FALSE(bad.scenario);
+    EXPECT_NE(bad.error.find("--window-size"), std::string::npos) << bad.error;
+
+    // torchtitan's llama3 has no window: the launch says so and the prediction is full attention (slower).
+    std::vector<std::string> changes;
+    const Scenario titan = runAs(s, LaunchFramework::Torchtitan, changes);
+    EXPECT_EQ(titan.model.slidingWindow, 0);
+    ASSERT_EQ(changes.size(), 1u);
+    EXPECT_NE(TorchtitanTomlWriter::write(s).find("no sliding window"), std::string::npos);
+    EXPECT_GT(evaluate(titan).stepTimeSeconds, 1.2 * evaluate(s).stepTimeSeconds);
+
+    // Megatron-Core has windows, not chunks: chunked layers train as sliding windows of the chunk.
+    s.model.chunkedAttention = true;
+    changes.clear();
+    const Scenario megatron = runAs(s, LaunchFramework::MegatronLm, changes);
+    EXPECT_FALSE(megatron.model.chunkedAttention);
+    EXPECT_EQ(megatron.model.slidingWindow, 4096);
+    EXPECT_NE(MegatronArgsWriter::write(s).find("not chunked attention"), std::string::npos);
+    // Within one window nothing differs, and nothing is said.
+    changes.clear();
+    runAs(llamaAt(4096, 4096, 4, true), LaunchFramework::MegatronLm, changes);
+    EXPECT_TRUE(changes.empty());
 }
