@@ -113,6 +113,17 @@ bool validOrder(std::string_view order)
 }
 } // namespace
 
+std::vector<Message> modelProblems(const ModelSpec& m)
+{
+    std::vector<Message> out;
+    // Llama 4's chunked attention chunks by the window's size (as the scenario file requires).
+    if (m.chunkedAttention && m.slidingWindow <= 0)
+        out.push_back({ "model.chunked_attention",
+            "chunked attention needs its chunk: set model.sliding_window to the chunk size, or clear "
+            "chunked_attention" });
+    return out;
+}
+
 ValidationResult validateScenario(const Scenario& s)
 {
     return validateScenario(s, TopologySummary::of(s.topology));
@@ -181,6 +192,9 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         c.error("parallel.cp",
             "seq_len=" + str(seq) + " is not divisible by 2*cp=" + str(2 * p.cp)
                 + ": use cp=" + str(nearestDivisor(seq / 2, p.cp)));
+
+    for (const Message& problem : modelProblems(m))
+        c.error(problem.field, problem.text);
 
     // Experts: ep * etp must divide the tp*cp*dp ranks of a pipeline stage (Megatron-Core
     // parallel_state.initialize_model_parallel: expert_tensor_model_pipeline_parallel_size).

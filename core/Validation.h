@@ -20,6 +20,9 @@ ValidationResult validateScenario(const Scenario& s);
 // The same with the topology's summary already computed (TopologySummary::of(s.topology)).
 ValidationResult validateScenario(const Scenario& s, const TopologySummary& topology);
 
+// The model's own problems, which training and serving both report: chunked attention without its chunk.
+std::vector<Message> modelProblems(const ModelSpec& m);
+
 // Interleaving splits each pipeline stage's layers into vpp chunks (Megatron-LM requires layers per
 // stage % vpp == 0, arXiv:2104.04473 sec. 2.2.2). A model whose layers do not divide over pp at all
 // (Llama 3 405B's 126 over 16) takes the uneven split of StageLayout instead and is allowed.

@@ -375,6 +375,38 @@ QGroupBox* ConfigPanel::buildModelGroup()
         tr("Multi-token prediction: each depth adds a projection, one block like the last layer and another "
            "output-head pass on the last pipeline stage (Megatron --mtp-num-layers, Hugging Face "
            "num_nextn_predict_layers; DeepSeek-V3: 1). 0: none."));
+    intField(
+        form, tr("Attention window:"), QStringLiteral("model.sliding_window"), 0, 1 << 24,
+        [](const S& s) { return s.model.slidingWindow; },
+        [](S& s, int v) {
+            s.model.slidingWindow = v;
+            customModel(s);
+        },
+        tr("Sliding-window attention: the windowed layers attend to the last W tokens (Mistral, Gemma; Hugging Face "
+           "sliding_window, Megatron --window-size W,0). Training pays only those pairs with a fused kernel, and "
+           "serving caches at most W tokens on those layers. 0: full attention on every layer."));
+    if (auto* window = qobject_cast<QSpinBox*>(fieldEditor(QStringLiteral("model.sliding_window"))))
+        window->setSpecialValueText(tr("none (full)"));
+    intField(
+        form, tr("Full attention every N-th:"), QStringLiteral("model.sliding_window_pattern"), 0, 1024,
+        [](const S& s) { return s.model.slidingWindowPattern; },
+        [](S& s, int v) {
+            s.model.slidingWindowPattern = v;
+            customModel(s);
+        },
+        tr("Every N-th layer keeps full attention and the others are windowed (Gemma 3: 6, Llama 4: 4; Megatron "
+           "--window-attn-skip-freq N). 0: every layer windowed."));
+    if (auto* pattern = qobject_cast<QSpinBox*>(fieldEditor(QStringLiteral("model.sliding_window_pattern"))))
+        pattern->setSpecialValueText(tr("none (all windowed)"));
+    boolField(
+        form, tr("Chunked attention:"), QStringLiteral("model.chunked_attention"),
+        [](const S& s) { return s.model.chunkedAttention; },
+        [](S& s, bool on) {
+            s.model.chunkedAttention = on;
+            customModel(s);
+        },
+        tr("The windowed layers attend within fixed chunks of the window's size instead of the last W tokens "
+           "(Llama 4's chunked local attention, Hugging Face attention_chunk_size)."));
 
     m_moeGroup = new QGroupBox(tr("Mixture of experts"), m_architectureGroup);
     m_moeGroup->setCheckable(true);
@@ -913,6 +945,11 @@ void ConfigPanel::refreshFromScenario()
         if (QWidget* editor = fieldEditor(QString::fromLatin1(path)))
             editor->setEnabled(drafts);
     }
+    // The window's pattern and chunking act only with a window: greyed out without one.
+    if (QWidget* pattern = fieldEditor(QStringLiteral("model.sliding_window_pattern")))
+        pattern->setEnabled(s.model.slidingWindow > 0);
+    if (QWidget* chunked = fieldEditor(QStringLiteral("model.chunked_attention")))
+        chunked->setEnabled(s.model.slidingWindow > 0 || s.model.chunkedAttention); // on: so it can be cleared
     // The MTP choice names what the model has: its module, or none to draft with.
     if (auto* drafter = qobject_cast<QComboBox*>(fieldEditor(QStringLiteral("inference.draft_model")))) {
         const int mtp = drafter->findData(QString());

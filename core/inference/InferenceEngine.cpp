@@ -2,6 +2,7 @@
 #include "core/inference/InferenceEngine.h"
 
 #include "core/Units.h"
+#include "core/Validation.h"
 #include "core/cluster/CommGroups.h"
 #include "core/inference/InferenceMarkdown.h"
 #include "core/inference/KvCache.h"
@@ -79,8 +80,8 @@ CapacityResult capacity(const Scenario& s, const InferenceConfig& config)
 
 std::vector<Message> validateServingLayout(const Scenario& s)
 {
-    std::vector<Message> errors;
     const ModelSpec& m = s.model;
+    std::vector<Message> errors = modelProblems(m);
     const ParallelConfig& p = s.parallel;
     const ServingLayout L = ServingLayout::of(p);
     const int gpus = s.topology.gpuCount();

@@ -82,6 +82,45 @@ private Q_SLOTS:
         QVERIFY(!panel->fieldEditor(QStringLiteral("training.moe_expert_capacity_factor"))->isEnabled());
     }
 
+    // Llama 4 Maverick's chunked attention shows in the model editor; a window shortens the step of a long
+    // sequence, and chunks without a window are marked on the field the engine names.
+    void attentionWindowFields()
+    {
+        test::Window w;
+        w.load(test::presetScenario("serve-maverick-fp8-8xh200"));
+        ConfigPanel* panel = w.window.configPanel();
+        auto* window = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("model.sliding_window")));
+        auto* pattern = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("model.sliding_window_pattern")));
+        auto* chunked = qobject_cast<QCheckBox*>(panel->fieldEditor(QStringLiteral("model.chunked_attention")));
+        QVERIFY(window && pattern && chunked);
+        QCOMPARE(window->value(), 8192);
+        QCOMPARE(pattern->value(), 4);
+        QVERIFY(chunked->isChecked());
+        window->setValue(0);
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(!pattern->isEnabled());
+        QVERIFY(chunked->isEnabled()); // still on: it can be cleared
+        QVERIFY(panel->isFieldMarked(QStringLiteral("model.chunked_attention")));
+        chunked->setChecked(false);
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(w.doc()->evaluation()->report.errors.empty());
+        QVERIFY(!chunked->isEnabled());
+
+        // Training at 32K tokens: a 4K window on every layer is faster, one undo step away from full attention.
+        core::Scenario s = test::presetScenario();
+        s.training.seqLen = 32768;
+        s.training.globalBatch = 256;
+        w.load(s);
+        QVERIFY(w.doc()->waitForEvaluation());
+        const auto& full = w.doc()->evaluation()->report;
+        QVERIFY2(full.valid, full.errors.empty() ? "" : full.errors.front().text.c_str());
+        const double fullStep = full.stepTimeSeconds;
+        window->setValue(4096);
+        QVERIFY(w.doc()->waitForEvaluation());
+        QCOMPARE(w.doc()->scenario().model.slidingWindow, 4096);
+        QVERIFY(w.doc()->evaluation()->report.stepTimeSeconds < 0.9 * fullStep);
+    }
+
     void nonDividingDegreeOffersNearestValues()
     {
         test::Window w;
