@@ -261,6 +261,20 @@ json readLlama4(const Fields& f, const std::string& name)
     return m;
 }
 
+json readGptOss(const Fields& f, const std::string& name)
+{
+    // modeling_gpt_oss.py: every layer's MLP is num_local_experts experts of intermediate_size (a clamped SwiGLU,
+    // gate and up fused), top num_experts_per_tok, no shared expert; attention with learned sinks (a scalar per
+    // head, left out) and a 128-token sliding window on the layers layer_types names. gpt-oss-120b: 116.8B
+    // parameters, 5.1B active (OpenAI's model card).
+    json m = decoderBase(f, name);
+    m["moe"] = { { "experts", f.integer("num_local_experts") },
+        { "top_k", f.integer("num_experts_per_tok", f.integer("experts_per_token", 4)) },
+        { "expert_ffn_hidden", f.integer("intermediate_size") }, { "shared_experts", 0 }, { "first_dense_layers", 0 } };
+    m.update(slidingWindowOf(f, "gpt_oss", static_cast<int>(f.integer("num_hidden_layers"))));
+    return m;
+}
+
 json readDeepSeek(const Fields& f, const std::string& name)
 {
     // modeling_deepseek_v3.py: the first first_k_dense_replace layers have a dense MLP of
@@ -383,7 +397,7 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
         && !config["architectures"].empty() && config["architectures"][0].is_string()) {
         const std::string arch = config["architectures"][0].get<std::string>();
         for (const char* known : { "Llama", "Llama4", "Mistral", "Mixtral", "Qwen2", "Qwen3", "DeepseekV3", "GPT2",
-                 "GPTNeoX", "Falcon", "GPTJ" }) {
+                 "GPTNeoX", "Falcon", "GPTJ", "GptOss" }) {
             if (arch.rfind(known, 0) == 0)
                 type = known;
         }
@@ -392,6 +406,8 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
             type = "deepseek_v3";
         if (type == "gptneox")
             type = "gpt_neox";
+        if (type == "gptoss")
+            type = "gpt_oss";
     }
     try {
         const Fields f(j);
@@ -411,10 +427,13 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
             m = readFalcon(f, name);
         else if (type == "gptj")
             m = readGptJ(f, name);
+        else if (type == "gpt_oss")
+            m = readGptOss(f, name);
         else
             throw HfError("model_type \"" + type
                 + "\" is not one Parallax reads; supported: llama, llama4, mistral, mixtral, qwen2, qwen2_moe, "
-                  "qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gpt2, gpt_neox, falcon, gptj (or write the model object "
+                  "qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, gpt2, gpt_neox, falcon, gptj (or write the "
+                  "model object "
                   "by hand, SCENARIO.md)");
         m["source"] = "Hugging Face config.json (model_type " + type + ")";
         return m;

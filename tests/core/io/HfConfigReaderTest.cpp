@@ -21,6 +21,7 @@ struct PublishedCase {
     const char* file;
     double total; // published totals (tests/data/hf/README.md)
     double active; // 0: dense
+    bool activeWithoutEmbedding = false; // the published active count leaves the token embedding (a lookup) out
 };
 } // namespace
 
@@ -31,6 +32,8 @@ TEST(HfConfigReader, PublishedFilesCountTheirPublishedParameters)
         { "mixtral-8x7b.config.json", 46.7e9, 12.9e9 },
         { "qwen3-30b-a3b.config.json", 30.5e9, 3.3e9 },
         { "deepseek-v3.config.json", 671e9, 37e9 },
+        // OpenAI's 5.13B active is the count without the input embedding's 0.58B (with it, 5.71B).
+        { "gpt-oss-120b.config.json", 116.83e9, 5.13e9, true },
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.file);
@@ -44,7 +47,8 @@ TEST(HfConfigReader, PublishedFilesCountTheirPublishedParameters)
         if (c.active > 0) {
             ASSERT_TRUE(m->isMoe());
             // Published active counts carry two or three significant digits.
-            EXPECT_NEAR(activeParameters(main) / c.active, 1.0, 0.02) << activeParameters(main);
+            const double active = activeParameters(main) - (c.activeWithoutEmbedding ? embeddingParameters(main) : 0.0);
+            EXPECT_NEAR(active / c.active, 1.0, 0.02) << active;
         }
     }
 }
@@ -233,4 +237,14 @@ TEST(HfConfigReader, SlidingWindowsFromEachFamilysKeys)
         "qwen", error);
     ASSERT_TRUE(qwenOff) << error;
     EXPECT_EQ(qwenOff->slidingWindow, 0);
+
+    // gpt-oss: 128-token windows on the even layers, full attention on the odd ones; pre-trained at 4096 tokens.
+    const auto oss = HfConfigReader::read(readConfig("gpt-oss-120b.config.json"), "gpt-oss-120b", error);
+    ASSERT_TRUE(oss) << error;
+    EXPECT_EQ(oss->slidingWindow, 128);
+    EXPECT_EQ(oss->slidingWindowPattern, 2);
+    EXPECT_EQ(oss->moe->experts, 128);
+    EXPECT_EQ(oss->moe->topK, 4);
+    EXPECT_EQ(oss->seqLen, 4096);
+    EXPECT_EQ(oss->effectiveHeadDim(), 64);
 }
