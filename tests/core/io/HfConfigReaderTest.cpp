@@ -180,61 +180,57 @@ TEST(HfConfigReader, RecognisesConfigsButNotParallaxModels)
 // use_sliding_window from max_window_layers on; a placement the engine cannot hold is refused by key.
 TEST(HfConfigReader, SlidingWindowsFromEachFamilysKeys)
 {
-    const std::string base = R"("hidden_size": 4096, "num_hidden_layers": 8, "num_attention_heads": 32,
-        "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000)";
     std::string error;
-    const auto mistral = HfConfigReader::read(
-        json::parse(R"({"model_type": "mistral", "sliding_window": 4096, )" + base + "}"), "Mistral 7B v0.1", error);
+    // An 8-layer config of `type` with the given window keys.
+    auto read = [&error](const std::string& type, const std::string& keys) {
+        return HfConfigReader::read(json::parse(R"({"model_type": ")" + type + "\", " + keys
+                                        + R"(, "hidden_size": 4096, "num_hidden_layers": 8, "num_attention_heads": 32,
+                "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000})"),
+            type, error);
+    };
+    // layer_types with full attention on every n-th layer (0: none).
+    auto layerTypes = [](int n) {
+        json kinds = json::array();
+        for (int l = 0; l < 8; ++l)
+            kinds.push_back(n > 0 && (l + 1) % n == 0 ? "full_attention" : "sliding_attention");
+        return "\"layer_types\": " + kinds.dump();
+    };
+    const auto mistral = read("mistral", R"("sliding_window": 4096)");
     ASSERT_TRUE(mistral) << error;
     EXPECT_EQ(mistral->slidingWindow, 4096);
     EXPECT_EQ(mistral->slidingWindowPattern, 0);
     EXPECT_TRUE(mistral->isSlidingWindowLayer(7));
-    const auto noWindow = HfConfigReader::read(
-        json::parse(R"({"model_type": "mistral", "sliding_window": null, )" + base + "}"), "Mistral v0.2", error);
+    const auto noWindow = read("mistral", R"("sliding_window": null)");
     ASSERT_TRUE(noWindow) << error;
     EXPECT_EQ(noWindow->slidingWindow, 0);
 
-    // Every other layer full (gpt-oss style), and five windowed to one full (Gemma 3 style): patterns 2 and 4.
-    const auto alternating = HfConfigReader::read(json::parse(R"({"model_type": "qwen3", "sliding_window": 128,
-        "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention",
-                        "sliding_attention", "full_attention", "sliding_attention", "full_attention"], )"
-                                                      + base + "}"),
-        "alternating", error);
+    // Every other layer full (gpt-oss style) and every fourth (Llama 4 style): patterns 2 and 4.
+    const auto alternating = read("qwen3", R"("sliding_window": 128, )" + layerTypes(2));
     ASSERT_TRUE(alternating) << error;
     EXPECT_EQ(alternating->slidingWindow, 128);
     EXPECT_EQ(alternating->slidingWindowPattern, 2);
     EXPECT_FALSE(alternating->isSlidingWindowLayer(1));
     EXPECT_TRUE(alternating->isSlidingWindowLayer(2));
-    const auto fourth = HfConfigReader::read(json::parse(R"({"model_type": "llama", "sliding_window": 1024,
-        "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention",
-                        "sliding_attention", "sliding_attention", "sliding_attention", "full_attention"], )"
-                                                 + base + "}"),
-        "fourth", error);
+    const auto fourth = read("llama", R"("sliding_window": 1024, )" + layerTypes(4));
     ASSERT_TRUE(fourth) << error;
     EXPECT_EQ(fourth->slidingWindowPattern, 4);
 
     // Qwen2: windows from max_window_layers on; from 0 that is every layer, from the middle no pattern holds.
-    const auto qwenAll = HfConfigReader::read(json::parse(R"({"model_type": "qwen2", "use_sliding_window": true,
-        "sliding_window": 32768, "max_window_layers": 0, )"
-                                                  + base + "}"),
-        "qwen", error);
+    const auto qwenAll
+        = read("qwen2", R"("use_sliding_window": true, "sliding_window": 32768, "max_window_layers": 0)");
     ASSERT_TRUE(qwenAll) << error;
     EXPECT_EQ(qwenAll->slidingWindow, 32768);
     EXPECT_EQ(qwenAll->slidingWindowPattern, 0);
-    EXPECT_FALSE(HfConfigReader::read(json::parse(R"({"model_type": "qwen2", "use_sliding_window": true,
-        "sliding_window": 32768, "max_window_layers": 4, )"
-                                          + base + "}"),
-        "qwen", error));
+    EXPECT_FALSE(read("qwen2", R"("use_sliding_window": true, "sliding_window": 32768, "max_window_layers": 4)"));
     EXPECT_NE(error.find("max_window_layers"), std::string::npos) << error;
-    EXPECT_FALSE(HfConfigReader::read(json::parse(R"({"model_type": "llama", "sliding_window": 1024,
-        "layer_types": ["sliding_attention", "linear_attention"], )"
-                                          + base + "}"),
-        "x", error));
-    EXPECT_NE(error.find("layer_types"), std::string::npos) << error;
-    const auto qwenOff = HfConfigReader::read(json::parse(R"({"model_type": "qwen2", "use_sliding_window": false,
-        "sliding_window": 32768, "max_window_layers": 4, )"
-                                                  + base + "}"),
-        "qwen", error);
+    EXPECT_FALSE(read("llama", R"("sliding_window": 1024, "layer_types": ["sliding_attention", "full_attention"])"));
+    EXPECT_NE(error.find("\"layer_types\" lists 2 layers of 8"), std::string::npos) << error;
+    std::string linear = layerTypes(0);
+    linear.replace(linear.find("sliding_attention"), 17, "linear_attention");
+    EXPECT_FALSE(read("llama", R"("sliding_window": 1024, )" + linear));
+    EXPECT_NE(error.find("\"layer_types\"[0] is \"linear_attention\""), std::string::npos) << error;
+    const auto qwenOff
+        = read("qwen2", R"("use_sliding_window": false, "sliding_window": 32768, "max_window_layers": 4)");
     ASSERT_TRUE(qwenOff) << error;
     EXPECT_EQ(qwenOff->slidingWindow, 0);
 
