@@ -192,6 +192,10 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         c.error("parallel.cp",
             "seq_len=" + str(seq) + " is not divisible by 2*cp=" + str(2 * p.cp)
                 + ": use cp=" + str(nearestDivisor(seq / 2, p.cp)));
+    if (p.cp > 1 && m.windowedBelow(seq))
+        c.note("parallel.cp",
+            "sliding-window attention with cp > 1 runs as --cp-comm-type all_gather (Transformer Engine's p2p ring has "
+            "no windows; Megatron-LM PR #1160): each layer's K/V all-gather is exposed, not hidden behind attention");
 
     for (const Message& problem : modelProblems(m))
         c.error(problem.field, problem.text);

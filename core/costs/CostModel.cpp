@@ -453,8 +453,16 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         const double kvBytes = 2.0 * tokens * shape.kvHeads / c.tp * (shape.qkHeadDim + shape.vHeadDim);
         const LinkLevel& link = groups.cp.outer > 1 ? groups.cp.inter : groups.cp.intra;
         const double comm = (c.cp - 1) * (kvBytes / std::max(1.0, link.bytesPerSecond) + link.latencySeconds);
-        t.cpForward = exposedAfterOverlap(comm, attention * (c.cp - 1) / c.cp);
-        t.cpBackward = exposedAfterOverlap(2.0 * comm, 2.5 * attention * (c.cp - 1) / c.cp);
+        if (m.windowedBelow(c.seqLen)) {
+            // Transformer Engine's p2p ring has no windows: Megatron-Core runs them with --cp-comm-type
+            // all_gather, whose K/V all-gather is exposed (TransformerEngine PR #1060; Megatron-LM PR #1160), and
+            // the backward gathers again and reduce-scatters dK, dV.
+            t.cpForward = comm;
+            t.cpBackward = 2.0 * comm;
+        } else {
+            t.cpForward = exposedAfterOverlap(comm, attention * (c.cp - 1) / c.cp);
+            t.cpBackward = exposedAfterOverlap(2.0 * comm, 2.5 * attention * (c.cp - 1) / c.cp);
+        }
     }
 
     // MoE layers: router kernels, token permutation, grouped expert GEMMs and the dispatch/combine

@@ -242,7 +242,7 @@ void nemoPipelineOverlap(const Scenario& s, std::vector<FrameworkGap>& out, Scen
 void windowedAttention(const Scenario& s, LaunchFramework f, std::vector<FrameworkGap>& out, Scenario* run)
 {
     const ModelSpec& m = s.model;
-    if (m.slidingWindow <= 0 || s.seqLen() <= m.slidingWindow)
+    if (!m.windowedBelow(s.seqLen()))
         return;
     const std::string window = std::to_string(m.slidingWindow) + "-token";
     if (f != LaunchFramework::Torchtitan && m.chunkedAttention) {

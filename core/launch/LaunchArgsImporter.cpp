@@ -175,7 +175,8 @@ bool nemoSwitch(const std::string& key, std::string value, Flags& flags)
         flags["attention-backend"] = dot == std::string::npos ? value : value.substr(dot + 1);
     } else if (key == "position_embedding_type" || key == "normalization" || key == "attention_dropout"
         || key == "hidden_dropout" || key == "data_parallel_sharding_strategy" || key == "moe_layer_freq"
-        || key == "q_lora_rank" || key == "qk_head_dim" || key == "qk_pos_emb_head_dim" || key == "v_head_dim") {
+        || key == "q_lora_rank" || key == "qk_head_dim" || key == "qk_pos_emb_head_dim" || key == "v_head_dim"
+        || key == "window_attn_skip_freq" || key == "cp_comm_type") {
         flags[dashed(key)] = value;
     } else {
         return false;
@@ -229,6 +230,16 @@ Flags collectFlags(const std::string& text)
                 for (char ch : value)
                     names += (ch == '[' || ch == ']' || ch == ',') ? ' ' : ch;
                 flags["recompute-modules"] = names;
+                break;
+            }
+            if (last == "window_size") { // a Python tuple (left, right): the rest of the line, as Megatron's "W,0"
+                for (std::size_t j = i + 1; j < w.size(); ++j)
+                    value += w[j];
+                std::string extents;
+                for (char ch : value)
+                    if (ch != '(' && ch != ')' && ch != '[' && ch != ']')
+                        extents += ch;
+                flags["window-size"] = extents;
                 break;
             }
             if (nemoSwitch(last, value, flags))
@@ -386,7 +397,7 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
     }
     if (f.has("mtp-num-layers") && f.integer("mtp-num-layers", 0) > 0)
         m["mtp_layers"] = f.integer("mtp-num-layers", 0);
-    for (const char* k : { "normalization", "attention-backend", "moe-grouped-gemm" })
+    for (const char* k : { "normalization", "attention-backend", "moe-grouped-gemm", "cp-comm-type" })
         f.has(k);
     if (f.text("attention-backend", "") == "unfused")
         notes.emplace_back(

@@ -62,6 +62,8 @@ std::string NemoRecipeWriter::write(const Scenario& s)
       << st << "sequence_parallel = " << py(p.sp) << "\n"
       << st << "context_parallel_size = " << p.cp << "\n"
       << st << "pipeline_model_parallel_size = " << p.pp << "\n";
+    if (p.cp > 1 && s.model.windowedBelow(s.seqLen())) // TE's p2p ring has no sliding windows
+        o << "recipe.model.config.cp_comm_type = \"all_gather\"\n";
     if (p.pp > 1)
         o << st << "pipeline_dtype = torch.bfloat16\n";
     o << st << "virtual_pipeline_model_parallel_size = " << (p.vpp > 1 ? std::to_string(p.vpp) : "None") << "\n";

@@ -141,6 +141,11 @@ struct ModelSpec {
             return tokens * tokens / 2.0;
         return chunkedAttention ? tokens * slidingWindow / 2.0 : tokens * slidingWindow;
     }
+    // Some layer attends to less than a sequence of `tokens`: its window or chunk is shorter.
+    bool windowedBelow(double tokens) const
+    {
+        return slidingWindow > 0 && slidingWindowPattern != 1 && tokens > slidingWindow;
+    }
     // The keys per query a training sequence of `tokens` spans on `layer`, in the FLOP convention that counts
     // full causal attention as all s keys (twice the triangle's pairs per query, arXiv:2104.04473 sec. 3):
     // s on a full layer, 2W under a sliding window of W, W under chunks of W.

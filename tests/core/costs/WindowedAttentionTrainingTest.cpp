@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 using namespace parallax::core;
@@ -78,6 +79,34 @@ TEST(WindowedAttentionTraining, EachLayerPaysItsOwnPairsAtItsSpansRate)
         rates.causalAttentionSeconds(layerAttentionScoreFlops(shape, longContext(w)), w));
 }
 
+// Context parallelism: Transformer Engine's p2p ring has no windows, so Megatron-Core runs windowed models with
+// --cp-comm-type all_gather (Megatron-LM PR #1160), whose K/V all-gather the attention does not hide.
+TEST(WindowedAttentionTraining, ContextParallelGathersTheKeysAndValuesExposed)
+{
+    const ComputeRates rates(*PresetLibrary::instance().gpu("h100-sxm"), DType::Bf16, nullptr, EfficiencyDefaults {});
+    ModelSpec m = *PresetLibrary::instance().model("llama3-8b");
+    ActivationContext c = longContext(32768);
+    c.cp = 4;
+    LayerCommGroups groups;
+    groups.cp.size = groups.cp.inner = 4;
+    groups.cp.intra = { 450e9, 2e-6 };
+    const LayerShape shape = layerShape(m, 0);
+    const double kvBytes = 2.0 * (32768 / 4) * m.kvHeads * (2.0 * m.effectiveHeadDim());
+    const double comm = 3 * (kvBytes / 450e9 + 2e-6);
+    const LayerTimes full = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
+    EXPECT_LT(full.cpForward, 0.5 * comm); // the ring hides behind 32K-token attention
+    m.slidingWindow = 4096;
+    const LayerTimes windowed = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
+    EXPECT_DOUBLE_EQ(windowed.cpForward, comm);
+    EXPECT_DOUBLE_EQ(windowed.cpBackward, 2 * comm);
+    // The evaluation says so on parallel.cp.
+    const Report r = evaluate(llamaAt(32768, 4096, 0));
+    const bool said = std::any_of(r.notes.begin(), r.notes.end(), [](const Message& n) {
+        return n.field == "parallel.cp" && n.text.find("--cp-comm-type all_gather") != std::string::npos;
+    });
+    EXPECT_TRUE(said);
+}
+
 TEST(WindowedAttentionTraining, StepAndFlopsCountOnlyTheWindow)
 {
     const int s = 32768, w = 4096;
@@ -123,6 +152,14 @@ TEST(WindowedAttentionTraining, LaunchFilesCarryTheWindowOrSayWhatRunsInstead)
     const std::string nemo = NemoRecipeWriter::write(s);
     EXPECT_NE(nemo.find("window_size = (4096, 0)"), std::string::npos) << nemo;
     EXPECT_NE(nemo.find("window_attn_skip_freq = 4"), std::string::npos) << nemo;
+    const auto fromNemo = LaunchArgsImporter::import(nemo, {});
+    ASSERT_TRUE(fromNemo.scenario) << fromNemo.error;
+    EXPECT_EQ(fromNemo.scenario->model.slidingWindow, 4096);
+    EXPECT_EQ(fromNemo.scenario->model.slidingWindowPattern, 4);
+    // CP 4 with windows: Transformer Engine's p2p ring has none, so both say all_gather.
+    EXPECT_NE(args.find("--cp-comm-type all_gather"), std::string::npos) << args;
+    EXPECT_NE(nemo.find("cp_comm_type = \"all_gather\""), std::string::npos) << nemo;
+    EXPECT_EQ(MegatronArgsWriter::write(llamaAt(32768, 0, 0)).find("--cp-comm-type"), std::string::npos);
     const auto bad = LaunchArgsImporter::import(parallax::test::smallMegatronCommand("--window-size 4096,4096"), {});
     EXPECT_FALSE(bad.scenario);
     EXPECT_NE(bad.error.find("--window-size"), std::string::npos) << bad.error;
