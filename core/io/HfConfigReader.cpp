@@ -155,8 +155,7 @@ json slidingWindowOf(const Fields& f, const std::string& type, int layers)
         const int from = static_cast<int>(std::min<long long>(f.integer("max_window_layers", 0), layers));
         std::fill(windowed.begin() + from, windowed.end(), true);
     }
-    const auto first = std::find(windowed.begin(), windowed.end(), true);
-    if (first == windowed.end())
+    if (std::find(windowed.begin(), windowed.end(), true) == windowed.end())
         return json::object();
     const long long window = f.integer("sliding_window");
     // Full attention on every N-th layer (N = the first full layer + 1), or nowhere.
@@ -433,8 +432,7 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
             throw HfError("model_type \"" + type
                 + "\" is not one Parallax reads; supported: llama, llama4, mistral, mixtral, qwen2, qwen2_moe, "
                   "qwen3, qwen3_moe, deepseek_v2, deepseek_v3, gpt_oss, gpt2, gpt_neox, falcon, gptj (or write the "
-                  "model object "
-                  "by hand, SCENARIO.md)");
+                  "model object by hand, SCENARIO.md)");
         m["source"] = "Hugging Face config.json (model_type " + type + ")";
         return m;
     } catch (const std::exception& e) {

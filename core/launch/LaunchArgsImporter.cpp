@@ -223,23 +223,20 @@ Flags collectFlags(const std::string& text)
             }
             const auto dot = key.rfind('.');
             const std::string last = dot == std::string::npos ? key : key.substr(dot + 1);
-            if (last == "recompute_modules") { // a Python list: the rest of the line
+            // A Python list or tuple: the rest of the line, its brackets dropped; recompute_modules' names as
+            // Megatron's space-separated list, window_size's (left, right) as its "W,0".
+            if (last == "recompute_modules" || last == "window_size") {
+                const bool names = last == "recompute_modules";
                 for (std::size_t j = i + 1; j < w.size(); ++j)
                     value += " " + w[j];
-                std::string names;
-                for (char ch : value)
-                    names += (ch == '[' || ch == ']' || ch == ',') ? ' ' : ch;
-                flags["recompute-modules"] = names;
-                break;
-            }
-            if (last == "window_size") { // a Python tuple (left, right): the rest of the line, as Megatron's "W,0"
-                for (std::size_t j = i + 1; j < w.size(); ++j)
-                    value += w[j];
-                std::string extents;
-                for (char ch : value)
-                    if (ch != '(' && ch != ')' && ch != '[' && ch != ']')
-                        extents += ch;
-                flags["window-size"] = extents;
+                std::string items;
+                for (char ch : value) {
+                    if (ch == '[' || ch == ']' || ch == '(' || ch == ')' || (names && ch == ','))
+                        items += names ? " " : "";
+                    else if (ch != ' ' || names)
+                        items += ch;
+                }
+                flags[names ? "recompute-modules" : "window-size"] = items;
                 break;
             }
             if (nemoSwitch(last, value, flags))
