@@ -296,6 +296,12 @@ bool applyOverride(Scenario& s, const std::string& field, const std::string& val
         return integer(p.firstStageLayers);
     if (field == "last_stage_layers")
         return integer(p.lastStageLayers);
+    if (field == "sliding_window") { // 0: full attention on every layer (no window, no chunks)
+        if (!integer(s.model.slidingWindow))
+            return false;
+        s.model.chunkedAttention = s.model.chunkedAttention && s.model.slidingWindow > 0;
+        return true;
+    }
     if (field == "sp") {
         if (value != "on" && value != "off") {
             error = "sp=" + value + ": expected on or off";
