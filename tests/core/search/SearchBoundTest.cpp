@@ -169,6 +169,17 @@ TEST(SearchBound, HoldsWithInterleavedMoeLayers)
     checkRandomPoints(moe, 60, 23);
 }
 
+// Sliding windows on all but every other layer at 16K tokens: attention per layer kind averaged, and CP's K/V
+// all-gather exposed.
+TEST(SearchBound, HoldsWithWindowedAttention)
+{
+    Scenario s = searchScenario("megatron-gpt-1.7b", 4, 8, 64, 16384);
+    s.model.slidingWindow = 1024;
+    s.model.slidingWindowPattern = 2;
+    s.modelPreset.clear();
+    checkRandomPoints(s, 60, 29);
+}
+
 TEST(SearchBound, HoldsWithBlockingSends)
 {
     Scenario s = searchScenario("megatron-gpt-39b", 8, 8, 256, 2048);
