@@ -298,18 +298,28 @@ double fusedAttentionSeconds(
         return rates.causalAttentionSeconds(full, keys);
     // A fused kernel with a window skips the key blocks outside it (FlashAttention-2's window_size,
     // arXiv:2307.08691; Transformer Engine's window_size): each layer pays its own (query, key) pairs at the
-    // rate of its span (ModelSpec::attentionPairs, attentionSpan); the layers of the shape's kind averaged.
-    const double causalPairs = c.seqLen * c.seqLen / 2.0;
-    double sum = 0;
-    int count = 0;
+    // rate of its span (ModelSpec::attentionPairs, attentionSpan); the shape's kind (dense or MoE) averaged over
+    // its windowed and full layers, each priced once at the first of them.
+    int count[2] = {}, first[2] = { -1, -1 };
     for (int l = 0; l < m.layers; ++l) {
         if (m.isMoeLayer(l) != shape.moe)
             continue;
-        const double share = m.attentionPairs(l, c.seqLen) / causalPairs;
-        sum += rates.causalAttentionSeconds(full * share, std::min(keys, m.attentionSpan(l, c.seqLen)));
-        ++count;
+        const int windowed = m.isSlidingWindowLayer(l) ? 1 : 0;
+        first[windowed] = count[windowed]++ == 0 ? l : first[windowed];
     }
-    return count > 0 ? sum / count : rates.causalAttentionSeconds(full, keys);
+    if (count[0] + count[1] == 0)
+        return rates.causalAttentionSeconds(full, keys);
+    const double causalPairs = c.seqLen * c.seqLen / 2.0;
+    double sum = 0;
+    for (int w = 0; w < 2; ++w) {
+        if (count[w] > 0) {
+            const int l = first[w];
+            sum += count[w]
+                * rates.causalAttentionSeconds(
+                    full * m.attentionPairs(l, c.seqLen) / causalPairs, std::min(keys, m.attentionSpan(l, c.seqLen)));
+        }
+    }
+    return sum / (count[0] + count[1]);
 }
 
 UnfusedAttention unfusedAttentionSeconds(

@@ -115,14 +115,14 @@ class LayerKinds {
 public:
     template <class Price> const LayerCost& of(const ModelSpec& m, int layer, Price&& price)
     {
-        const int kind = (m.isMoeLayer(layer) ? 1 : 0) + (m.isSlidingWindowLayer(layer) ? 2 : 0);
+        const int kind = m.layerKind(layer);
         if (!m_cost[kind])
             m_cost[kind] = price();
         return *m_cost[kind];
     }
 
 private:
-    std::optional<LayerCost> m_cost[4];
+    std::optional<LayerCost> m_cost[ModelSpec::kLayerKinds];
 };
 
 // The LM head (bf16 in quantized checkpoints, WeightBytes.h) over `tokens` rows.
@@ -245,14 +245,14 @@ PrefillTime prefill(const ServingTimeInputs& in, double tokens, double prompts)
     PrefillTime t;
     // Layer l (or a drafter's layer of shape `shape` beside it) over the prompts, writing their KV cache.
     const auto prefilled = [&](int l, const LayerShape& shape, const ServingTimeInputs& inputs) {
-        const double span = m.isSlidingWindowLayer(l) ? std::min(tokens, static_cast<double>(m.slidingWindow)) : tokens;
         // Causal attention: QK^T and AV over the lower triangle (or the window, or each chunk's triangle), 2 FLOPs
         // per multiply-add (arXiv:2205.14135 sec. 3 counts 4 s^2 d per head forward without the causal half).
         const double attention = 2.0 * m.attentionPairs(l, tokens) * headsLocal * (qk + v);
         const double kvWrite = prompts * kvBytesPerRequest(m, in.config.kvDtype, L.tp, l, l + 1, tokens);
         // Each prompt's fused causal kernel over its own keys, with the per-tile cost the probe measured
-        // (ComputeRates::causalAttentionSeconds, as training prices it).
-        const double attentionSeconds = prompts * inputs.rates.causalAttentionSeconds(attention, span);
+        // (ComputeRates::causalAttentionSeconds at the layer's span, as training prices it).
+        const double attentionSeconds
+            = prompts * inputs.rates.causalAttentionSeconds(attention, m.attentionSpan(l, tokens));
         return layerCost(inputs, l, shape, prompts * tokens, kvWrite, attentionSeconds, false);
     };
     LayerKinds kinds;

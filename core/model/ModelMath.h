@@ -31,9 +31,9 @@ double normParameters(const ModelSpec& m);
 // perLayer must depend on the layer only through its kind.
 template <class T, class PerLayer> T sumOverLayers(const ModelSpec& m, int first, int end, T sum, PerLayer&& perLayer)
 {
-    std::optional<T> kinds[4];
+    std::optional<T> kinds[ModelSpec::kLayerKinds];
     for (int l = first; l < end; ++l) {
-        std::optional<T>& kind = kinds[(m.isMoeLayer(l) ? 2 : 0) + (m.isSlidingWindowLayer(l) ? 1 : 0)];
+        std::optional<T>& kind = kinds[m.layerKind(l)];
         if (!kind)
             kind = perLayer(l);
         sum += *kind;

@@ -124,6 +124,9 @@ struct ModelSpec {
     {
         return slidingWindow > 0 && (slidingWindowPattern <= 0 || (layer + 1) % slidingWindowPattern != 0);
     }
+    // The kinds of layer whose costs differ, 0-3: dense or MoE, full or windowed attention.
+    static constexpr int kLayerKinds = 4;
+    int layerKind(int layer) const { return (isMoeLayer(layer) ? 1 : 0) + (isSlidingWindowLayer(layer) ? 2 : 0); }
     // Keys a query `context` tokens into a sequence attends on `layer`: all of them, the window, or within its
     // chunk, on average half a chunk once the first is full (the query's place in its chunk is uniform over a
     // long generation).
