@@ -194,8 +194,11 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
                 + ": use cp=" + str(nearestDivisor(seq / 2, p.cp)));
     if (p.cp > 1 && m.windowedBelow(seq))
         c.note("parallel.cp",
-            "sliding-window attention with cp > 1 runs as --cp-comm-type all_gather (Transformer Engine's p2p ring has "
-            "no windows; Megatron-LM PR #1160): each layer's K/V all-gather is exposed, not hidden behind attention");
+            std::string("sliding-window attention with cp > 1 runs as --cp-comm-type all_gather (Transformer Engine's "
+                        "p2p ring has no windows; Megatron-LM PR #1160): each windowed layer's K/V all-gather is "
+                        "exposed, not hidden behind attention")
+                + (m.slidingWindowPattern > 1 ? "; the full-attention layers keep the p2p ring (one type per layer)"
+                                              : ""));
 
     for (const Message& problem : modelProblems(m))
         c.error(problem.field, problem.text);

@@ -289,37 +289,44 @@ double layerAttentionScoreFlops(const LayerShape& shape, const ActivationContext
     return 0.5 * full;
 }
 
-double fusedAttentionSeconds(
+double windowedLayerShare(const ModelSpec& m, bool moe, int* firstWindowed)
+{
+    int windowed = 0, all = 0, first = -1;
+    for (int l = 0; l < m.layers && m.slidingWindow > 0; ++l) {
+        if (m.isMoeLayer(l) != moe)
+            continue;
+        ++all;
+        if (m.isSlidingWindowLayer(l) && windowed++ == 0)
+            first = l;
+    }
+    if (firstWindowed != nullptr)
+        *firstWindowed = first;
+    return all > 0 ? static_cast<double>(windowed) / all : 0.0;
+}
+
+WindowedAttention fusedAttentionByWindow(
     const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates)
 {
     const double keys = c.seqLen / c.cp; // one fused kernel call: a CP rank's queries against a chunk of keys
     const double full = layerAttentionScoreFlops(shape, c);
-    if (m.slidingWindow <= 0)
-        return rates.causalAttentionSeconds(full, keys);
+    WindowedAttention a;
+    a.full = a.windowed = rates.causalAttentionSeconds(full, keys);
+    int l = -1;
+    a.windowedShare = windowedLayerShare(m, shape.moe, &l);
+    if (l < 0)
+        return a;
     // A fused kernel with a window skips the key blocks outside it (FlashAttention-2's window_size,
-    // arXiv:2307.08691; Transformer Engine's window_size): each layer pays its own (query, key) pairs at the
-    // rate of its span (ModelSpec::attentionPairs, attentionSpan); the shape's kind (dense or MoE) averaged over
-    // its windowed and full layers, each priced once at the first of them.
-    int count[2] = {}, first[2] = { -1, -1 };
-    for (int l = 0; l < m.layers; ++l) {
-        if (m.isMoeLayer(l) != shape.moe)
-            continue;
-        const int windowed = m.isSlidingWindowLayer(l) ? 1 : 0;
-        first[windowed] = count[windowed]++ == 0 ? l : first[windowed];
-    }
-    if (count[0] + count[1] == 0)
-        return rates.causalAttentionSeconds(full, keys);
-    const double causalPairs = c.seqLen * c.seqLen / 2.0;
-    double sum = 0;
-    for (int w = 0; w < 2; ++w) {
-        if (count[w] > 0) {
-            const int l = first[w];
-            sum += count[w]
-                * rates.causalAttentionSeconds(
-                    full * m.attentionPairs(l, c.seqLen) / causalPairs, std::min(keys, m.attentionSpan(l, c.seqLen)));
-        }
-    }
-    return sum / (count[0] + count[1]);
+    // arXiv:2307.08691; Transformer Engine's window_size): a windowed layer pays its own (query, key) pairs at the
+    // rate of its span (ModelSpec::attentionPairs, attentionSpan), priced once at the kind's first such layer.
+    a.windowed = rates.causalAttentionSeconds(full * m.attentionPairs(l, c.seqLen) / (c.seqLen * c.seqLen / 2.0),
+        std::min(keys, m.attentionSpan(l, c.seqLen)));
+    return a;
+}
+
+double fusedAttentionSeconds(
+    const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates)
+{
+    return fusedAttentionByWindow(m, shape, c, rates).mean();
 }
 
 UnfusedAttention unfusedAttentionSeconds(
@@ -373,15 +380,18 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         gemmBackwardInput += r.gemmSeconds(rows, k, n);
         gemmBackwardWeight += r.gemmSeconds(k, n, rows);
     }
-    double attention = 0, attentionBackward = 0;
+    WindowedAttention byWindow; // unfused attention computes the full s x s on every layer: no window
+    double attentionBackward = 0;
     if (c.flashAttention) {
-        attention = fusedAttentionSeconds(m, shape, c, rates);
-        attentionBackward = 2.5 * attention;
+        byWindow = fusedAttentionByWindow(m, shape, c, rates);
+        attentionBackward = 2.5 * byWindow.mean();
     } else {
         const UnfusedAttention unfused = unfusedAttentionSeconds(m, shape, c, rates);
-        attention = unfused.forward;
+        byWindow.full = byWindow.windowed = unfused.forward;
+        byWindow.windowedShare = windowedLayerShare(m, shape.moe, nullptr);
         attentionBackward = unfused.backward;
     }
+    const double attention = byWindow.mean();
     // Element-wise traffic per token: two norms, two residual adds, rotary/bias/activation, each
     // reading and writing 16-bit tensors (memory-bound; stated estimate of ~14 h-wide passes). A parallel
     // block has one norm (2 passes) and one three-input add (4 passes instead of 2 x 3): 10.
@@ -463,16 +473,14 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
         const double kvBytes = 2.0 * tokens * shape.kvHeads / c.tp * (shape.qkHeadDim + shape.vHeadDim);
         const LinkLevel& link = groups.cp.outer > 1 ? groups.cp.inter : groups.cp.intra;
         const double comm = (c.cp - 1) * (kvBytes / std::max(1.0, link.bytesPerSecond) + link.latencySeconds);
-        if (m.windowedBelow(c.seqLen)) {
-            // Transformer Engine's p2p ring has no windows: Megatron-Core runs them with --cp-comm-type
-            // all_gather, whose K/V all-gather is exposed (TransformerEngine PR #1060; Megatron-LM PR #1160), and
-            // the backward gathers again and reduce-scatters dK, dV.
-            t.cpForward = comm;
-            t.cpBackward = 2.0 * comm;
-        } else {
-            t.cpForward = exposedAfterOverlap(comm, attention * (c.cp - 1) / c.cp);
-            t.cpBackward = exposedAfterOverlap(2.0 * comm, 2.5 * attention * (c.cp - 1) / c.cp);
-        }
+        // Transformer Engine's p2p ring has no windows: Megatron-Core runs the windowed layers with --cp-comm-type
+        // all_gather, whose K/V all-gather is exposed (TransformerEngine PR #1060; Megatron-LM PR #1160), and
+        // the backward gathers again and reduce-scatters dK, dV. The type is per layer (TransformerConfig
+        // cp_comm_type: one entry per layer), so the full-attention layers keep the ring behind their attention.
+        const double gathered = m.windowedBelow(c.seqLen) ? byWindow.windowedShare : 0.0;
+        const double ringWindow = byWindow.full * (c.cp - 1) / c.cp;
+        t.cpForward = gathered * comm + (1.0 - gathered) * exposedAfterOverlap(comm, ringWindow);
+        t.cpBackward = gathered * 2.0 * comm + (1.0 - gathered) * exposedAfterOverlap(2.0 * comm, 2.5 * ringWindow);
     }
 
     // MoE layers: router kernels, token permutation, grouped expert GEMMs and the dispatch/combine

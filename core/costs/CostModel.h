@@ -180,8 +180,21 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults,
     bool epCommOverlap = false);
 
-// The fused causal attention kernel's forward seconds per micro-batch, averaged over the layers of the shape's
-// kind (dense or MoE), each with its own window (ModelSpec::slidingWindow) or none.
+// The share of the layers of a kind (dense or MoE) that have a sliding window or chunk (ModelSpec::
+// isSlidingWindowLayer), 0-1; `firstWindowed` (optional) receives the first of them, -1 where none has.
+double windowedLayerShare(const ModelSpec& m, bool moe, int* firstWindowed);
+
+// The fused causal attention kernel's forward seconds per micro-batch for the layers of the shape's kind (dense
+// or MoE): one windowed layer, one full-attention layer, and the share of the kind's layers that are windowed.
+struct WindowedAttention {
+    double windowed = 0;
+    double full = 0;
+    double windowedShare = 0;
+    double mean() const { return windowedShare * windowed + (1.0 - windowedShare) * full; }
+};
+WindowedAttention fusedAttentionByWindow(
+    const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates);
+// The same averaged over the kind's layers.
 double fusedAttentionSeconds(
     const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates);
 

@@ -287,6 +287,20 @@ std::vector<FrameworkGap> gaps(const Scenario& s, LaunchFramework f, Scenario* r
 
 } // namespace
 
+std::vector<std::string> megatronCpCommTypes(const Scenario& s)
+{
+    const ModelSpec& m = s.model;
+    if (s.parallel.cp <= 1 || !m.windowedBelow(s.seqLen()))
+        return {};
+    if (m.slidingWindowPattern <= 0)
+        return { "all_gather" };
+    std::vector<std::string> types;
+    types.reserve(static_cast<std::size_t>(m.layers));
+    for (int l = 0; l < m.layers; ++l)
+        types.emplace_back(m.isSlidingWindowLayer(l) ? "all_gather" : "p2p");
+    return types;
+}
+
 const char* frameworkName(LaunchFramework f)
 {
     switch (f) {

@@ -33,6 +33,12 @@ std::vector<std::string> gapNotes(const Scenario& s, LaunchFramework f, GapPlace
 // The same lines, each ending in a newline ("" when none), for writers that stream their file.
 std::string gapNoteText(const Scenario& s, LaunchFramework f, GapPlace place);
 
+// Megatron-Core's context-parallel communication type of the design (TransformerConfig cp_comm_type, a string
+// or one entry per layer): empty for the default p2p ring; {"all_gather"} where every layer has a window past
+// the sequence (Transformer Engine's ring has none, Megatron-LM PR #1160); one entry per layer, "all_gather" on
+// the windowed and "p2p" on the full-attention layers, where they alternate.
+std::vector<std::string> megatronCpCommTypes(const Scenario& s);
+
 // The design as the framework runs it from its launch file: every gap with a change applied (Megatron-LM:
 // 1F1B for the GPipe, zero-bubble and DualPipe schedules, bf16 DeepEP dispatch for DeepSeek's fp8 one, no
 // DeepSeek activation cache, its two rank orders). `changes` gets the gaps' changes, in order; empty when the

@@ -3,7 +3,9 @@
 
 #include "core/io/PresetLibrary.h"
 #include "core/io/ScenarioIo.h"
+#include "core/launch/FrameworkGaps.h"
 #include "core/launch/LaunchMarker.h"
+#include "core/model/LayerListFlag.h"
 #include "core/model/MoeLayerPattern.h"
 #include "core/parallel/PipelineLayout.h"
 #include "core/parallel/StageLayout.h"
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -201,9 +204,10 @@ Flags collectFlags(const std::string& text)
                     key = key.substr(0, eq);
                 } else if (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0 && w[i + 1] != ")") {
                     value = w[++i];
-                    // --recompute-modules takes a list (nargs='*', megatron/training/arguments.py).
-                    while (key == "recompute-modules" && i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0
-                        && w[i + 1] != ")")
+                    // --recompute-modules and --cp-comm-type take lists (nargs='*' and '+',
+                    // megatron/training/arguments.py).
+                    while ((key == "recompute-modules" || key == "cp-comm-type") && i + 1 < w.size()
+                        && w[i + 1].rfind("--", 0) != 0 && w[i + 1] != ")")
                         value += " " + w[++i];
                 }
                 flags[dashed(key)] = value;
@@ -223,20 +227,23 @@ Flags collectFlags(const std::string& text)
             }
             const auto dot = key.rfind('.');
             const std::string last = dot == std::string::npos ? key : key.substr(dot + 1);
-            // A Python list or tuple: the rest of the line, its brackets dropped; recompute_modules' names as
-            // Megatron's space-separated list, window_size's (left, right) as its "W,0".
-            if (last == "recompute_modules" || last == "window_size") {
-                const bool names = last == "recompute_modules";
+            // A Python list or tuple: the rest of the line. recompute_modules' and cp_comm_type's names as
+            // Megatron's space-separated list, window_size's (left, right) as its "W,0", a window_attn_skip_freq
+            // list as Megatron's list expression.
+            const bool names = last == "recompute_modules" || last == "cp_comm_type";
+            const bool layerList = last == "window_attn_skip_freq" && !value.empty() && value.front() == '[';
+            if (names || layerList || last == "window_size") {
                 for (std::size_t j = i + 1; j < w.size(); ++j)
                     value += " " + w[j];
                 std::string items;
                 for (char ch : value) {
-                    if (ch == '[' || ch == ']' || ch == '(' || ch == ')' || (names && ch == ','))
-                        items += names ? " " : "";
-                    else if (ch != ' ' || names)
+                    const bool bracket = ch == '[' || ch == ']' || ch == '(' || ch == ')';
+                    if (names && (bracket || ch == ','))
+                        items += " ";
+                    else if (ch != ' ' && (layerList || !bracket))
                         items += ch;
                 }
-                flags[names ? "recompute-modules" : "window-size"] = items;
+                flags[dashed(last)] = items;
                 break;
             }
             if (nemoSwitch(last, value, flags))
@@ -330,6 +337,33 @@ MoePlacement placementFromLayerFreq(const std::string& v, int layers)
     return *placement;
 }
 
+// --window-attn-skip-freq as the engine's pattern (ModelSpec::slidingWindowPattern): an integer N as it is (a
+// full-attention layer after N - 1 windowed ones), or a list of 0/1 per layer (1: windowed) that windows every
+// layer (0) or all but every N-th.
+int windowPatternFromSkipFreq(const std::string& v, int layers)
+{
+    if (!v.empty() && v.size() < 9 && std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(c) != 0; })) {
+        if (std::stoi(v) < 1)
+            throw ImportError("--window-attn-skip-freq " + v + ": an integer frequency must be at least 1");
+        return std::stoi(v);
+    }
+    std::string error;
+    const std::vector<int> windowed = expandLayerList("--window-attn-skip-freq", v, layers, error);
+    if (windowed.empty())
+        throw ImportError(error);
+    const auto full = std::find(windowed.begin(), windowed.end(), 0);
+    if (full == windowed.end())
+        return 0;
+    const int every = static_cast<int>(full - windowed.begin()) + 1;
+    for (int l = 0; l < layers; ++l) {
+        if ((windowed[l] == 1) != ((l + 1) % every != 0))
+            throw ImportError("--window-attn-skip-freq " + v
+                + ": Parallax models full attention on every N-th layer (\"[1,1,1,0]*12\"), on none or on all; "
+                  "this pattern is none of these");
+    }
+    return every;
+}
+
 json modelJson(FlagReader& f, std::vector<std::string>& notes)
 {
     const long long layers = f.required("num-layers", "give the model depth");
@@ -382,7 +416,7 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
         }
     }
     if (f.has("window-size")) {
-        // --window-size "W,0" (left, right: causal windows only) and --window-attn-skip-freq N (an integer).
+        // --window-size "W,0" (left, right: causal windows only) and --window-attn-skip-freq (an integer or a list).
         const std::string w = f.text("window-size", "");
         static const std::regex causal(R"(\s*\(?\s*([1-9][0-9]{0,8})\s*,\s*0\s*\)?\s*)");
         std::smatch match;
@@ -390,7 +424,8 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
             throw ImportError("--window-size " + w + ": Parallax reads a causal window \"W,0\" (W tokens back)");
         m["sliding_window"] = std::stoll(match[1].str());
         if (f.has("window-attn-skip-freq"))
-            m["sliding_window_pattern"] = f.integer("window-attn-skip-freq", 0);
+            m["sliding_window_pattern"]
+                = windowPatternFromSkipFreq(f.text("window-attn-skip-freq", ""), static_cast<int>(layers));
     }
     if (f.has("mtp-num-layers") && f.integer("mtp-num-layers", 0) > 0)
         m["mtp_layers"] = f.integer("mtp-num-layers", 0);
@@ -400,6 +435,33 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
         notes.emplace_back(
             "--attention-backend unfused: the attention core runs unfused (training.flash_attention false)");
     return m;
+}
+
+// A --cp-comm-type the engine does not price as given: it prices the p2p ring, with all_gather on the windowed
+// layers (megatronCpCommTypes); a2a and a2a+p2p are not modelled.
+std::optional<std::string> cpCommTypeNote(const std::string& given, const Scenario& s)
+{
+    auto collapsed = [](std::vector<std::string> types) {
+        if (!types.empty() && std::all_of(types.begin(), types.end(), [&](const auto& t) { return t == types[0]; }))
+            types.resize(1);
+        return types;
+    };
+    std::vector<std::string> types;
+    std::istringstream in(given);
+    for (std::string t; in >> t;)
+        types.push_back(t == "allgather" ? "all_gather" : t);
+    std::vector<std::string> priced = megatronCpCommTypes(s);
+    if (priced.empty())
+        priced = { "p2p" };
+    if (s.parallel.cp <= 1 || collapsed(types) == collapsed(priced))
+        return std::nullopt;
+    const std::string shown = types.size() <= 4
+        ? given
+        : types[0] + " " + types[1] + " ... (" + std::to_string(types.size()) + " per-layer types)";
+    return "--cp-comm-type " + shown + ": priced as "
+        + (priced.size() == 1 ? (priced[0] == "p2p" ? "the p2p ring" : priced[0] + " on every layer")
+                              : "all_gather on the windowed layers and the p2p ring on the others")
+        + " (Parallax does not model a2a or a2a+p2p, nor all_gather on a layer without a window)";
 }
 
 // The preset whose shape equals the imported one, so that a round trip keeps the preset name.
@@ -619,6 +681,10 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
         result.scenario = parseScenario(doc.dump(), error);
         if (!result.scenario)
             throw ImportError(error.text());
+        if (f.has("cp-comm-type")) {
+            if (auto note = cpCommTypeNote(f.text("cp-comm-type", ""), *result.scenario))
+                result.notes.push_back(*note);
+        }
     } catch (const std::exception& e) {
         result.scenario.reset();
         result.error = e.what();

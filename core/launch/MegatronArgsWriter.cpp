@@ -176,8 +176,13 @@ Block parallelArgs(const Scenario& s)
     if (p.sp)
         l.emplace_back("--sequence-parallel");
     l.emplace_back("--context-parallel-size " + num(p.cp));
-    if (p.cp > 1 && s.model.windowedBelow(s.seqLen()))
-        l.emplace_back("--cp-comm-type all_gather"); // TE's p2p ring has no sliding windows (Megatron-LM PR #1160)
+    // TE's p2p ring has no sliding windows (Megatron-LM PR #1160): all_gather on the windowed layers (nargs='+').
+    if (const std::vector<std::string> types = megatronCpCommTypes(s); !types.empty()) {
+        std::string flag = "--cp-comm-type";
+        for (const std::string& t : types)
+            flag += " " + t;
+        l.push_back(flag);
+    }
     pipelineArgs(s, l);
     if (p.order == "tp-cp-ep-pp-dp")
         l.emplace_back("--use-tp-pp-dp-mapping");

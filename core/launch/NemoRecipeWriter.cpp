@@ -62,8 +62,15 @@ std::string NemoRecipeWriter::write(const Scenario& s)
       << st << "sequence_parallel = " << py(p.sp) << "\n"
       << st << "context_parallel_size = " << p.cp << "\n"
       << st << "pipeline_model_parallel_size = " << p.pp << "\n";
-    if (p.cp > 1 && s.model.windowedBelow(s.seqLen())) // TE's p2p ring has no sliding windows
-        o << "recipe.model.config.cp_comm_type = \"all_gather\"\n";
+    // TE's p2p ring has no sliding windows: all_gather on the windowed layers (a string, or a list per layer).
+    if (const std::vector<std::string> types = megatronCpCommTypes(s); types.size() == 1) {
+        o << "recipe.model.config.cp_comm_type = \"" << types.front() << "\"\n";
+    } else if (!types.empty()) {
+        o << "recipe.model.config.cp_comm_type = [";
+        for (std::size_t i = 0; i < types.size(); ++i)
+            o << (i > 0 ? ", \"" : "\"") << types[i] << "\"";
+        o << "]\n";
+    }
     if (p.pp > 1)
         o << st << "pipeline_dtype = torch.bfloat16\n";
     o << st << "virtual_pipeline_model_parallel_size = " << (p.vpp > 1 ? std::to_string(p.vpp) : "None") << "\n";

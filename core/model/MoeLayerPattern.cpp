@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/MoeLayerPattern.h"
 
+#include "core/model/LayerListFlag.h"
+
 #include <cctype>
 
 namespace parallax::core {
@@ -28,77 +30,6 @@ std::string moeLayerFreqPattern(const ModelSpec& m)
     return out + ")";
 }
 
-namespace {
-
-// A small reader of "([0,1]*24+[0]*2)": terms joined by '+', each a list of 0/1 with an optional "*count".
-class PatternReader {
-public:
-    explicit PatternReader(const std::string& text)
-    {
-        for (char c : text) {
-            if (!std::isspace(static_cast<unsigned char>(c)) && c != '\'' && c != '"')
-                m_text.push_back(c);
-        }
-    }
-
-    bool read(std::vector<int>& out)
-    {
-        skip('(');
-        do {
-            std::vector<int> list;
-            if (!readList(list))
-                return false;
-            long long times = 1;
-            if (skip('*') && !readCount(times))
-                return false;
-            if (times < 0 || times * static_cast<long long>(list.size()) > kMaxEntries)
-                return false;
-            for (long long t = 0; t < times; ++t)
-                out.insert(out.end(), list.begin(), list.end());
-        } while (skip('+'));
-        skip(')');
-        return m_at == m_text.size();
-    }
-
-private:
-    static constexpr long long kMaxEntries = 1 << 16;
-
-    bool skip(char c)
-    {
-        if (m_at < m_text.size() && m_text[m_at] == c) {
-            ++m_at;
-            return true;
-        }
-        return false;
-    }
-
-    bool readCount(long long& n)
-    {
-        const std::size_t start = m_at;
-        n = 0;
-        while (m_at < m_text.size() && std::isdigit(static_cast<unsigned char>(m_text[m_at])) && n < kMaxEntries)
-            n = n * 10 + (m_text[m_at++] - '0');
-        return m_at > start;
-    }
-
-    bool readList(std::vector<int>& list)
-    {
-        if (!skip('['))
-            return false;
-        do {
-            if (m_at >= m_text.size() || (m_text[m_at] != '0' && m_text[m_at] != '1'))
-                return false;
-            list.push_back(m_text[m_at++] - '0');
-        } while (skip(','));
-        return skip(']');
-    }
-
-    std::string m_text;
-    std::size_t m_at = 0;
-};
-
-} // namespace
-
 std::vector<int> expandMoeLayerFreq(const std::string& value, int layers, std::string& error)
 {
     std::vector<int> out;
@@ -115,17 +46,7 @@ std::vector<int> expandMoeLayerFreq(const std::string& value, int layers, std::s
             out.push_back(l % n == 0 ? 1 : 0);
         return out;
     }
-    if (!PatternReader(value).read(out)) {
-        error = "--moe-layer-freq " + value
-            + ": expected an integer or a list of 0/1 per layer such as \"([0]*3+[1]*58)\" or \"([0,1]*24)\"";
-        return {};
-    }
-    if (static_cast<int>(out.size()) != layers) {
-        error = "--moe-layer-freq " + value + " covers " + std::to_string(out.size()) + " layers but --num-layers is "
-            + std::to_string(layers);
-        return {};
-    }
-    return out;
+    return expandLayerList("--moe-layer-freq", value, layers, error);
 }
 
 std::optional<MoePlacement> moePlacementOf(const std::vector<int>& pattern)

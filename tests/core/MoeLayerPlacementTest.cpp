@@ -12,6 +12,7 @@
 #include "core/launch/MegatronArgsWriter.h"
 #include "core/launch/NemoRecipeWriter.h"
 #include "core/launch/TorchtitanTomlWriter.h"
+#include "core/model/LayerListFlag.h"
 #include "core/model/ModelMath.h"
 #include "core/model/MoeLayerPattern.h"
 
@@ -102,6 +103,14 @@ TEST(MoeLayerPlacement, MegatronLayerFreqRoundTrips)
     EXPECT_NE(error.find("covers 46 layers"), std::string::npos) << error;
     EXPECT_TRUE(expandMoeLayerFreq("([0,2]*24)", 48, error).empty());
     EXPECT_NE(error.find("list of 0/1"), std::string::npos) << error;
+    // A repeated group, as arguments.py's help writes it ("([1]*3+[0]*1)*3"), nested, and unbalanced.
+    EXPECT_EQ(
+        expandMoeLayerFreq("([1]*3+[0]*1)*3", 12, error), (std::vector<int> { 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0 }));
+    EXPECT_EQ(expandLayerList("--window-attn-skip-freq", "[0]+(([1]*2+[0])*2)*2", 13, error),
+        (std::vector<int> { 0, 1, 1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 0 }));
+    EXPECT_TRUE(expandLayerList("--window-attn-skip-freq", "([1]*3+[0]*1)*3)", 12, error).empty());
+    EXPECT_NE(error.find("--window-attn-skip-freq ([1]*3+[0]*1)*3): expected"), std::string::npos) << error;
+    EXPECT_TRUE(expandLayerList("--moe-layer-freq", "([1]*3+[0]*1)*99999999", 12, error).empty());
 }
 
 TEST(MoeLayerPlacement, HuggingFaceConfigsPlaceTheirMoeLayers)

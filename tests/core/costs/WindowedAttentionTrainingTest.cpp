@@ -5,6 +5,7 @@
 // Each test fails when the training engine prices full causal attention on every layer again.
 #include "core/Engine.h"
 #include "core/costs/CostModel.h"
+#include "core/costs/DataParallelSync.h"
 #include "core/launch/FrameworkGaps.h"
 #include "core/launch/LaunchArgsImporter.h"
 #include "core/launch/MegatronArgsWriter.h"
@@ -99,6 +100,16 @@ TEST(WindowedAttentionTraining, ContextParallelGathersTheKeysAndValuesExposed)
     const LayerTimes windowed = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
     EXPECT_DOUBLE_EQ(windowed.cpForward, comm);
     EXPECT_DOUBLE_EQ(windowed.cpBackward, 2 * comm);
+    // One layer in four attends fully: Megatron-Core's cp_comm_type is per layer, so that layer keeps the ring
+    // behind its own (full) attention and only the windowed three gather exposed.
+    m.slidingWindowPattern = 4;
+    const LayerTimes mixed = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
+    const double ring = fusedAttentionByWindow(m, shape, c, rates).full * 3 / 4;
+    EXPECT_DOUBLE_EQ(
+        ring, fusedAttentionSeconds(*PresetLibrary::instance().model("llama3-8b"), shape, c, rates) * 3 / 4);
+    EXPECT_NEAR(mixed.cpForward, 0.75 * comm + 0.25 * exposedAfterOverlap(comm, ring), 1e-12);
+    EXPECT_NEAR(mixed.cpBackward, 0.75 * 2 * comm + 0.25 * exposedAfterOverlap(2 * comm, 2.5 * ring), 1e-12);
+    EXPECT_LT(mixed.cpForward, 0.8 * comm);
     // The evaluation says so on parallel.cp.
     const Report r = evaluate(llamaAt(32768, 4096, 0));
     const bool said = std::any_of(r.notes.begin(), r.notes.end(), [](const Message& n) {
@@ -156,13 +167,59 @@ TEST(WindowedAttentionTraining, LaunchFilesCarryTheWindowOrSayWhatRunsInstead)
     ASSERT_TRUE(fromNemo.scenario) << fromNemo.error;
     EXPECT_EQ(fromNemo.scenario->model.slidingWindow, 4096);
     EXPECT_EQ(fromNemo.scenario->model.slidingWindowPattern, 4);
-    // CP 4 with windows: Transformer Engine's p2p ring has none, so both say all_gather.
-    EXPECT_NE(args.find("--cp-comm-type all_gather"), std::string::npos) << args;
-    EXPECT_NE(nemo.find("cp_comm_type = \"all_gather\""), std::string::npos) << nemo;
+    // CP 4 with windows: Transformer Engine's p2p ring has none, so the windowed layers say all_gather, one type per
+    // layer, and every 4th layer (full attention) keeps the ring; the importer reads the list and says nothing.
+    std::string perLayer = "--cp-comm-type", nemoList = "cp_comm_type = [";
+    for (int l = 0; l < 32; ++l) {
+        perLayer += (l + 1) % 4 != 0 ? " all_gather" : " p2p";
+        nemoList += std::string(l > 0 ? ", " : "") + ((l + 1) % 4 != 0 ? "\"all_gather\"" : "\"p2p\"");
+    }
+    EXPECT_NE(args.find(perLayer + "\n"), std::string::npos) << args;
+    EXPECT_NE(nemo.find(nemoList + "]\n"), std::string::npos) << nemo;
+    EXPECT_TRUE(imported.notes.empty()) << imported.notes.front();
+    EXPECT_TRUE(fromNemo.notes.empty()) << fromNemo.notes.front();
+    // Every layer windowed: one string.
+    EXPECT_NE(
+        MegatronArgsWriter::write(llamaAt(32768, 4096, 0)).find("--cp-comm-type all_gather\n"), std::string::npos);
+    EXPECT_NE(
+        NemoRecipeWriter::write(llamaAt(32768, 4096, 0)).find("cp_comm_type = \"all_gather\"\n"), std::string::npos);
     EXPECT_EQ(MegatronArgsWriter::write(llamaAt(32768, 0, 0)).find("--cp-comm-type"), std::string::npos);
+    // A type the engine does not price as given is named.
+    std::string a2a = args;
+    a2a.replace(a2a.find("--cp-comm-type all_gather"), 25, "--cp-comm-type a2a");
+    const auto fromA2a = LaunchArgsImporter::import(a2a, {});
+    ASSERT_TRUE(fromA2a.scenario) << fromA2a.error;
+    ASSERT_EQ(fromA2a.notes.size(), 1u);
+    EXPECT_NE(fromA2a.notes[0].find("--cp-comm-type a2a all_gather ... (32 per-layer types): priced as all_gather on "
+                                    "the windowed layers"),
+        std::string::npos)
+        << fromA2a.notes[0];
     const auto bad = LaunchArgsImporter::import(parallax::test::smallMegatronCommand("--window-size 4096,4096"), {});
     EXPECT_FALSE(bad.scenario);
     EXPECT_NE(bad.error.find("--window-size"), std::string::npos) << bad.error;
+
+    // Megatron-Core's list form of --window-attn-skip-freq (1: windowed; moe_freq_type), bare or as NeMo writes it.
+    auto pattern = [](const std::string& freq) {
+        const auto r = LaunchArgsImporter::import(
+            parallax::test::smallMegatronCommand("--window-size 1024,0 --window-attn-skip-freq \"" + freq + "\""), {});
+        return r.scenario ? r.scenario->model.slidingWindowPattern : -1;
+    };
+    EXPECT_EQ(pattern("([1]*1+[0]*1)*2"), 2);
+    EXPECT_EQ(pattern("[1,1,1,0]"), 4);
+    EXPECT_EQ(pattern("[1]*4"), 0);
+    EXPECT_EQ(pattern("[0]*4"), 1);
+    const auto irregular = LaunchArgsImporter::import(
+        parallax::test::smallMegatronCommand("--window-size 1024,0 --window-attn-skip-freq \"[0,1,1,1]\""), {});
+    EXPECT_FALSE(irregular.scenario);
+    EXPECT_NE(irregular.error.find("--window-attn-skip-freq [0,1,1,1]: Parallax models full attention on every N-th"),
+        std::string::npos)
+        << irregular.error;
+    std::string nemoSkipList = nemo;
+    nemoSkipList.replace(
+        nemoSkipList.find("window_attn_skip_freq = 4"), 25, "window_attn_skip_freq = [1, 1, 1, 0] * 8");
+    const auto fromNemoList = LaunchArgsImporter::import(nemoSkipList, {});
+    ASSERT_TRUE(fromNemoList.scenario) << fromNemoList.error;
+    EXPECT_EQ(fromNemoList.scenario->model.slidingWindowPattern, 4);
 
     // torchtitan's llama3 has no window: the launch says so and the prediction is full attention (slower).
     std::vector<std::string> changes;
