@@ -6,7 +6,9 @@
 
 #include "core/inference/InferenceEngine.h"
 #include "core/inference/KvCache.h"
+#include "core/inference/ServingTime.h"
 #include "core/io/HfConfigReader.h"
+#include "core/model/ModelMath.h"
 #include "core/search/LessonText.h"
 
 #include <gtest/gtest.h>
@@ -111,4 +113,30 @@ TEST(ChunkedAttention, TheServingLessonComparesWithFullAttention)
     const RenderedLesson lesson = renderLesson(s, nullptr, nullptr);
     ASSERT_TRUE(lesson.errors.empty()) << lesson.errors.front();
     EXPECT_EQ(lesson.markdown, std::to_string(r.inference->maxConcurrency) + "|" + std::to_string(full));
+}
+
+// Prefill prices a windowed layer's kernel as training does: its own (query, key) pairs at the rate of its span,
+// 2W for a sliding window (a query visits W keys) and W for chunks (W / 2 on average). A sliding window and chunks
+// of one size cache the same W tokens and run the same GEMMs, so the prefills differ by exactly the attention.
+TEST(ChunkedAttention, PrefillPaysEachWindowsPairsAtItsSpan)
+{
+    const ComputeRates rates(*PresetLibrary::instance().gpu("h100-sxm"), DType::Bf16, nullptr, EfficiencyDefaults {});
+    ModelSpec sliding = *PresetLibrary::instance().model("llama3-8b");
+    sliding.slidingWindow = 4096;
+    sliding.slidingWindowPattern = 0;
+    ModelSpec chunked = sliding;
+    chunked.chunkedAttention = true;
+    const InferenceConfig config;
+    const CommGroup none;
+    const double s = 32768, w = 4096;
+    const double perPair = 2.0 * sliding.heads * (queryKeyHeadDim(sliding) + valueHeadDim(sliding));
+    const double slidingAttention = rates.causalAttentionSeconds(perPair * s * w, 2 * w);
+    const double chunkedAttention = rates.causalAttentionSeconds(perPair * s * w / 2, w);
+    const PrefillTime a = prefill(ServingTimeInputs { sliding, config, {}, rates, none, none }, s);
+    const PrefillTime b = prefill(ServingTimeInputs { chunked, config, {}, rates, none, none }, s);
+    EXPECT_NEAR(a.computeSeconds - b.computeSeconds, sliding.layers * (slidingAttention - chunkedAttention),
+        1e-9 * a.computeSeconds);
+    // The span matters: priced at W keys (the rule serving had before) the sliding window's kernel pays more per-tile
+    // overhead than at its 2W, and the difference above would not hold.
+    EXPECT_GT(rates.causalAttentionSeconds(perPair * s * w, w), 1.05 * slidingAttention);
 }
