@@ -391,6 +391,13 @@ std::optional<json> HfConfigReader::toModelJson(const json& config, const std::s
     // Multimodal wrappers (Llama 4, Qwen2-VL, ...) keep the language model under text_config.
     const json& j
         = config.contains("text_config") && config["text_config"].is_object() ? config["text_config"] : config;
+    for (const json* o : { &j, &config }) {
+        if (o->contains("model_type") && !(*o)["model_type"].is_string()) {
+            error = "model_type must be a string such as \"llama\" (found "
+                + std::string((*o)["model_type"].type_name()) + ")";
+            return std::nullopt;
+        }
+    }
     std::string type = j.value("model_type", config.value("model_type", std::string()));
     if (type.empty() && config.contains("architectures") && config["architectures"].is_array()
         && !config["architectures"].empty() && config["architectures"][0].is_string()) {

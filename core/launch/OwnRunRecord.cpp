@@ -81,7 +81,7 @@ bool addRunRecord(const std::string& path, const nlohmann::json& record, std::st
     }
     bool replaced = false;
     for (nlohmann::json& r : records) {
-        if (r.is_object() && r.value("id", std::string()) == record.value("id", std::string())) {
+        if (r.is_object() && r.contains("id") && r["id"] == record.value("id", nlohmann::json())) { // as JSON: no throw
             r = record;
             replaced = true;
         }

@@ -147,7 +147,7 @@ SourceConventions sourceConventions(const nlohmann::json& record)
     c.flopConvention = FlopConvention::MegatronCore;
     if (c.label == "Megatron-LM README")
         c.defaultVirtualStages = 2; // "interleaved likely": the smallest interleaving
-    if (arxiv == "2402.15627" && record.value("system", std::string()).find("MegaScale") != std::string::npos) {
+    if (arxiv == "2402.15627" && field(record, "system").find("MegaScale") != std::string::npos) {
         // MegaScale fuses the TP all-gather / reduce-scatter into the adjacent parallel linears
         // (arXiv:2402.15627 sec. 3.2, "tensor parallelism"); its Megatron-LM baseline rows do not.
         c.tpCommOverlap = true;

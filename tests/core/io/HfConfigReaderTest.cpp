@@ -156,6 +156,11 @@ TEST(HfConfigReader, BadConfigsSayWhichKey)
     std::string error;
     EXPECT_FALSE(HfConfigReader::read(json::parse(R"({"model_type": "llama", "hidden_size": 4096})"), "x", error));
     EXPECT_NE(error.find("lacks \"num_attention_heads\""), std::string::npos) << error;
+    // A model_type that is not a string (found by the hf_config fuzz target: it threw out of the reader).
+    EXPECT_FALSE(HfConfigReader::read(
+        json::parse(R"({"model_type": "llama4", "text_config": {"model_type": 1, "num_hidden_layers": 48}})"), "x",
+        error));
+    EXPECT_NE(error.find("model_type must be a string such as \"llama\" (found number)"), std::string::npos) << error;
     EXPECT_FALSE(HfConfigReader::read(json::parse(R"({"model_type": "t5"})"), "x", error));
     EXPECT_NE(error.find("model_type \"t5\""), std::string::npos) << error;
     // A dense layer among MoE layers (layer 5 of a model with MoE on every odd layer): not a dense prefix then

@@ -85,6 +85,12 @@ TEST(OwnRunRecord, TheRunsFileGrowsAndReplacesByIdAtomically)
     std::string kept;
     ASSERT_TRUE(io::readFileBounded(dir + "/scenario.json", kept, error));
     EXPECT_EQ(kept, "{\"name\": \"x\"}");
+    // A record of another kind (a number as its id) stays and the new one is added beside it: before, comparing
+    // the ids threw out of check-log --record.
+    std::ofstream(dir + "/odd.json") << "[{\"id\": 5}]";
+    ASSERT_TRUE(addRunRecord(dir + "/odd.json", ownRunRecord(check, "a.out", "2026-12-06"), error)) << error;
+    ASSERT_TRUE(io::readFileBounded(dir + "/odd.json", kept, error)) << error;
+    EXPECT_EQ(nlohmann::json::parse(kept).size(), 2u);
 }
 
 // check-log --record and File > Record Training Log: named after the log's file name, dated today.
