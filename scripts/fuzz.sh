@@ -7,23 +7,24 @@
 # tests/fuzz/corpus/<target>/regression-<what>, fix the defect, and the corpus replay in ctest
 # keeps it fixed.
 #   scripts/fuzz.sh [SECONDS per target, default 600] [target ...]
-#   targets: scenario calibration published_runs cli_args launch_args hf_config (default: all)
+#   targets: scenario calibration published_runs cli_args launch_args hf_config training_log (default: all)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${PARALLAX_FUZZ_BUILD_DIR:-$repo/build-fuzz}"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario calibration published_runs cli_args launch_args hf_config)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario calibration published_runs cli_args launch_args hf_config training_log)
 
 declare -A binary=([scenario]=fuzz_Scenario [calibration]=fuzz_Calibration [published_runs]=fuzz_PublishedRuns
-  [cli_args]=fuzz_CliArgs [launch_args]=fuzz_LaunchArgs [hf_config]=fuzz_HfConfig)
+  [cli_args]=fuzz_CliArgs [launch_args]=fuzz_LaunchArgs [hf_config]=fuzz_HfConfig
+  [training_log]=fuzz_TrainingLog)
 
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DPARALLAX_BUILD_FUZZERS=ON -DPARALLAX_BUILD_UI=OFF -DPARALLAX_BUILD_PROBE=OFF -DPARALLAX_BUILD_BENCHMARKS=OFF \
   >/dev/null
 for t in "${targets[@]}"; do
-  [ -n "${binary[$t]:-}" ] || { echo "fuzz.sh: unknown target $t (scenario calibration published_runs cli_args launch_args hf_config)"; exit 2; }
+  [ -n "${binary[$t]:-}" ] || { echo "fuzz.sh: unknown target $t (scenario calibration published_runs cli_args launch_args hf_config training_log)"; exit 2; }
   cmake --build "$build" -j "${PARALLAX_JOBS:-$(nproc)}" --target "${binary[$t]}"
 done
 

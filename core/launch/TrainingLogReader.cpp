@@ -76,6 +76,13 @@ std::optional<double> groupedNumberAfter(const std::string& line, const std::str
     return std::strtod(digits.c_str(), nullptr);
 }
 
+// A logged iteration number as an int: 0 where it is missing, not a number or beyond an int (a garbled line; the
+// cast of such a double is undefined).
+int iterationNumber(std::optional<double> n)
+{
+    return n && *n >= 0 && *n < 2e9 ? static_cast<int>(*n) : 0;
+}
+
 // torchtitan's metrics line: "step: N ... memory: X.XXGiB(..%) tps: N,NNN tflops: ... mfu: ..%".
 void readTorchtitanStep(const std::string& raw, TrainingLog& log, double globalTokensPerStep, int gpus)
 {
@@ -88,7 +95,7 @@ void readTorchtitanStep(const std::string& raw, TrainingLog& log, double globalT
         || line.find("validate step:") != std::string::npos)
         return;
     LoggedStep step;
-    step.iteration = static_cast<int>(numberAfter(line, "step:").value_or(0));
+    step.iteration = iterationNumber(numberAfter(line, "step:"));
     step.tokensPerSecondPerGpu = *tps;
     step.tflopsPerGpu = groupedNumberAfter(line, "tflops:").value_or(0);
     // tps = the rank's tokens / (seconds x tp x cp x pp) (MetricsProcessor.log), so every GPU's tps together
@@ -114,7 +121,7 @@ TrainingLog readTrainingLog(const std::string& text, double globalTokensPerStep,
         if (const auto ms = numberAfter(line, "elapsed time per iteration (ms):")) {
             LoggedStep it;
             it.seconds = *ms / 1e3;
-            it.iteration = static_cast<int>(numberAfter(line, "iteration").value_or(0));
+            it.iteration = iterationNumber(numberAfter(line, "iteration"));
             it.tflopsPerGpu = numberAfter(line, "throughput per GPU (TFLOP/s/GPU):").value_or(0);
             if (it.seconds > 0)
                 log.iterations.push_back(it);
@@ -123,7 +130,7 @@ TrainingLog readTrainingLog(const std::string& text, double globalTokensPerStep,
             // allocator's peak in bytes.
             LoggedStep it;
             it.seconds = *s;
-            it.iteration = static_cast<int>(numberAfter(line, "iteration").value_or(0));
+            it.iteration = iterationNumber(numberAfter(line, "iteration"));
             if (it.seconds > 0) {
                 log.iterations.push_back(it);
                 log.framework = LaunchFramework::Nemo;

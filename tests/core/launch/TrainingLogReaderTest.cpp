@@ -124,6 +124,12 @@ TEST(TrainingLog, ReadsTorchtitanMetricsLines)
                          .iterations.at(0)
                          .tokensPerSecondPerGpu,
         12345);
+    // A garbled step number beyond an int (found by the training_log fuzz target: the cast was undefined) reads as
+    // step 0; the line's rate still counts.
+    const TrainingLog garbled = readTrainingLog("step: 1222220000000000000000000  loss: 3.2  tps: 1,000\n", 1, 1);
+    ASSERT_EQ(garbled.iterations.size(), 1u);
+    EXPECT_EQ(garbled.iterations[0].iteration, 0);
+    EXPECT_DOUBLE_EQ(garbled.iterations[0].tokensPerSecondPerGpu, 1000);
 }
 
 // A torchtitan log is checked against what torchtitan runs, and its max reserved against the busiest stage with
