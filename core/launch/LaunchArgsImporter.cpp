@@ -342,7 +342,8 @@ MoePlacement placementFromLayerFreq(const std::string& v, int layers)
 // layer (0) or all but every N-th.
 int windowPatternFromSkipFreq(const std::string& v, int layers)
 {
-    if (!v.empty() && v.size() < 9 && std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(c) != 0; })) {
+    if (!v.empty() && v.size() < 9
+        && std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
         if (std::stoi(v) < 1)
             throw ImportError("--window-attn-skip-freq " + v + ": an integer frequency must be at least 1");
         return std::stoi(v);
