@@ -289,6 +289,10 @@ double layerAttentionScoreFlops(const LayerShape& shape, const ActivationContext
     return 0.5 * full;
 }
 
+namespace {
+
+// The share of the layers of a kind (dense or MoE) that have a sliding window or chunk (ModelSpec::
+// isSlidingWindowLayer), 0-1; `firstWindowed` (optional) receives the first of them, -1 where none has.
 double windowedLayerShare(const ModelSpec& m, bool moe, int* firstWindowed)
 {
     int windowed = 0, all = 0, first = -1;
@@ -303,6 +307,8 @@ double windowedLayerShare(const ModelSpec& m, bool moe, int* firstWindowed)
         *firstWindowed = first;
     return all > 0 ? static_cast<double>(windowed) / all : 0.0;
 }
+
+} // namespace
 
 WindowedAttention fusedAttentionByWindow(
     const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates)

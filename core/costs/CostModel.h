@@ -180,10 +180,6 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     const ComputeRates& rates, const LayerCommGroups& groups, const EfficiencyDefaults& defaults,
     bool epCommOverlap = false);
 
-// The share of the layers of a kind (dense or MoE) that have a sliding window or chunk (ModelSpec::
-// isSlidingWindowLayer), 0-1; `firstWindowed` (optional) receives the first of them, -1 where none has.
-double windowedLayerShare(const ModelSpec& m, bool moe, int* firstWindowed);
-
 // The fused causal attention kernel's forward seconds per micro-batch for the layers of the shape's kind (dense
 // or MoE): one windowed layer, one full-attention layer, and the share of the kind's layers that are windowed.
 struct WindowedAttention {
