@@ -27,6 +27,14 @@ std::vector<int> divisorsOf(long long n)
     return d;
 }
 
+bool ulyssesSplitsHeads(const ModelSpec& m, int tp, int cp)
+{
+    if (cp <= 1)
+        return true;
+    const int kvHeads = m.mla ? m.heads : m.kvHeads; // MLA attends with a key and a value per query head
+    return tp > 0 && m.heads % (tp * cp) == 0 && kvHeads % (tp * cp) == 0;
+}
+
 bool interleavingDividesStages(int layers, int pp, int vpp)
 {
     return pp <= 0 || vpp <= 1 || layers % pp != 0 || (layers / pp) % vpp == 0;
@@ -192,7 +200,17 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         c.error("parallel.cp",
             "seq_len=" + str(seq) + " is not divisible by 2*cp=" + str(2 * p.cp)
                 + ": use cp=" + str(nearestDivisor(seq / 2, p.cp)));
-    if (p.cp > 1 && m.windowedBelow(seq))
+    if (p.cp > 1 && p.cpCommType == CpCommType::A2a && !ulyssesSplitsHeads(m, std::max(1, p.tp), p.cp)) {
+        const int tp = std::max(1, p.tp);
+        c.error("parallel.cp_comm_type",
+            "a2a splits the heads of a TP rank over the cp ranks, but cp=" + str(p.cp) + " does not divide "
+                + (m.mla ? "heads/tp=" + str(m.heads / tp)
+                         : "both heads/tp=" + str(m.heads / tp) + " and kv_heads/tp=" + str(m.kvHeads / tp))
+                + " (Transformer Engine asserts both): use a cp that divides them, or cp_comm_type \"p2p\"");
+    }
+    if (p.cp <= 1 && p.cpCommType != CpCommType::P2p)
+        c.note("parallel.cp_comm_type", "the context-parallel communication type has no effect with cp=1");
+    if (p.cp > 1 && p.cpCommType == CpCommType::P2p && m.windowedBelow(seq))
         c.note("parallel.cp",
             std::string("sliding-window attention with cp > 1 runs as --cp-comm-type all_gather (Transformer Engine's "
                         "p2p ring has no windows; Megatron-LM PR #1160): each windowed layer's K/V all-gather is "

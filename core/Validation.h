@@ -27,6 +27,9 @@ std::vector<Message> modelProblems(const ModelSpec& m);
 // stage % vpp == 0, arXiv:2104.04473 sec. 2.2.2). A model whose layers do not divide over pp at all
 // (Llama 3 405B's 126 over 16) takes the uneven split of StageLayout instead and is allowed.
 bool interleavingDividesStages(int layers, int pp, int vpp);
+// Ulysses context parallelism (cp_comm_type a2a) hands each rank heads / cp of the query and of the key/value heads
+// of its TP rank (arXiv:2309.14509 sec. 3.1); Transformer Engine asserts that both divide (context_parallel.py).
+bool ulyssesSplitsHeads(const ModelSpec& m, int tp, int cp);
 
 // Divisors of n (sorted), for "nearest valid value" suggestions.
 std::vector<int> divisorsOf(long long n);

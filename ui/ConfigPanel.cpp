@@ -509,6 +509,16 @@ QGroupBox* ConfigPanel::buildParallelGroup()
     intField(
         form, tr("Context (cp):"), QStringLiteral("parallel.cp"), 1, 65536, [](const S& s) { return s.parallel.cp; },
         [](S& s, int v) { s.parallel.cp = v; }, tr("Context parallel degree: splits the sequence"));
+    choiceField(
+        form, tr("CP communication:"), QStringLiteral("parallel.cp_comm_type"),
+        { { QStringLiteral("p2p"), tr("ring (p2p)") }, { QStringLiteral("all_gather"), tr("all-gather") },
+            { QStringLiteral("a2a"), tr("all-to-all (Ulysses)") } },
+        [](const S& s) { return QString::fromLatin1(core::toString(s.parallel.cpCommType)); },
+        [](S& s, const QString& v) { core::parseCpCommType(v.toStdString(), s.parallel.cpCommType); },
+        tr("How the cp ranks share the sequence's keys and values (--cp-comm-type). The ring passes K/V behind the "
+           "attention (windowed layers all-gather instead); all-gather collects them before each attention, exposed; "
+           "all-to-all (DeepSpeed-Ulysses) swaps the sequence shard for a head shard and back, exposed, and needs the "
+           "heads of a TP rank divisible by cp"));
     intField(
         form, tr("Pipeline (pp):"), QStringLiteral("parallel.pp"), 1, 65536, [](const S& s) { return s.parallel.pp; },
         [](S& s, int v) { s.parallel.pp = v; }, tr("Pipeline stages"));
@@ -776,8 +786,8 @@ void ConfigPanel::showFieldsOfMode(bool inference)
     m_optimizerGroup->setVisible(!inference);
     m_recomputeModulesGroup->setVisible(!inference && s.training.recompute == core::Recompute::Selective);
     // Degrees serving does not use; cp stays in view while it is not 1, so that its error can be fixed.
-    for (const char* path : { "parallel.sp", "parallel.vpp", "parallel.zero", "parallel.schedule", "parallel.order",
-             "parallel.pipeline_layout" }) {
+    for (const char* path : { "parallel.sp", "parallel.cp_comm_type", "parallel.vpp", "parallel.zero",
+             "parallel.schedule", "parallel.order", "parallel.pipeline_layout" }) {
         if (const auto it = m_byPath.constFind(QLatin1String(path)); it != m_byPath.constEnd())
             m_fields[*it].form->setRowVisible(m_fields[*it].row, !inference);
     }
@@ -945,6 +955,9 @@ void ConfigPanel::refreshFromScenario()
         if (QWidget* editor = fieldEditor(QString::fromLatin1(path)))
             editor->setEnabled(drafts);
     }
+    // The CP communication type acts only with cp > 1: greyed out at cp=1 unless set (so the note can be cleared).
+    if (QWidget* cpComm = fieldEditor(QStringLiteral("parallel.cp_comm_type")))
+        cpComm->setEnabled(s.parallel.cp > 1 || s.parallel.cpCommType != core::CpCommType::P2p);
     // The window's pattern and chunking act only with a window: greyed out without one.
     if (QWidget* pattern = fieldEditor(QStringLiteral("model.sliding_window_pattern")))
         pattern->setEnabled(s.model.slidingWindow > 0);

@@ -86,10 +86,11 @@ void Args::allowOnly(const std::vector<std::string>& known) const
 const std::vector<std::string>& scenarioFlagNames()
 {
     static const std::vector<std::string> names { "model", "gpu", "nodes", "gpus-per-node", "nic-gbps", "tp", "sp",
-        "pp", "vpp", "dp", "ep", "etp", "cp", "zero", "schedule", "micro-batch", "global-batch", "seq-len", "recompute",
-        "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap", "ddp-bucket-size", "mode",
-        "weight-dtype", "kv-dtype", "context-len", "isl", "osl", "concurrency", "gpu-memory-utilization",
-        "speculative-tokens", "draft-acceptance", "draft-model", "speculative-method", "parallel-block" };
+        "pp", "vpp", "dp", "ep", "etp", "cp", "cp-comm-type", "zero", "schedule", "micro-batch", "global-batch",
+        "seq-len", "recompute", "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap",
+        "ddp-bucket-size", "mode", "weight-dtype", "kv-dtype", "context-len", "isl", "osl", "concurrency",
+        "gpu-memory-utilization", "speculative-tokens", "draft-acceptance", "draft-model", "speculative-method",
+        "parallel-block" };
     return names;
 }
 
@@ -273,7 +274,7 @@ core::Scenario scenarioFromArgs(const Args& args)
         { "vpp", "vpp" }, { "dp", "dp" }, { "ep", "ep" }, { "etp", "etp" }, { "cp", "cp" }, { "zero", "zero" },
         { "tp-comm-overlap", "tp_comm_overlap" }, { "dp-overlap", "dp_overlap" }, { "p2p-overlap", "p2p_overlap" },
         { "ddp-bucket-size", "ddp_bucket_size" } };
-    bool parallelFlags = args.has("schedule") || args.has("order");
+    bool parallelFlags = args.has("schedule") || args.has("order") || args.has("cp-comm-type");
     for (const auto& entry : parallel)
         parallelFlags = parallelFlags || args.has(entry.first);
     json scratch = json::object(); // stands in for `parallel` when no flag touches it
@@ -289,6 +290,8 @@ core::Scenario scenarioFromArgs(const Args& args)
     }
     if (args.has("order"))
         par["order"] = args.value("order");
+    if (args.has("cp-comm-type"))
+        par["cp_comm_type"] = args.value("cp-comm-type"); // the scenario reader names a wrong value
     if (args.has("pp") && numberOr(par, "pp", 1) == 1 && !args.has("vpp")) {
         par["vpp"] = 1; // nothing to interleave without a pipeline
         if (!args.has("schedule"))

@@ -313,7 +313,9 @@ double windowedLayerShare(const ModelSpec& m, bool moe, int* firstWindowed)
 WindowedAttention fusedAttentionByWindow(
     const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates)
 {
-    const double keys = c.seqLen / c.cp; // one fused kernel call: a CP rank's queries against a chunk of keys
+    // One fused kernel call: a CP rank's queries against a chunk of keys (the ring, all_gather), or, after
+    // Ulysses' all-to-all, the whole sequence with heads / cp heads (the same pairs in one call).
+    const double keys = c.cpCommType == CpCommType::A2a ? c.seqLen : c.seqLen / c.cp;
     const double full = layerAttentionScoreFlops(shape, c);
     WindowedAttention a;
     a.full = a.windowed = rates.causalAttentionSeconds(full, keys);
@@ -356,6 +358,57 @@ UnfusedAttention unfusedAttentionSeconds(
     a.forward = scoreQk + scoreV + rates.layerKernelSeconds(elements * (4.0 + dropoutPass));
     a.backward = 2.0 * (scoreQk + scoreV) + rates.layerKernelSeconds(elements * (4.0 + dropoutPass));
     return a;
+}
+
+CpTimes contextParallelTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
+    const ComputeRates& rates, const CommGroup& group, const WindowedAttention& byWindow)
+{
+    CpTimes t;
+    if (c.cp <= 1)
+        return t;
+    const double tokens = c.seqLen / c.cp * c.microBatch;
+    // An exposed forward collective runs again in the backward where the attention core is recomputed (full
+    // recompute, or selective with core_attn: Transformer Engine's communication sits inside the checkpointed
+    // DotProductAttention); the ring's re-run hides behind the re-run attention as the first run does.
+    const bool recomputed = c.recompute == Recompute::Full || (recomputedModules(c) & recompute_module::kCoreAttn) != 0;
+    if (c.cpCommType == CpCommType::A2a) {
+        // DeepSpeed-Ulysses (arXiv:2309.14509 sec. 3.1): before the attention an all-to-all gives each rank the whole
+        // sequence of heads / cp of the query, key and value heads, after it another returns the output to its
+        // sequence shard; the backward exchanges dO, then dQ, dK and dV, the same bytes. Nothing hides them
+        // (Transformer Engine's AttnFuncWithCPAndQKVOA2A waits on each). 16-bit values, at the achieved all-to-all
+        // bandwidth the MoE dispatcher gets (AllToAllEfficiency).
+        const double tpHeads = 1.0 / c.tp;
+        const double qkvBytes = 2.0 * tokens * tpHeads
+            * (shape.heads * shape.qkHeadDim + shape.kvHeads * (shape.qkHeadDim + shape.vHeadDim));
+        const double outBytes = 2.0 * tokens * tpHeads * shape.heads * shape.vHeadDim;
+        AllToAllEfficiency efficiency;
+        if (rates.allToAllNvlinkFraction() > 0)
+            efficiency.nvlinkFraction = rates.allToAllNvlinkFraction();
+        CommGroup achieved = group;
+        achieved.intra.bytesPerSecond *= efficiency.nvlinkFraction;
+        achieved.inter.bytesPerSecond *= efficiency.scaleOutFraction;
+        t.forward = achieved.seconds(CollectiveKind::AllToAll, qkvBytes)
+            + achieved.seconds(CollectiveKind::AllToAll, outBytes);
+        t.backward = t.forward * (recomputed ? 2.0 : 1.0);
+        return t;
+    }
+    // The ring (arXiv:2310.01889 sec. 3): cp - 1 steps each pass one rank's K and V to the next, overlapped with the
+    // attention blocks; only what exceeds that compute is exposed. The all_gather type moves the same bytes before
+    // the attention, exposed, and the backward gathers again and reduce-scatters dK, dV.
+    const double kvBytes = 2.0 * tokens * shape.kvHeads / c.tp * (shape.qkHeadDim + shape.vHeadDim);
+    const LinkLevel& link = group.outer > 1 ? group.inter : group.intra;
+    const double comm = (c.cp - 1) * (kvBytes / std::max(1.0, link.bytesPerSecond) + link.latencySeconds);
+    // Transformer Engine's p2p ring has no windows: Megatron-Core runs the windowed layers with --cp-comm-type
+    // all_gather (TransformerEngine PR #1060; Megatron-LM PR #1160). The type is per layer (TransformerConfig
+    // cp_comm_type: one entry per layer), so the full-attention layers keep the ring behind their attention.
+    const double gathered = c.cpCommType == CpCommType::AllGather ? 1.0
+        : m.windowedBelow(c.seqLen)                               ? byWindow.windowedShare
+                                                                  : 0.0;
+    const double ringWindow = byWindow.full * (c.cp - 1) / c.cp;
+    t.forward = gathered * comm + (1.0 - gathered) * exposedAfterOverlap(comm, ringWindow);
+    t.backward = gathered * (recomputed ? 3.0 : 2.0) * comm
+        + (1.0 - gathered) * exposedAfterOverlap(2.0 * comm, 2.5 * ringWindow);
+    return t;
 }
 
 LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
@@ -473,20 +526,10 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     else if ((modules & rm::kMoe) != 0 && shape.moe)
         t.tpBackward += (tpBlocks - 1.0) / tpBlocks * t.tpForward; // the MoE block's shared experts, re-run
 
-    // Context parallelism: ring attention passes K and V around the cp ranks, overlapped with the
-    // attention blocks (arXiv:2310.01889 sec. 3); only what exceeds that compute is exposed.
     if (c.cp > 1) {
-        const double kvBytes = 2.0 * tokens * shape.kvHeads / c.tp * (shape.qkHeadDim + shape.vHeadDim);
-        const LinkLevel& link = groups.cp.outer > 1 ? groups.cp.inter : groups.cp.intra;
-        const double comm = (c.cp - 1) * (kvBytes / std::max(1.0, link.bytesPerSecond) + link.latencySeconds);
-        // Transformer Engine's p2p ring has no windows: Megatron-Core runs the windowed layers with --cp-comm-type
-        // all_gather, whose K/V all-gather is exposed (TransformerEngine PR #1060; Megatron-LM PR #1160), and
-        // the backward gathers again and reduce-scatters dK, dV. The type is per layer (TransformerConfig
-        // cp_comm_type: one entry per layer), so the full-attention layers keep the ring behind their attention.
-        const double gathered = m.windowedBelow(c.seqLen) ? byWindow.windowedShare : 0.0;
-        const double ringWindow = byWindow.full * (c.cp - 1) / c.cp;
-        t.cpForward = gathered * comm + (1.0 - gathered) * exposedAfterOverlap(comm, ringWindow);
-        t.cpBackward = gathered * 2.0 * comm + (1.0 - gathered) * exposedAfterOverlap(2.0 * comm, 2.5 * ringWindow);
+        const CpTimes cp = contextParallelTimes(m, shape, c, rates, groups.cp, byWindow);
+        t.cpForward = cp.forward;
+        t.cpBackward = cp.backward;
     }
 
     // MoE layers: router kernels, token permutation, grouped expert GEMMs and the dispatch/combine

@@ -190,9 +190,19 @@ struct WindowedAttention {
 };
 WindowedAttention fusedAttentionByWindow(
     const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates);
+
 // The same averaged over the kind's layers.
 double fusedAttentionSeconds(
     const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates);
+
+// The exposed seconds of one layer's context-parallel communication per micro-batch (ActivationContext::cpCommType):
+// the ring behind the attention, the all_gather on the layers it runs on, or Ulysses' all-to-alls.
+struct CpTimes {
+    double forward = 0;
+    double backward = 0; // with the forward's exchange again where the attention core is recomputed
+};
+CpTimes contextParallelTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
+    const ComputeRates& rates, const CommGroup& group, const WindowedAttention& byWindow);
 
 // The attention core without a fused kernel (batched GEMMs and memory-bound softmax/dropout).
 struct UnfusedAttention {

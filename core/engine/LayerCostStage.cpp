@@ -20,6 +20,7 @@ ActivationContext activationContext(const Scenario& s, int seqLen, const Efficie
     ctx.tp = par.tp;
     ctx.sp = par.sp && par.tp > 1;
     ctx.cp = par.cp;
+    ctx.cpCommType = par.cpCommType;
     ctx.etp = par.etp;
     ctx.recompute = train.recompute;
     ctx.recomputeModules = train.recomputeModules;

@@ -267,6 +267,11 @@ void readParallel(JsonReader& p, ParallelConfig& c)
     c.ep = static_cast<int>(p.integer("ep", 1, kMaxDegree, 1));
     c.etp = static_cast<int>(p.integer("etp", 1, kMaxDegree, 1));
     c.zero = static_cast<int>(p.integer("zero", 0, 3, 0));
+    const std::string cpComm = p.string("cp_comm_type", "p2p");
+    if (!parseCpCommType(cpComm, c.cpCommType))
+        p.fail("cp_comm_type",
+            "must be \"p2p\", \"all_gather\" or \"a2a\" (Megatron-Core --cp-comm-type; a2a+p2p is not modelled), got \""
+                + cpComm + "\"");
     const std::string schedule = p.string("schedule", c.vpp > 1 ? "interleaved-1f1b" : "1f1b");
     if (!parseSchedule(schedule, c.schedule))
         p.fail("schedule",
@@ -660,6 +665,8 @@ json scenarioToJson(const Scenario& s)
         { "ep", p.ep }, { "zero", p.zero }, { "schedule", toString(p.schedule) }, { "order", p.order } };
     if (p.etp != 1)
         j["parallel"]["etp"] = p.etp;
+    if (p.cpCommType != CpCommType::P2p)
+        j["parallel"]["cp_comm_type"] = toString(p.cpCommType);
     if (p.tpCommOverlap)
         j["parallel"]["tp_comm_overlap"] = true;
     if (p.epCommOverlap)

@@ -262,6 +262,23 @@ void windowedAttention(const Scenario& s, LaunchFramework f, std::vector<Framewo
     }
 }
 
+// torchtitan's context parallelism is PyTorch's ring attention (torch.distributed.tensor.experimental.context_parallel;
+// parallelism.context_parallel_rotate_method "allgather" gathers the K/V shards behind the first block, "alltoall"
+// rotates them): no head-parallel all-to-all (Ulysses) and no exposed all_gather type. Both run as the ring.
+void torchtitanContextParallel(const Scenario& s, std::vector<FrameworkGap>& out, Scenario* run)
+{
+    if (s.parallel.cp <= 1 || s.parallel.cpCommType == CpCommType::P2p)
+        return;
+    const std::string type = toString(s.parallel.cpCommType);
+    out.push_back({ GapPlace::Parallel,
+        "torchtitan's context parallelism is PyTorch's ring attention (context_parallel_rotate_method allgather or "
+        "alltoall), with no cp_comm_type "
+            + type + ": the launch runs the ring",
+        "the context-parallel ring instead of " + type });
+    if (run)
+        run->parallel.cpCommType = CpCommType::P2p;
+}
+
 // Every gap of the design under the framework, in launch-file order; with `run`, each change applied to it.
 std::vector<FrameworkGap> gaps(const Scenario& s, LaunchFramework f, Scenario* run)
 {
@@ -273,6 +290,7 @@ std::vector<FrameworkGap> gaps(const Scenario& s, LaunchFramework f, Scenario* r
         deepseekFeatures(s, f, out, run);
         torchtitanTraining(s, out, run);
         torchtitanRecompute(s, out);
+        torchtitanContextParallel(s, out, run);
         windowedAttention(s, f, out, run);
         return out;
     }
@@ -290,6 +308,8 @@ std::vector<FrameworkGap> gaps(const Scenario& s, LaunchFramework f, Scenario* r
 std::vector<std::string> megatronCpCommTypes(const Scenario& s)
 {
     const ModelSpec& m = s.model;
+    if (s.parallel.cp > 1 && s.parallel.cpCommType != CpCommType::P2p)
+        return { toString(s.parallel.cpCommType) };
     if (s.parallel.cp <= 1 || !m.windowedBelow(s.seqLen()))
         return {};
     if (m.slidingWindowPattern <= 0)

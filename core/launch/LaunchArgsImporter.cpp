@@ -438,9 +438,11 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
     return m;
 }
 
-// A --cp-comm-type the engine does not price as given: it prices the p2p ring, with all_gather on the windowed
-// layers (megatronCpCommTypes); a2a and a2a+p2p are not modelled.
-std::optional<std::string> cpCommTypeNote(const std::string& given, const Scenario& s)
+// Sets the design's context-parallel communication from --cp-comm-type (one type, or one per layer): a2a and
+// all_gather on every layer as given, p2p (with all_gather on the windowed layers, megatronCpCommTypes) otherwise.
+// Returns a note where the file asks for what the engine does not price as given: a2a+p2p, or a per-layer mix other
+// than all_gather exactly on the windowed layers.
+std::optional<std::string> applyCpCommType(const std::string& given, Scenario& s)
 {
     auto collapsed = [](std::vector<std::string> types) {
         if (!types.empty() && std::all_of(types.begin(), types.end(), [&](const auto& t) { return t == types[0]; }))
@@ -451,18 +453,28 @@ std::optional<std::string> cpCommTypeNote(const std::string& given, const Scenar
     std::istringstream in(given);
     for (std::string t; in >> t;)
         types.push_back(t == "allgather" ? "all_gather" : t);
-    std::vector<std::string> priced = megatronCpCommTypes(s);
+    if (s.parallel.cp <= 1)
+        return std::nullopt;
+    std::vector<std::string> priced = megatronCpCommTypes(s); // the ring's, with all_gather where windowed
     if (priced.empty())
         priced = { "p2p" };
-    if (s.parallel.cp <= 1 || collapsed(types) == collapsed(priced))
+    const std::vector<std::string> asked = collapsed(types);
+    CpCommType one = CpCommType::P2p;
+    if (asked == collapsed(priced))
         return std::nullopt;
+    if (asked.size() == 1 && parseCpCommType(asked[0], one)) {
+        s.parallel.cpCommType = one;
+        if (one != CpCommType::P2p || !s.model.windowedBelow(s.seqLen()))
+            return std::nullopt;
+    }
     const std::string shown = types.size() <= 4
         ? given
         : types[0] + " " + types[1] + " ... (" + std::to_string(types.size()) + " per-layer types)";
     return "--cp-comm-type " + shown + ": priced as "
         + (priced.size() == 1 ? (priced[0] == "p2p" ? "the p2p ring" : priced[0] + " on every layer")
                               : "all_gather on the windowed layers and the p2p ring on the others")
-        + " (Parallax does not model a2a or a2a+p2p, nor all_gather on a layer without a window)";
+        + " (Parallax does not model a2a+p2p, a per-layer mix of types other than all_gather on the windowed layers, "
+          "nor the p2p ring on a windowed layer: Transformer Engine's ring has no windows)";
 }
 
 // The preset whose shape equals the imported one, so that a round trip keeps the preset name.
@@ -683,7 +695,7 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
         if (!result.scenario)
             throw ImportError(error.text());
         if (f.has("cp-comm-type")) {
-            if (auto note = cpCommTypeNote(f.text("cp-comm-type", ""), *result.scenario))
+            if (auto note = applyCpCommType(f.text("cp-comm-type", ""), *result.scenario))
                 result.notes.push_back(*note);
         }
     } catch (const std::exception& e) {

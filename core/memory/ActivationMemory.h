@@ -13,6 +13,7 @@ struct ActivationContext {
     int tp = 1;
     bool sp = false;
     int cp = 1;
+    CpCommType cpCommType = CpCommType::P2p; // ParallelConfig::cpCommType
     int etp = 1;
     Recompute recompute = Recompute::None;
     // The submodules selective recompute re-runs (recompute_module bits; read only under Selective).

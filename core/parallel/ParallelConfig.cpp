@@ -40,6 +40,11 @@ constexpr std::array<std::pair<MoeDispatcher, const char*>, 2> kDispatchers { {
     { MoeDispatcher::AllToAll, "alltoall" },
     { MoeDispatcher::DeepEp, "deepep" },
 } };
+constexpr std::array<std::pair<CpCommType, const char*>, 3> kCpCommTypes { {
+    { CpCommType::P2p, "p2p" },
+    { CpCommType::AllGather, "all_gather" },
+    { CpCommType::A2a, "a2a" },
+} };
 
 template <typename Enum, std::size_t N>
 const char* nameOf(const std::array<std::pair<Enum, const char*>, N>& table, Enum value)
@@ -84,6 +89,14 @@ bool parseMoeDispatcher(const std::string& s, MoeDispatcher& out)
 {
     return valueOf(kDispatchers, s, out);
 }
+const char* toString(CpCommType t)
+{
+    return nameOf(kCpCommTypes, t);
+}
+bool parseCpCommType(const std::string& s, CpCommType& out)
+{
+    return valueOf(kCpCommTypes, s == "allgather" ? std::string("all_gather") : s, out);
+}
 std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const TrainingConfig& t)
 {
     std::vector<std::string> out;
@@ -91,6 +104,8 @@ std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const Train
         out.emplace_back("unfused attention");
     if (p.tpCommOverlap && p.tp > 1)
         out.emplace_back("TP comm overlap");
+    if (p.cpCommType != CpCommType::P2p && p.cp > 1)
+        out.push_back(std::string("CP ") + toString(p.cpCommType));
     if (!p.dpOverlap)
         out.emplace_back("DP sync not overlapped");
     if (p.ddpBucketSize > 0 && p.dpOverlap) {

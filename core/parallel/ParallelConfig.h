@@ -15,6 +15,13 @@ enum class DType { Bf16, Fp8 };
 // Megatron-Core's MoE token dispatcher (--moe-token-dispatcher-type): NCCL all-to-all, or the flex
 // dispatcher with DeepEP's kernels (--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep).
 enum class MoeDispatcher { AllToAll, DeepEp };
+// Megatron-Core's context-parallel communication (--cp-comm-type; TransformerConfig cp_comm_type). P2p: Transformer
+// Engine's ring passes K and V behind the attention blocks (arXiv:2310.01889 sec. 3); the ring has no windows, so
+// the windowed layers of a model run all_gather (TransformerEngine PR #1060). AllGather: every layer gathers K and V
+// before its attention, exposed. A2a: DeepSpeed-Ulysses (arXiv:2309.14509 sec. 3.1): all-to-alls trade the sequence
+// shard for a head shard, so each rank attends over the whole sequence with heads / cp heads; exposed, and it needs
+// the query and the key/value heads of a TP rank divisible by cp (Transformer Engine's context_parallel.py asserts it).
+enum class CpCommType { P2p, AllGather, A2a };
 
 // The submodules selective recompute re-runs in the backward, as bits: Megatron-Core
 // TransformerConfig.recompute_modules / --recompute-modules (megatron/core/transformer/
@@ -46,6 +53,7 @@ struct ParallelConfig {
     int ep = 1;
     int etp = 1;
     int zero = 0; // 0..3
+    CpCommType cpCommType = CpCommType::P2p; // read only with cp > 1
     ScheduleKind schedule = ScheduleKind::OneFOneB;
     std::string order = "tp-cp-ep-dp-pp"; // fastest-varying first
     // Megatron-Core --tp-comm-overlap (Transformer Engine userbuffers): TP all-gathers and
@@ -138,6 +146,8 @@ const char* toString(Recompute r);
 const char* toString(DType d);
 const char* toString(MoeDispatcher d);
 bool parseMoeDispatcher(const std::string& s, MoeDispatcher& out);
+const char* toString(CpCommType t); // Megatron-Core's spelling: p2p, all_gather, a2a
+bool parseCpCommType(const std::string& s, CpCommType& out); // also reads allgather
 bool parseSchedule(const std::string& s, ScheduleKind& out);
 bool parseRecompute(const std::string& s, Recompute& out);
 bool parseDType(const std::string& s, DType& out);

@@ -244,6 +244,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.tp = l.tp;
     ctx.sp = l.tp > 1;
     ctx.cp = l.cp;
+    ctx.cpCommType = m_base.parallel.cpCommType;
     ctx.etp = 1;
     ctx.recompute = recompute;
     ctx.recomputeModules = m_base.training.recomputeModules;

@@ -121,6 +121,31 @@ private Q_SLOTS:
         QVERIFY(w.doc()->evaluation()->report.stepTimeSeconds < 0.9 * fullStep);
     }
 
+    void contextParallelCommunicationField()
+    {
+        test::Window w;
+        w.load(test::presetScenario("gpt-oss-120b-32k-64xh100"));
+        QVERIFY(w.doc()->waitForEvaluation());
+        ConfigPanel* panel = w.window.configPanel();
+        auto* type = qobject_cast<QComboBox*>(panel->fieldEditor(QStringLiteral("parallel.cp_comm_type")));
+        QVERIFY(type);
+        QVERIFY(type->isEnabled()); // the preset runs cp 2
+        QCOMPARE(type->currentData().toString(), QStringLiteral("p2p"));
+        const double ringCp = w.doc()->evaluation()->report.comm.cpSeconds;
+        type->setCurrentIndex(type->findData(QStringLiteral("a2a")));
+        QVERIFY(w.doc()->waitForEvaluation());
+        QCOMPARE(w.doc()->scenario().parallel.cpCommType, core::CpCommType::A2a);
+        const auto& a2a = w.doc()->evaluation()->report;
+        QVERIFY2(a2a.valid, a2a.errors.empty() ? "" : a2a.errors.front().text.c_str());
+        QVERIFY(a2a.comm.cpSeconds > ringCp); // Ulysses' all-to-alls are exposed
+        // At cp 1 the type does nothing: greyed out once it is back at the ring.
+        core::Scenario one = test::presetScenario();
+        QCOMPARE(one.parallel.cp, 1);
+        w.load(one);
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(!type->isEnabled());
+    }
+
     void nonDividingDegreeOffersNearestValues()
     {
         test::Window w;

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+// Context parallelism by all-to-all (DeepSpeed-Ulysses, arXiv:2309.14509 sec. 3.1; Megatron-Core --cp-comm-type a2a):
+// an all-to-all trades each rank's sequence shard for a head shard before the attention and another trades it back
+// after, so the rank attends over the whole sequence with heads / cp heads, and nothing hides the exchange. Each test
+// fails when the engine prices every cp_comm_type as the p2p ring again.
+#include "core/Engine.h"
+#include "core/Validation.h"
+#include "core/costs/CostModel.h"
+#include "core/costs/MoeCosts.h"
+#include "core/io/ScenarioIo.h"
+#include "core/launch/FrameworkGaps.h"
+#include "core/launch/LaunchArgsImporter.h"
+#include "core/launch/MegatronArgsWriter.h"
+#include "core/launch/NemoRecipeWriter.h"
+#include "core/launch/TorchtitanTomlWriter.h"
+#include "core/model/LayerShape.h"
+#include "core/search/SearchSpace.h"
+#include "tests/core/TestScenarios.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace parallax::core;
+using parallax::test::batch;
+using parallax::test::degrees;
+using parallax::test::makeScenario;
+
+namespace {
+
+// Llama 3 8B (32 query heads, 8 key/value heads of 128) at 32K tokens, TP1 CP4 DP2 on one node of 8 H100.
+Scenario llamaCp4(CpCommType type, Recompute recompute = Recompute::None)
+{
+    Scenario s = makeScenario("llama3-8b", "h100-sxm", 1, 8, degrees(1, 1, 2, 4), batch(1, 16, 32768, recompute));
+    s.parallel.sp = false;
+    s.parallel.cpCommType = type;
+    return s;
+}
+
+bool hasMessage(const std::vector<Message>& list, const std::string& field, const std::string& text)
+{
+    return std::any_of(list.begin(), list.end(),
+        [&](const Message& m) { return m.field == field && m.text.find(text) != std::string::npos; });
+}
+
+} // namespace
+
+TEST(UlyssesContextParallel, AllToAllsMoveTheHeadsExposedAndTheAttentionSpansTheSequence)
+{
+    const ComputeRates rates(*PresetLibrary::instance().gpu("h100-sxm"), DType::Bf16, nullptr, EfficiencyDefaults {});
+    ModelSpec m = *PresetLibrary::instance().model("llama3-8b");
+    ActivationContext c;
+    c.seqLen = 32768;
+    c.cp = 4;
+    c.cpCommType = CpCommType::A2a;
+    LayerCommGroups groups;
+    groups.cp.size = groups.cp.inner = 4;
+    groups.cp.intra = { 450e9, 2e-6 };
+    const LayerShape shape = layerShape(m, 0);
+
+    // Q (32 heads), K and V (8 heads each) of the 8192 local tokens go out, the output (32 heads) comes back,
+    // 16-bit, each all-to-all sending 3/4 of its buffer at the achieved all-to-all bandwidth with 3 latencies.
+    const double fraction
+        = rates.allToAllNvlinkFraction() > 0 ? rates.allToAllNvlinkFraction() : AllToAllEfficiency {}.nvlinkFraction;
+    auto allToAll = [&](double bytes) { return 0.75 * bytes / (450e9 * fraction) + 3 * 2e-6; };
+    const double qkv = 2.0 * 8192 * (32 * 128 + 8 * 256);
+    const double out = 2.0 * 8192 * 32 * 128;
+    const LayerTimes a2a = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
+    EXPECT_NEAR(a2a.cpForward, allToAll(qkv) + allToAll(out), 1e-15);
+    EXPECT_DOUBLE_EQ(a2a.cpBackward, a2a.cpForward); // dO in, dQ dK dV out: the same bytes
+    // The ring hides behind 32K-token attention; the all-to-alls do not.
+    c.cpCommType = CpCommType::P2p;
+    const LayerTimes ring = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
+    EXPECT_LT(ring.cpForward, 0.5 * a2a.cpForward);
+
+    // After the exchange one kernel call runs the whole sequence's keys (with a quarter of the heads): the same
+    // pairs as the ring's chunks, at the rate of a 32K-key kernel.
+    const double flops = layerAttentionScoreFlops(shape, c);
+    c.cpCommType = CpCommType::A2a;
+    EXPECT_DOUBLE_EQ(fusedAttentionByWindow(m, shape, c, rates).full, rates.causalAttentionSeconds(flops, 32768));
+    c.cpCommType = CpCommType::P2p;
+    EXPECT_DOUBLE_EQ(fusedAttentionByWindow(m, shape, c, rates).full, rates.causalAttentionSeconds(flops, 8192));
+
+    // Recomputing the attention core (full recompute here) runs the forward's all-to-alls again in the backward.
+    c.cpCommType = CpCommType::A2a;
+    c.recompute = Recompute::Full;
+    EXPECT_DOUBLE_EQ(layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {}).cpBackward, 2 * a2a.cpForward);
+    c.recompute = Recompute::None;
+
+    // Windows need no gather under Ulysses: each rank holds the whole sequence of its heads and the kernel applies
+    // the window itself, so a windowed model pays the same all-to-alls.
+    m.slidingWindow = 4096;
+    EXPECT_DOUBLE_EQ(layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {}).cpForward, a2a.cpForward);
+
+    // The all_gather type gathers K and V on every layer, exposed, also without a window.
+    m.slidingWindow = 0;
+    c.cpCommType = CpCommType::AllGather;
+    const double kv = 2.0 * 8192 * 8 * 256;
+    const LayerTimes gathered = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
+    EXPECT_DOUBLE_EQ(gathered.cpForward, 3 * (kv / 450e9 + 2e-6));
+    EXPECT_DOUBLE_EQ(gathered.cpBackward, 2 * gathered.cpForward);
+
+    // In the whole step: the exposed all-to-alls cost time the ring hides.
+    const Report p2pStep = evaluate(llamaCp4(CpCommType::P2p));
+    const Report a2aStep = evaluate(llamaCp4(CpCommType::A2a));
+    ASSERT_TRUE(p2pStep.valid && a2aStep.valid);
+    EXPECT_GT(a2aStep.comm.cpSeconds, 2 * p2pStep.comm.cpSeconds);
+    std::printf("llama3-8b 32K, TP1 CP4 DP2 on 8 H100: step %.3f s (CP %.1f ms) with the ring, %.3f s (CP %.1f ms) "
+                "with a2a\n",
+        p2pStep.stepTimeSeconds, 1e3 * p2pStep.comm.cpSeconds, a2aStep.stepTimeSeconds, 1e3 * a2aStep.comm.cpSeconds);
+}
+
+TEST(UlyssesContextParallel, HeadsOfATensorParallelRankMustDivideOverCp)
+{
+    // TP2 leaves 16 query and 4 key/value heads per rank: cp 4 divides both, cp 8 not the key/value heads.
+    Scenario s = makeScenario("llama3-8b", "h100-sxm", 2, 8, degrees(2, 1, 2, 4), batch(1, 16, 32768));
+    s.parallel.cpCommType = CpCommType::A2a;
+    EXPECT_TRUE(ulyssesSplitsHeads(s.model, 2, 4));
+    EXPECT_FALSE(ulyssesSplitsHeads(s.model, 2, 8));
+    const ValidationResult fine = validateScenario(s);
+    EXPECT_FALSE(hasMessage(fine.errors, "parallel.cp_comm_type", "")) << fine.errors.front().text;
+    s.parallel.cp = 8;
+    s.parallel.dp = 1;
+    const ValidationResult bad = validateScenario(s);
+    EXPECT_TRUE(hasMessage(bad.errors, "parallel.cp_comm_type", "kv_heads/tp=4"));
+    // The ring has no such rule.
+    s.parallel.cpCommType = CpCommType::P2p;
+    EXPECT_FALSE(hasMessage(validateScenario(s).errors, "parallel.cp_comm_type", ""));
+    // At cp 1 the type does nothing, and the evaluation says so.
+    Scenario one = makeScenario("llama3-8b", "h100-sxm", 1, 8, degrees(1, 1, 8), batch(1, 16, 8192));
+    one.parallel.cpCommType = CpCommType::A2a;
+    EXPECT_TRUE(hasMessage(validateScenario(one).notes, "parallel.cp_comm_type", "no effect with cp=1"));
+
+    // The search keeps to the cp degrees Ulysses can split the heads over.
+    const Scenario base = llamaCp4(CpCommType::A2a);
+    const SearchSpace space(base, SearchLimits {});
+    bool sawCp = false;
+    for (const Layout& l : space.layouts()) {
+        EXPECT_TRUE(ulyssesSplitsHeads(base.model, l.tp, l.cp)) << "tp " << l.tp << " cp " << l.cp;
+        sawCp = sawCp || l.cp > 1;
+    }
+    EXPECT_TRUE(sawCp);
+}
+
+TEST(UlyssesContextParallel, ScenarioAndLaunchFilesCarryTheType)
+{
+    // The scenario file: parallel.cp_comm_type, written only when not the ring, a wrong value named.
+    const Scenario a2a = llamaCp4(CpCommType::A2a);
+    const std::string text = serializeScenario(a2a);
+    EXPECT_NE(text.find("\"cp_comm_type\": \"a2a\""), std::string::npos) << text;
+    LoadError error;
+    const auto back = parseScenario(text, error);
+    ASSERT_TRUE(back) << error.text();
+    EXPECT_EQ(back->parallel.cpCommType, CpCommType::A2a);
+    EXPECT_EQ(serializeScenario(llamaCp4(CpCommType::P2p)).find("cp_comm_type"), std::string::npos);
+    std::string wrong = text;
+    wrong.replace(wrong.find("\"a2a\""), 5, "\"ulysses\"");
+    EXPECT_FALSE(parseScenario(wrong, error));
+    EXPECT_NE(error.text().find("cp_comm_type"), std::string::npos) << error.text();
+
+    // Megatron-LM and NeMo say it, and the importer reads it back without a note.
+    const std::string args = MegatronArgsWriter::write(a2a);
+    EXPECT_NE(args.find("--cp-comm-type a2a\n"), std::string::npos) << args;
+    const std::string nemo = NemoRecipeWriter::write(a2a);
+    EXPECT_NE(nemo.find("cp_comm_type = \"a2a\"\n"), std::string::npos) << nemo;
+    for (const std::string& file : { args, nemo }) {
+        const auto imported = LaunchArgsImporter::import(file, {});
+        ASSERT_TRUE(imported.scenario) << imported.error;
+        EXPECT_EQ(imported.scenario->parallel.cpCommType, CpCommType::A2a);
+        EXPECT_TRUE(imported.notes.empty()) << imported.notes.front();
+    }
+    // all_gather on a model without windows is the all_gather type; a2a+p2p is not modelled and is named.
+    std::string gather = args;
+    gather.replace(gather.find("--cp-comm-type a2a"), 18, "--cp-comm-type all_gather");
+    const auto fromGather = LaunchArgsImporter::import(gather, {});
+    ASSERT_TRUE(fromGather.scenario) << fromGather.error;
+    EXPECT_EQ(fromGather.scenario->parallel.cpCommType, CpCommType::AllGather);
+    std::string hierarchical = args;
+    hierarchical.replace(hierarchical.find("--cp-comm-type a2a"), 18, "--cp-comm-type a2a+p2p");
+    const auto fromHierarchical = LaunchArgsImporter::import(hierarchical, {});
+    ASSERT_TRUE(fromHierarchical.scenario) << fromHierarchical.error;
+    EXPECT_EQ(fromHierarchical.scenario->parallel.cpCommType, CpCommType::P2p);
+    ASSERT_EQ(fromHierarchical.notes.size(), 1u);
+    EXPECT_NE(fromHierarchical.notes[0].find("--cp-comm-type a2a+p2p: priced as the p2p ring"), std::string::npos)
+        << fromHierarchical.notes[0];
+
+    // torchtitan's context parallelism is the ring only: its launch says so and the log check predicts the ring.
+    const std::string toml = TorchtitanTomlWriter::write(a2a);
+    EXPECT_NE(toml.find("no cp_comm_type a2a: the launch runs the ring"), std::string::npos) << toml;
+    std::vector<std::string> changes;
+    const Scenario run = runAs(a2a, LaunchFramework::Torchtitan, changes);
+    EXPECT_EQ(run.parallel.cpCommType, CpCommType::P2p);
+    EXPECT_NE(std::find(changes.begin(), changes.end(), "the context-parallel ring instead of a2a"), changes.end());
+}
