@@ -35,6 +35,17 @@ bool ulyssesSplitsHeads(const ModelSpec& m, int tp, int cp)
     return tp > 0 && m.heads % (tp * cp) == 0 && kvHeads % (tp * cp) == 0;
 }
 
+bool cpCommTypeFits(const Scenario& s, int tp, int cp)
+{
+    const ParallelConfig& p = s.parallel;
+    if (cp <= 1 || p.cpCommType == CpCommType::P2p || p.cpCommType == CpCommType::AllGather)
+        return true;
+    if (p.cpCommType == CpCommType::A2a)
+        return ulyssesSplitsHeads(s.model, tp, cp);
+    const int a = p.cpA2aSize;
+    return a > 1 && a < cp && cp % a == 0 && ulyssesSplitsHeads(s.model, tp, a);
+}
+
 bool interleavingDividesStages(int layers, int pp, int vpp)
 {
     return pp <= 0 || vpp <= 1 || layers % pp != 0 || (layers / pp) % vpp == 0;
@@ -132,6 +143,59 @@ std::vector<Message> modelProblems(const ModelSpec& m)
     return out;
 }
 
+// The context-parallel communication type (parallel.cp_comm_type, cp_a2a_size) against the model and cp.
+void checkCpCommType(const Scenario& s, Checker& c)
+{
+    const ParallelConfig& p = s.parallel;
+    const ModelSpec& m = s.model;
+    const int tp = std::max(1, p.tp);
+    if (p.cpA2aSize > 0 && (p.cpCommType != CpCommType::A2aP2p || p.cp <= 1))
+        c.note(
+            "parallel.cp_a2a_size", "the all-to-all level's size applies to cp_comm_type \"a2a+p2p\" with cp > 1 only");
+    if (p.cp <= 1) {
+        if (p.cpCommType != CpCommType::P2p)
+            c.note("parallel.cp_comm_type", "the context-parallel communication type has no effect with cp=1");
+        return;
+    }
+    if (p.cpCommType == CpCommType::P2p && m.windowedBelow(s.seqLen()))
+        c.note("parallel.cp",
+            std::string("sliding-window attention with cp > 1 runs as --cp-comm-type all_gather (Transformer Engine's "
+                        "p2p ring has no windows; Megatron-LM PR #1160): each windowed layer's K/V all-gather is "
+                        "exposed, not hidden behind attention")
+                + (m.slidingWindowPattern > 1 ? "; the full-attention layers keep the p2p ring (one type per layer)"
+                                              : ""));
+    int a2aRanks = p.cpCommType == CpCommType::A2a ? p.cp : 0;
+    if (p.cpCommType == CpCommType::A2aP2p) {
+        // Megatron-Core: the product of hierarchical_context_parallel_sizes is the context-parallel size.
+        if (p.cpA2aSize < 2 || p.cpA2aSize >= p.cp || p.cp % p.cpA2aSize != 0) {
+            std::string choices;
+            for (int a : divisorsOf(p.cp)) {
+                if (a > 1 && a < p.cp)
+                    choices += (choices.empty() ? "" : ", ") + str(a);
+            }
+            c.error("parallel.cp_a2a_size",
+                "a2a+p2p needs the all-to-all level's size, a divisor of cp=" + str(p.cp)
+                    + " above 1 and below it (--hierarchical-context-parallel-sizes a cp/a), got " + str(p.cpA2aSize)
+                    + (choices.empty() ? ": cp=" + str(p.cp) + " has none, use cp_comm_type \"a2a\" or \"p2p\""
+                                       : ": use one of " + choices));
+        } else
+            a2aRanks = p.cpA2aSize;
+        if (m.windowedBelow(s.seqLen()))
+            c.error("parallel.cp_comm_type",
+                "a2a+p2p passes K/V around a ring, and Transformer Engine's ring has no windows: use \"a2a\" or "
+                "\"all_gather\" for a model with sliding windows");
+    }
+    if (a2aRanks > 1 && !ulyssesSplitsHeads(m, tp, a2aRanks))
+        c.error("parallel.cp_comm_type",
+            std::string(toString(p.cpCommType)) + " splits the heads of a TP rank over " + str(a2aRanks)
+                + " ranks, which does not divide "
+                + (m.mla ? "heads/tp=" + str(m.heads / tp)
+                         : "both heads/tp=" + str(m.heads / tp) + " and kv_heads/tp=" + str(m.kvHeads / tp))
+                + " (Transformer Engine asserts both): use a cp"
+                + (p.cpCommType == CpCommType::A2aP2p ? "_a2a_size" : "")
+                + " that divides them, or cp_comm_type \"p2p\"");
+}
+
 ValidationResult validateScenario(const Scenario& s)
 {
     return validateScenario(s, TopologySummary::of(s.topology));
@@ -200,23 +264,7 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
         c.error("parallel.cp",
             "seq_len=" + str(seq) + " is not divisible by 2*cp=" + str(2 * p.cp)
                 + ": use cp=" + str(nearestDivisor(seq / 2, p.cp)));
-    if (p.cp > 1 && p.cpCommType == CpCommType::A2a && !ulyssesSplitsHeads(m, std::max(1, p.tp), p.cp)) {
-        const int tp = std::max(1, p.tp);
-        c.error("parallel.cp_comm_type",
-            "a2a splits the heads of a TP rank over the cp ranks, but cp=" + str(p.cp) + " does not divide "
-                + (m.mla ? "heads/tp=" + str(m.heads / tp)
-                         : "both heads/tp=" + str(m.heads / tp) + " and kv_heads/tp=" + str(m.kvHeads / tp))
-                + " (Transformer Engine asserts both): use a cp that divides them, or cp_comm_type \"p2p\"");
-    }
-    if (p.cp <= 1 && p.cpCommType != CpCommType::P2p)
-        c.note("parallel.cp_comm_type", "the context-parallel communication type has no effect with cp=1");
-    if (p.cp > 1 && p.cpCommType == CpCommType::P2p && m.windowedBelow(seq))
-        c.note("parallel.cp",
-            std::string("sliding-window attention with cp > 1 runs as --cp-comm-type all_gather (Transformer Engine's "
-                        "p2p ring has no windows; Megatron-LM PR #1160): each windowed layer's K/V all-gather is "
-                        "exposed, not hidden behind attention")
-                + (m.slidingWindowPattern > 1 ? "; the full-attention layers keep the p2p ring (one type per layer)"
-                                              : ""));
+    checkCpCommType(s, c);
 
     for (const Message& problem : modelProblems(m))
         c.error(problem.field, problem.text);

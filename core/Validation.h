@@ -30,6 +30,9 @@ bool interleavingDividesStages(int layers, int pp, int vpp);
 // Ulysses context parallelism (cp_comm_type a2a) hands each rank heads / cp of the query and of the key/value heads
 // of its TP rank (arXiv:2309.14509 sec. 3.1); Transformer Engine asserts that both divide (context_parallel.py).
 bool ulyssesSplitsHeads(const ModelSpec& m, int tp, int cp);
+// Whether the scenario's cp_comm_type can run at these degrees: a2a splits the heads over cp, a2a+p2p over its
+// all-to-all level, which must divide cp (below it); the ring and all_gather always can.
+bool cpCommTypeFits(const Scenario& s, int tp, int cp);
 
 // Divisors of n (sorted), for "nearest valid value" suggestions.
 std::vector<int> divisorsOf(long long n);

@@ -512,13 +512,29 @@ QGroupBox* ConfigPanel::buildParallelGroup()
     choiceField(
         form, tr("CP communication:"), QStringLiteral("parallel.cp_comm_type"),
         { { QStringLiteral("p2p"), tr("ring (p2p)") }, { QStringLiteral("all_gather"), tr("all-gather") },
-            { QStringLiteral("a2a"), tr("all-to-all (Ulysses)") } },
+            { QStringLiteral("a2a"), tr("all-to-all (Ulysses)") },
+            { QStringLiteral("a2a+p2p"), tr("all-to-all, then ring") } },
         [](const S& s) { return QString::fromLatin1(core::toString(s.parallel.cpCommType)); },
-        [](S& s, const QString& v) { core::parseCpCommType(v.toStdString(), s.parallel.cpCommType); },
+        [](S& s, const QString& v) {
+            core::parseCpCommType(v.toStdString(), s.parallel.cpCommType);
+            // a2a+p2p needs its all-to-all level: start at the smallest that leaves a ring.
+            if (s.parallel.cpCommType == core::CpCommType::A2aP2p && s.parallel.cpA2aSize == 0) {
+                for (int a = 2; a < s.parallel.cp && s.parallel.cpA2aSize == 0; ++a)
+                    s.parallel.cpA2aSize = s.parallel.cp % a == 0 ? a : 0;
+            }
+        },
         tr("How the cp ranks share the sequence's keys and values (--cp-comm-type). The ring passes K/V behind the "
            "attention (windowed layers all-gather instead); all-gather collects them before each attention, exposed; "
            "all-to-all (DeepSpeed-Ulysses) swaps the sequence shard for a head shard and back, exposed, and needs the "
-           "heads of a TP rank divisible by cp"));
+           "heads of a TP rank divisible by cp; all-to-all then ring runs Ulysses within groups of the size below and "
+           "the ring across them"));
+    intField(
+        form, tr("CP all-to-all level:"), QStringLiteral("parallel.cp_a2a_size"), 0, 65536,
+        [](const S& s) { return s.parallel.cpA2aSize; }, [](S& s, int v) { s.parallel.cpA2aSize = v; },
+        tr("Adjacent cp ranks of each all-to-all group under all-to-all then ring; the ring spans cp / this many "
+           "groups (--hierarchical-context-parallel-sizes)"));
+    if (auto* spin = qobject_cast<QSpinBox*>(fieldEditor(QStringLiteral("parallel.cp_a2a_size"))))
+        spin->setSpecialValueText(tr("none"));
     intField(
         form, tr("Pipeline (pp):"), QStringLiteral("parallel.pp"), 1, 65536, [](const S& s) { return s.parallel.pp; },
         [](S& s, int v) { s.parallel.pp = v; }, tr("Pipeline stages"));
@@ -786,8 +802,8 @@ void ConfigPanel::showFieldsOfMode(bool inference)
     m_optimizerGroup->setVisible(!inference);
     m_recomputeModulesGroup->setVisible(!inference && s.training.recompute == core::Recompute::Selective);
     // Degrees serving does not use; cp stays in view while it is not 1, so that its error can be fixed.
-    for (const char* path : { "parallel.sp", "parallel.cp_comm_type", "parallel.vpp", "parallel.zero",
-             "parallel.schedule", "parallel.order", "parallel.pipeline_layout" }) {
+    for (const char* path : { "parallel.sp", "parallel.cp_comm_type", "parallel.cp_a2a_size", "parallel.vpp",
+             "parallel.zero", "parallel.schedule", "parallel.order", "parallel.pipeline_layout" }) {
         if (const auto it = m_byPath.constFind(QLatin1String(path)); it != m_byPath.constEnd())
             m_fields[*it].form->setRowVisible(m_fields[*it].row, !inference);
     }
@@ -958,6 +974,8 @@ void ConfigPanel::refreshFromScenario()
     // The CP communication type acts only with cp > 1: greyed out at cp=1 unless set (so the note can be cleared).
     if (QWidget* cpComm = fieldEditor(QStringLiteral("parallel.cp_comm_type")))
         cpComm->setEnabled(s.parallel.cp > 1 || s.parallel.cpCommType != core::CpCommType::P2p);
+    if (QWidget* level = fieldEditor(QStringLiteral("parallel.cp_a2a_size")))
+        level->setEnabled(s.parallel.cpCommType == core::CpCommType::A2aP2p || s.parallel.cpA2aSize != 0);
     // The window's pattern and chunking act only with a window: greyed out without one.
     if (QWidget* pattern = fieldEditor(QStringLiteral("model.sliding_window_pattern")))
         pattern->setEnabled(s.model.slidingWindow > 0);

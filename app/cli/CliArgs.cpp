@@ -86,11 +86,11 @@ void Args::allowOnly(const std::vector<std::string>& known) const
 const std::vector<std::string>& scenarioFlagNames()
 {
     static const std::vector<std::string> names { "model", "gpu", "nodes", "gpus-per-node", "nic-gbps", "tp", "sp",
-        "pp", "vpp", "dp", "ep", "etp", "cp", "cp-comm-type", "zero", "schedule", "micro-batch", "global-batch",
-        "seq-len", "recompute", "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap", "p2p-overlap",
-        "ddp-bucket-size", "mode", "weight-dtype", "kv-dtype", "context-len", "isl", "osl", "concurrency",
-        "gpu-memory-utilization", "speculative-tokens", "draft-acceptance", "draft-model", "speculative-method",
-        "parallel-block" };
+        "pp", "vpp", "dp", "ep", "etp", "cp", "cp-comm-type", "cp-a2a-size", "zero", "schedule", "micro-batch",
+        "global-batch", "seq-len", "recompute", "dtype", "order", "flash-attention", "tp-comm-overlap", "dp-overlap",
+        "p2p-overlap", "ddp-bucket-size", "mode", "weight-dtype", "kv-dtype", "context-len", "isl", "osl",
+        "concurrency", "gpu-memory-utilization", "speculative-tokens", "draft-acceptance", "draft-model",
+        "speculative-method", "parallel-block" };
     return names;
 }
 
@@ -271,9 +271,9 @@ core::Scenario scenarioFromArgs(const Args& args)
             section(c, "ib", "cluster.ib")["nic_gbps"] = flagValue("nic-gbps", args.value("nic-gbps"));
     }
     const std::vector<std::pair<std::string, std::string>> parallel { { "tp", "tp" }, { "sp", "sp" }, { "pp", "pp" },
-        { "vpp", "vpp" }, { "dp", "dp" }, { "ep", "ep" }, { "etp", "etp" }, { "cp", "cp" }, { "zero", "zero" },
-        { "tp-comm-overlap", "tp_comm_overlap" }, { "dp-overlap", "dp_overlap" }, { "p2p-overlap", "p2p_overlap" },
-        { "ddp-bucket-size", "ddp_bucket_size" } };
+        { "vpp", "vpp" }, { "dp", "dp" }, { "ep", "ep" }, { "etp", "etp" }, { "cp", "cp" },
+        { "cp-a2a-size", "cp_a2a_size" }, { "zero", "zero" }, { "tp-comm-overlap", "tp_comm_overlap" },
+        { "dp-overlap", "dp_overlap" }, { "p2p-overlap", "p2p_overlap" }, { "ddp-bucket-size", "ddp_bucket_size" } };
     bool parallelFlags = args.has("schedule") || args.has("order") || args.has("cp-comm-type");
     for (const auto& entry : parallel)
         parallelFlags = parallelFlags || args.has(entry.first);

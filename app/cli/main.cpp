@@ -37,7 +37,8 @@ usage:
   parallax-cli --version | --help
 
 scenario flags: --model NAME|FILE.json|config.json (Hugging Face) --gpu NAME --nodes N --gpus-per-node G --nic-gbps X --tp N --sp on|off
-  --pp N --vpp N --dp N --ep N --cp N --cp-comm-type p2p|all_gather|a2a --zero 0-3 --schedule S --micro-batch N --global-batch N --seq-len N
+  --pp N --vpp N --dp N --ep N --cp N --zero 0-3 --schedule S --micro-batch N --global-batch N --seq-len N
+  --cp-comm-type p2p|all_gather|a2a|a2a+p2p --cp-a2a-size N (the all-to-all level of a2a+p2p)
   --recompute none|selective|full --dtype bf16|fp8 --flash-attention on|off --parallel-block on|off --tp-comm-overlap on|off
   --dp-overlap on|off --p2p-overlap on|off --ddp-bucket-size PARAMS
 serving flags: --mode inference --weight-dtype bf16|fp8|int8|int4|nvfp4|mxfp4 --kv-dtype bf16|fp8 --isl N --osl N

@@ -314,8 +314,8 @@ WindowedAttention fusedAttentionByWindow(
     const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates)
 {
     // One fused kernel call: a CP rank's queries against a chunk of keys (the ring, all_gather), or, after
-    // Ulysses' all-to-all, the whole sequence with heads / cp heads (the same pairs in one call).
-    const double keys = c.cpCommType == CpCommType::A2a ? c.seqLen : c.seqLen / c.cp;
+    // Ulysses' all-to-all, the whole sequence (a2a+p2p: a2a-level-fold chunks) with fewer heads, the same pairs.
+    const double keys = c.seqLen * cpAllToAllRanks(c) / c.cp;
     const double full = layerAttentionScoreFlops(shape, c);
     WindowedAttention a;
     a.full = a.windowed = rates.causalAttentionSeconds(full, keys);
@@ -360,6 +360,17 @@ UnfusedAttention unfusedAttentionSeconds(
     return a;
 }
 
+int cpAllToAllRanks(const ActivationContext& c)
+{
+    if (c.cp <= 1)
+        return 1;
+    if (c.cpCommType == CpCommType::A2a)
+        return c.cp;
+    if (c.cpCommType == CpCommType::A2aP2p && c.cpA2aSize > 1 && c.cp % c.cpA2aSize == 0)
+        return c.cpA2aSize;
+    return 1;
+}
+
 CpTimes contextParallelTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
     const ComputeRates& rates, const CommGroup& group, const WindowedAttention& byWindow)
 {
@@ -371,12 +382,14 @@ CpTimes contextParallelTimes(const ModelSpec& m, const LayerShape& shape, const 
     // recompute, or selective with core_attn: Transformer Engine's communication sits inside the checkpointed
     // DotProductAttention); the ring's re-run hides behind the re-run attention as the first run does.
     const bool recomputed = c.recompute == Recompute::Full || (recomputedModules(c) & recompute_module::kCoreAttn) != 0;
-    if (c.cpCommType == CpCommType::A2a) {
+    const int a2aRanks = cpAllToAllRanks(c);
+    if (a2aRanks > 1) {
         // DeepSpeed-Ulysses (arXiv:2309.14509 sec. 3.1): before the attention an all-to-all gives each rank the whole
         // sequence of heads / cp of the query, key and value heads, after it another returns the output to its
         // sequence shard; the backward exchanges dO, then dQ, dK and dV, the same bytes. Nothing hides them
         // (Transformer Engine's AttnFuncWithCPAndQKVOA2A waits on each). 16-bit values, at the achieved all-to-all
-        // bandwidth the MoE dispatcher gets (AllToAllEfficiency).
+        // bandwidth the MoE dispatcher gets (AllToAllEfficiency). Under a2a+p2p the all-to-all spans the first
+        // level only, a2aRanks adjacent cp ranks (Megatron-Core hierarchical_context_parallel_sizes).
         const double tpHeads = 1.0 / c.tp;
         const double qkvBytes = 2.0 * tokens * tpHeads
             * (shape.heads * shape.qkHeadDim + shape.kvHeads * (shape.qkHeadDim + shape.vHeadDim));
@@ -384,29 +397,35 @@ CpTimes contextParallelTimes(const ModelSpec& m, const LayerShape& shape, const 
         AllToAllEfficiency efficiency;
         if (rates.allToAllNvlinkFraction() > 0)
             efficiency.nvlinkFraction = rates.allToAllNvlinkFraction();
-        CommGroup achieved = group;
-        achieved.intra.bytesPerSecond *= efficiency.nvlinkFraction;
-        achieved.inter.bytesPerSecond *= efficiency.scaleOutFraction;
-        t.forward = achieved.seconds(CollectiveKind::AllToAll, qkvBytes)
-            + achieved.seconds(CollectiveKind::AllToAll, outBytes);
+        CommGroup level = group;
+        level.size = a2aRanks;
+        level.inner = std::max(1, std::min(a2aRanks, group.inner));
+        level.outer = std::max(1, a2aRanks / level.inner);
+        level.intra.bytesPerSecond *= efficiency.nvlinkFraction;
+        level.inter.bytesPerSecond *= efficiency.scaleOutFraction;
+        t.forward
+            = level.seconds(CollectiveKind::AllToAll, qkvBytes) + level.seconds(CollectiveKind::AllToAll, outBytes);
         t.backward = t.forward * (recomputed ? 2.0 : 1.0);
-        return t;
     }
-    // The ring (arXiv:2310.01889 sec. 3): cp - 1 steps each pass one rank's K and V to the next, overlapped with the
-    // attention blocks; only what exceeds that compute is exposed. The all_gather type moves the same bytes before
-    // the attention, exposed, and the backward gathers again and reduce-scatters dK, dV.
+    const int ringRanks = c.cp / a2aRanks;
+    if (ringRanks <= 1)
+        return t;
+    // The ring (arXiv:2310.01889 sec. 3): ringRanks - 1 steps each pass one rank's K and V to the next, overlapped
+    // with the attention blocks; only what exceeds that compute is exposed. After a2a+p2p's all-to-all a rank holds
+    // ringRanks-th of the sequence with a2aRanks-th of the heads: the same bytes per step. The all_gather type moves
+    // them before the attention, exposed, and the backward gathers again and reduce-scatters dK, dV.
     const double kvBytes = 2.0 * tokens * shape.kvHeads / c.tp * (shape.qkHeadDim + shape.vHeadDim);
     const LinkLevel& link = group.outer > 1 ? group.inter : group.intra;
-    const double comm = (c.cp - 1) * (kvBytes / std::max(1.0, link.bytesPerSecond) + link.latencySeconds);
+    const double comm = (ringRanks - 1) * (kvBytes / std::max(1.0, link.bytesPerSecond) + link.latencySeconds);
     // Transformer Engine's p2p ring has no windows: Megatron-Core runs the windowed layers with --cp-comm-type
     // all_gather (TransformerEngine PR #1060; Megatron-LM PR #1160). The type is per layer (TransformerConfig
     // cp_comm_type: one entry per layer), so the full-attention layers keep the ring behind their attention.
-    const double gathered = c.cpCommType == CpCommType::AllGather ? 1.0
-        : m.windowedBelow(c.seqLen)                               ? byWindow.windowedShare
-                                                                  : 0.0;
-    const double ringWindow = byWindow.full * (c.cp - 1) / c.cp;
-    t.forward = gathered * comm + (1.0 - gathered) * exposedAfterOverlap(comm, ringWindow);
-    t.backward = gathered * (recomputed ? 3.0 : 2.0) * comm
+    const double gathered = c.cpCommType == CpCommType::AllGather      ? 1.0
+        : c.cpCommType == CpCommType::P2p && m.windowedBelow(c.seqLen) ? byWindow.windowedShare
+                                                                       : 0.0;
+    const double ringWindow = byWindow.full * (ringRanks - 1) / ringRanks;
+    t.forward += gathered * comm + (1.0 - gathered) * exposedAfterOverlap(comm, ringWindow);
+    t.backward += gathered * (recomputed ? 3.0 : 2.0) * comm
         + (1.0 - gathered) * exposedAfterOverlap(2.0 * comm, 2.5 * ringWindow);
     return t;
 }

@@ -201,6 +201,8 @@ struct CpTimes {
     double forward = 0;
     double backward = 0; // with the forward's exchange again where the attention core is recomputed
 };
+// The cp ranks one all-to-all spans: cp under a2a, the first hierarchical level under a2a+p2p, 1 otherwise.
+int cpAllToAllRanks(const ActivationContext& c);
 CpTimes contextParallelTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
     const ComputeRates& rates, const CommGroup& group, const WindowedAttention& byWindow);
 

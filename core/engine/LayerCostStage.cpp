@@ -21,6 +21,7 @@ ActivationContext activationContext(const Scenario& s, int seqLen, const Efficie
     ctx.sp = par.sp && par.tp > 1;
     ctx.cp = par.cp;
     ctx.cpCommType = par.cpCommType;
+    ctx.cpA2aSize = par.cpA2aSize;
     ctx.etp = par.etp;
     ctx.recompute = train.recompute;
     ctx.recomputeModules = train.recomputeModules;

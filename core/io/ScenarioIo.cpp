@@ -270,8 +270,9 @@ void readParallel(JsonReader& p, ParallelConfig& c)
     const std::string cpComm = p.string("cp_comm_type", "p2p");
     if (!parseCpCommType(cpComm, c.cpCommType))
         p.fail("cp_comm_type",
-            "must be \"p2p\", \"all_gather\" or \"a2a\" (Megatron-Core --cp-comm-type; a2a+p2p is not modelled), got \""
-                + cpComm + "\"");
+            "must be \"p2p\", \"all_gather\", \"a2a\" or \"a2a+p2p\" (Megatron-Core --cp-comm-type), got \"" + cpComm
+                + "\"");
+    c.cpA2aSize = static_cast<int>(p.integer("cp_a2a_size", 0, kMaxDegree, 0));
     const std::string schedule = p.string("schedule", c.vpp > 1 ? "interleaved-1f1b" : "1f1b");
     if (!parseSchedule(schedule, c.schedule))
         p.fail("schedule",
@@ -667,6 +668,8 @@ json scenarioToJson(const Scenario& s)
         j["parallel"]["etp"] = p.etp;
     if (p.cpCommType != CpCommType::P2p)
         j["parallel"]["cp_comm_type"] = toString(p.cpCommType);
+    if (p.cpA2aSize > 0)
+        j["parallel"]["cp_a2a_size"] = p.cpA2aSize;
     if (p.tpCommOverlap)
         j["parallel"]["tp_comm_overlap"] = true;
     if (p.epCommOverlap)

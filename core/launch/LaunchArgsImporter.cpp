@@ -204,10 +204,11 @@ Flags collectFlags(const std::string& text)
                     key = key.substr(0, eq);
                 } else if (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0 && w[i + 1] != ")") {
                     value = w[++i];
-                    // --recompute-modules and --cp-comm-type take lists (nargs='*' and '+',
-                    // megatron/training/arguments.py).
-                    while ((key == "recompute-modules" || key == "cp-comm-type") && i + 1 < w.size()
-                        && w[i + 1].rfind("--", 0) != 0 && w[i + 1] != ")")
+                    // --recompute-modules, --cp-comm-type and --hierarchical-context-parallel-sizes take lists
+                    // (nargs='*' and '+', megatron/training/arguments.py).
+                    while ((key == "recompute-modules" || key == "cp-comm-type"
+                               || key == "hierarchical-context-parallel-sizes")
+                        && i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0 && w[i + 1] != ")")
                         value += " " + w[++i];
                 }
                 flags[dashed(key)] = value;
@@ -230,7 +231,8 @@ Flags collectFlags(const std::string& text)
             // A Python list or tuple: the rest of the line. recompute_modules' and cp_comm_type's names as
             // Megatron's space-separated list, window_size's (left, right) as its "W,0", a window_attn_skip_freq
             // list as Megatron's list expression.
-            const bool names = last == "recompute_modules" || last == "cp_comm_type";
+            const bool names = last == "recompute_modules" || last == "cp_comm_type"
+                || last == "hierarchical_context_parallel_sizes";
             const bool layerList = last == "window_attn_skip_freq" && !value.empty() && value.front() == '[';
             if (names || layerList || last == "window_size") {
                 for (std::size_t j = i + 1; j < w.size(); ++j)
@@ -438,11 +440,12 @@ json modelJson(FlagReader& f, std::vector<std::string>& notes)
     return m;
 }
 
-// Sets the design's context-parallel communication from --cp-comm-type (one type, or one per layer): a2a and
-// all_gather on every layer as given, p2p (with all_gather on the windowed layers, megatronCpCommTypes) otherwise.
-// Returns a note where the file asks for what the engine does not price as given: a2a+p2p, or a per-layer mix other
-// than all_gather exactly on the windowed layers.
-std::optional<std::string> applyCpCommType(const std::string& given, Scenario& s)
+// Sets the design's context-parallel communication from --cp-comm-type (one type, or one per layer) and, for a2a+p2p,
+// --hierarchical-context-parallel-sizes (the all-to-all level first): a2a, a2a+p2p and all_gather on every layer as
+// given, p2p (with all_gather on the windowed layers, megatronCpCommTypes) otherwise. Returns a note where the file
+// asks for what the engine does not price as given: a per-layer mix other than all_gather exactly on the windowed
+// layers, or a2a+p2p without two sizes whose product is cp.
+std::optional<std::string> applyCpCommType(const std::string& given, const std::string& sizes, Scenario& s)
 {
     auto collapsed = [](std::vector<std::string> types) {
         if (!types.empty() && std::all_of(types.begin(), types.end(), [&](const auto& t) { return t == types[0]; }))
@@ -463,6 +466,16 @@ std::optional<std::string> applyCpCommType(const std::string& given, Scenario& s
     if (asked == collapsed(priced))
         return std::nullopt;
     if (asked.size() == 1 && parseCpCommType(asked[0], one)) {
+        if (one == CpCommType::A2aP2p) {
+            std::istringstream levels(sizes);
+            long long a2a = 0, ring = 0, extra = 0;
+            if (!(levels >> a2a >> ring) || (levels >> extra) || a2a < 2 || ring < 2 || a2a * ring != s.parallel.cp)
+                return "--cp-comm-type a2a+p2p needs --hierarchical-context-parallel-sizes with two levels whose "
+                       "product "
+                       "is the context-parallel size "
+                    + std::to_string(s.parallel.cp) + " (got \"" + sizes + "\"): priced as the p2p ring";
+            s.parallel.cpA2aSize = static_cast<int>(a2a);
+        }
         s.parallel.cpCommType = one;
         if (one != CpCommType::P2p || !s.model.windowedBelow(s.seqLen()))
             return std::nullopt;
@@ -473,8 +486,8 @@ std::optional<std::string> applyCpCommType(const std::string& given, Scenario& s
     return "--cp-comm-type " + shown + ": priced as "
         + (priced.size() == 1 ? (priced[0] == "p2p" ? "the p2p ring" : priced[0] + " on every layer")
                               : "all_gather on the windowed layers and the p2p ring on the others")
-        + " (Parallax does not model a2a+p2p, a per-layer mix of types other than all_gather on the windowed layers, "
-          "nor the p2p ring on a windowed layer: Transformer Engine's ring has no windows)";
+        + " (Parallax does not model a per-layer mix of types other than all_gather on the windowed layers, nor the "
+          "p2p ring on a windowed layer: Transformer Engine's ring has no windows)";
 }
 
 // The preset whose shape equals the imported one, so that a round trip keeps the preset name.
@@ -688,6 +701,7 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
         f.has("fp8-recipe");
         doc["training"] = training;
 
+        const std::string cpLevels = f.text("hierarchical-context-parallel-sizes", ""); // read below, with the type
         for (const auto& u : f.unused())
             result.notes.push_back(u + ": not modelled by Parallax, ignored");
         LoadError error;
@@ -695,7 +709,7 @@ LaunchArgsImporter::Result LaunchArgsImporter::import(const std::string& text, c
         if (!result.scenario)
             throw ImportError(error.text());
         if (f.has("cp-comm-type")) {
-            if (auto note = applyCpCommType(f.text("cp-comm-type", ""), *result.scenario))
+            if (auto note = applyCpCommType(f.text("cp-comm-type", ""), cpLevels, *result.scenario))
                 result.notes.push_back(*note);
         }
     } catch (const std::exception& e) {

@@ -183,6 +183,8 @@ Block parallelArgs(const Scenario& s)
             flag += " " + t;
         l.push_back(flag);
     }
+    if (p.cp > 1 && p.cpCommType == CpCommType::A2aP2p && p.cpA2aSize > 0) // the all-to-all level first
+        l.emplace_back("--hierarchical-context-parallel-sizes " + num(p.cpA2aSize) + " " + num(p.cp / p.cpA2aSize));
     pipelineArgs(s, l);
     if (p.order == "tp-cp-ep-pp-dp")
         l.emplace_back("--use-tp-pp-dp-mapping");

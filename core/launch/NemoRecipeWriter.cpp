@@ -71,6 +71,9 @@ std::string NemoRecipeWriter::write(const Scenario& s)
             o << (i > 0 ? ", \"" : "\"") << types[i] << "\"";
         o << "]\n";
     }
+    if (p.cp > 1 && p.cpCommType == CpCommType::A2aP2p && p.cpA2aSize > 0) // ModelParallelConfig, the a2a level first
+        o << "recipe.model.config.hierarchical_context_parallel_sizes = [" << p.cpA2aSize << ", " << p.cp / p.cpA2aSize
+          << "]\n";
     if (p.pp > 1)
         o << st << "pipeline_dtype = torch.bfloat16\n";
     o << st << "virtual_pipeline_model_parallel_size = " << (p.vpp > 1 ? std::to_string(p.vpp) : "None") << "\n";

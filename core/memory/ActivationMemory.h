@@ -14,6 +14,7 @@ struct ActivationContext {
     bool sp = false;
     int cp = 1;
     CpCommType cpCommType = CpCommType::P2p; // ParallelConfig::cpCommType
+    int cpA2aSize = 0; // ParallelConfig::cpA2aSize: the all-to-all level of a2a+p2p
     int etp = 1;
     Recompute recompute = Recompute::None;
     // The submodules selective recompute re-runs (recompute_module bits; read only under Selective).

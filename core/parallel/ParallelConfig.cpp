@@ -40,10 +40,11 @@ constexpr std::array<std::pair<MoeDispatcher, const char*>, 2> kDispatchers { {
     { MoeDispatcher::AllToAll, "alltoall" },
     { MoeDispatcher::DeepEp, "deepep" },
 } };
-constexpr std::array<std::pair<CpCommType, const char*>, 3> kCpCommTypes { {
+constexpr std::array<std::pair<CpCommType, const char*>, 4> kCpCommTypes { {
     { CpCommType::P2p, "p2p" },
     { CpCommType::AllGather, "all_gather" },
     { CpCommType::A2a, "a2a" },
+    { CpCommType::A2aP2p, "a2a+p2p" },
 } };
 
 template <typename Enum, std::size_t N>
@@ -105,7 +106,10 @@ std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const Train
     if (p.tpCommOverlap && p.tp > 1)
         out.emplace_back("TP comm overlap");
     if (p.cpCommType != CpCommType::P2p && p.cp > 1)
-        out.push_back(std::string("CP ") + toString(p.cpCommType));
+        out.push_back(std::string("CP ") + toString(p.cpCommType)
+            + (p.cpCommType == CpCommType::A2aP2p
+                    ? " (" + std::to_string(p.cpA2aSize) + " x " + std::to_string(p.cp / std::max(1, p.cpA2aSize)) + ")"
+                    : ""));
     if (!p.dpOverlap)
         out.emplace_back("DP sync not overlapped");
     if (p.ddpBucketSize > 0 && p.dpOverlap) {

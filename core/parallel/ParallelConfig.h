@@ -21,7 +21,9 @@ enum class MoeDispatcher { AllToAll, DeepEp };
 // before its attention, exposed. A2a: DeepSpeed-Ulysses (arXiv:2309.14509 sec. 3.1): all-to-alls trade the sequence
 // shard for a head shard, so each rank attends over the whole sequence with heads / cp heads; exposed, and it needs
 // the query and the key/value heads of a TP rank divisible by cp (Transformer Engine's context_parallel.py asserts it).
-enum class CpCommType { P2p, AllGather, A2a };
+// A2aP2p: hierarchical (--hierarchical-context-parallel-sizes a p): Ulysses over groups of a adjacent cp ranks, then
+// the ring over the p groups with the heads / a that each holds (Transformer Engine >= 1.12).
+enum class CpCommType { P2p, AllGather, A2a, A2aP2p };
 
 // The submodules selective recompute re-runs in the backward, as bits: Megatron-Core
 // TransformerConfig.recompute_modules / --recompute-modules (megatron/core/transformer/
@@ -54,6 +56,9 @@ struct ParallelConfig {
     int etp = 1;
     int zero = 0; // 0..3
     CpCommType cpCommType = CpCommType::P2p; // read only with cp > 1
+    // A2aP2p: the all-to-all level's size, the first of Megatron-Core's hierarchical_context_parallel_sizes (the ring
+    // level is cp / it); 0 otherwise.
+    int cpA2aSize = 0;
     ScheduleKind schedule = ScheduleKind::OneFOneB;
     std::string order = "tp-cp-ep-dp-pp"; // fastest-varying first
     // Megatron-Core --tp-comm-overlap (Transformer Engine userbuffers): TP all-gathers and

@@ -245,6 +245,7 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.sp = l.tp > 1;
     ctx.cp = l.cp;
     ctx.cpCommType = m_base.parallel.cpCommType;
+    ctx.cpA2aSize = m_base.parallel.cpA2aSize;
     ctx.etp = 1;
     ctx.recompute = recompute;
     ctx.recomputeModules = m_base.training.recomputeModules;

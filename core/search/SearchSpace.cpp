@@ -125,8 +125,8 @@ SearchSpace::SearchSpace(const Scenario& base, const SearchLimits& limits)
                 continue;
             if (tp > 1 && (m_seq / cp) % tp != 0)
                 continue;
-            if (base.parallel.cpCommType == CpCommType::A2a && !ulyssesSplitsHeads(m, tp, cp))
-                continue; // Ulysses splits the heads over cp
+            if (!cpCommTypeFits(base, tp, cp))
+                continue; // Ulysses splits the heads over cp (or its a2a level)
             for (int pp : divisorsOf(m_gpus / tp / cp)) {
                 if (!stagesHoldLayers(m.layers, pp))
                     continue;

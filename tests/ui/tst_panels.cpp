@@ -138,6 +138,14 @@ private Q_SLOTS:
         const auto& a2a = w.doc()->evaluation()->report;
         QVERIFY2(a2a.valid, a2a.errors.empty() ? "" : a2a.errors.front().text.c_str());
         QVERIFY(a2a.comm.cpSeconds > ringCp); // Ulysses' all-to-alls are exposed
+        // All-to-all then ring needs two levels: cp 2 has none, so the level field opens and the error names it.
+        auto* level = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("parallel.cp_a2a_size")));
+        QVERIFY(level);
+        QVERIFY(!level->isEnabled());
+        type->setCurrentIndex(type->findData(QStringLiteral("a2a+p2p")));
+        QVERIFY(w.doc()->waitForEvaluation());
+        QVERIFY(level->isEnabled());
+        QVERIFY(panel->isFieldMarked(QStringLiteral("parallel.cp_a2a_size")));
         // At cp 1 the type does nothing: greyed out once it is back at the ring.
         core::Scenario one = test::presetScenario();
         QCOMPARE(one.parallel.cp, 1);

@@ -176,13 +176,14 @@ TEST(UlyssesContextParallel, ScenarioAndLaunchFilesCarryTheType)
     const auto fromGather = LaunchArgsImporter::import(gather, {});
     ASSERT_TRUE(fromGather.scenario) << fromGather.error;
     EXPECT_EQ(fromGather.scenario->parallel.cpCommType, CpCommType::AllGather);
+    // a2a+p2p without its levels is named and priced as the ring.
     std::string hierarchical = args;
     hierarchical.replace(hierarchical.find("--cp-comm-type a2a"), 18, "--cp-comm-type a2a+p2p");
     const auto fromHierarchical = LaunchArgsImporter::import(hierarchical, {});
     ASSERT_TRUE(fromHierarchical.scenario) << fromHierarchical.error;
     EXPECT_EQ(fromHierarchical.scenario->parallel.cpCommType, CpCommType::P2p);
     ASSERT_EQ(fromHierarchical.notes.size(), 1u);
-    EXPECT_NE(fromHierarchical.notes[0].find("--cp-comm-type a2a+p2p: priced as the p2p ring"), std::string::npos)
+    EXPECT_NE(fromHierarchical.notes[0].find("needs --hierarchical-context-parallel-sizes"), std::string::npos)
         << fromHierarchical.notes[0];
 
     // torchtitan's context parallelism is the ring only: its launch says so and the log check predicts the ring.
@@ -192,4 +193,80 @@ TEST(UlyssesContextParallel, ScenarioAndLaunchFilesCarryTheType)
     const Scenario run = runAs(a2a, LaunchFramework::Torchtitan, changes);
     EXPECT_EQ(run.parallel.cpCommType, CpCommType::P2p);
     EXPECT_NE(std::find(changes.begin(), changes.end(), "the context-parallel ring instead of a2a"), changes.end());
+}
+
+// Hierarchical context parallelism (Megatron-Core --cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes a p,
+// Transformer Engine >= 1.12): Ulysses within groups of a adjacent cp ranks, then the ring over the p groups.
+TEST(UlyssesContextParallel, HierarchicalLevelsRunTheAllToAllThenTheRing)
+{
+    const ComputeRates rates(*PresetLibrary::instance().gpu("h100-sxm"), DType::Bf16, nullptr, EfficiencyDefaults {});
+    const ModelSpec m = *PresetLibrary::instance().model("llama3-8b");
+    ActivationContext c;
+    c.seqLen = 32768;
+    c.cp = 8;
+    c.cpCommType = CpCommType::A2aP2p;
+    c.cpA2aSize = 2;
+    // cp 8 over two NVLink domains of 4: the all-to-all pairs stay on NVLink, the ring of 4 crosses InfiniBand.
+    CommGroup group;
+    group.size = 8;
+    group.inner = 4;
+    group.outer = 2;
+    group.intra = { 450e9, 2e-6 };
+    group.inter = { 50e9, 5e-6 };
+    const LayerShape shape = layerShape(m, 0);
+    const WindowedAttention attention = fusedAttentionByWindow(m, shape, c, rates);
+    // The kernel runs a quarter of the sequence (8192 keys) with half the heads.
+    EXPECT_DOUBLE_EQ(attention.full, rates.causalAttentionSeconds(layerAttentionScoreFlops(shape, c), 8192));
+    const CpTimes t = contextParallelTimes(m, shape, c, rates, group, attention);
+
+    const double fraction
+        = rates.allToAllNvlinkFraction() > 0 ? rates.allToAllNvlinkFraction() : AllToAllEfficiency {}.nvlinkFraction;
+    auto pairExchange = [&](double bytes) { return 0.5 * bytes / (450e9 * fraction) + 2e-6; };
+    const double tokens = 32768 / 8;
+    const double a2a = pairExchange(2.0 * tokens * (32 * 128 + 8 * 256)) + pairExchange(2.0 * tokens * 32 * 128);
+    const double ring = 3 * (2.0 * tokens * 8 * 256 / 50e9 + 5e-6); // 3 steps of the same K/V bytes over IB
+    const double window = attention.full * 3 / 4;
+    EXPECT_NEAR(t.forward, a2a + exposedAfterOverlap(ring, window), 1e-12);
+    EXPECT_NEAR(t.backward, a2a + exposedAfterOverlap(2 * ring, 2.5 * window), 1e-12);
+    // A flat ring over the same 8 ranks passes K/V 7 times over InfiniBand with a chunk of 4096 keys.
+    c.cpCommType = CpCommType::P2p;
+    const CpTimes flat = contextParallelTimes(m, shape, c, rates, group, fusedAttentionByWindow(m, shape, c, rates));
+    EXPECT_GT(flat.forward, 0);
+    EXPECT_NE(flat.forward, t.forward);
+
+    // The scenario: levels named and checked, carried by the Megatron-LM and NeMo files and read back.
+    Scenario s = makeScenario("llama3-8b", "h100-sxm", 2, 8, degrees(1, 1, 2, 8), batch(1, 16, 32768));
+    s.parallel.sp = false;
+    s.parallel.cpCommType = CpCommType::A2aP2p;
+    const ValidationResult missing = validateScenario(s);
+    EXPECT_TRUE(hasMessage(missing.errors, "parallel.cp_a2a_size", "use one of 2, 4"));
+    s.parallel.cpA2aSize = 2;
+    EXPECT_TRUE(validateScenario(s).errors.empty()) << validateScenario(s).errors.front().text;
+    const Report report = evaluate(s);
+    ASSERT_TRUE(report.valid);
+    const std::string args = MegatronArgsWriter::write(s);
+    EXPECT_NE(args.find("--cp-comm-type a2a+p2p\n"), std::string::npos) << args;
+    EXPECT_NE(args.find("--hierarchical-context-parallel-sizes 2 4\n"), std::string::npos) << args;
+    const std::string nemo = NemoRecipeWriter::write(s);
+    EXPECT_NE(nemo.find("hierarchical_context_parallel_sizes = [2, 4]\n"), std::string::npos) << nemo;
+    for (const std::string& file : { args, nemo }) {
+        const auto imported = LaunchArgsImporter::import(file, {});
+        ASSERT_TRUE(imported.scenario) << imported.error;
+        EXPECT_EQ(imported.scenario->parallel.cpCommType, CpCommType::A2aP2p);
+        EXPECT_EQ(imported.scenario->parallel.cpA2aSize, 2);
+        EXPECT_TRUE(imported.notes.empty()) << imported.notes.front();
+    }
+    LoadError error;
+    const auto back = parseScenario(serializeScenario(s), error);
+    ASSERT_TRUE(back) << error.text();
+    EXPECT_EQ(back->parallel.cpA2aSize, 2);
+    // A level that does not split the heads (TP8 leaves one key/value head) and windows (its ring has none) are
+    // refused.
+    Scenario windowed = s;
+    windowed.model.slidingWindow = 4096;
+    EXPECT_TRUE(hasMessage(validateScenario(windowed).errors, "parallel.cp_comm_type", "ring has no windows"));
+    Scenario wide = makeScenario("llama3-8b", "h100-sxm", 4, 8, degrees(8, 1, 1, 4), batch(1, 16, 32768));
+    wide.parallel.cpCommType = CpCommType::A2aP2p;
+    wide.parallel.cpA2aSize = 2;
+    EXPECT_TRUE(hasMessage(validateScenario(wide).errors, "parallel.cp_comm_type", "kv_heads/tp=1"));
 }
