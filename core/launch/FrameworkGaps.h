@@ -34,10 +34,9 @@ std::vector<std::string> gapNotes(const Scenario& s, LaunchFramework f, GapPlace
 std::string gapNoteText(const Scenario& s, LaunchFramework f, GapPlace place);
 
 // Megatron-Core's context-parallel communication type of the design (TransformerConfig cp_comm_type, a string
-// or one entry per layer): the design's all_gather or a2a; else empty for the default p2p ring; {"all_gather"} where
-// every layer has a window past
-// the sequence (Transformer Engine's ring has none, Megatron-LM PR #1160); one entry per layer, "all_gather" on
-// the windowed and "p2p" on the full-attention layers, where they alternate.
+// or one entry per layer): the design's all_gather, a2a or a2a+p2p; for the p2p ring, empty, or {"all_gather"}
+// where every layer has a window past the sequence (Transformer Engine's ring has none, Megatron-LM PR #1160), or
+// one entry per layer, "all_gather" on the windowed and "p2p" on the full-attention layers, where they alternate.
 std::vector<std::string> megatronCpCommTypes(const Scenario& s);
 
 // The design as the framework runs it from its launch file: every gap with a change applied (Megatron-LM:
