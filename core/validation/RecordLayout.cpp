@@ -83,7 +83,7 @@ std::string readLayout(const json& p, const SourceConventions& conv, Scenario& s
     TrainingConfig& train = s.training;
     const auto tp = number(p, "tp");
     if (!tp)
-        return "parallel.tp not stated";
+        return missingNumber(p, "parallel", "tp");
     for (const char* k : { "tp", "pp", "cp", "ep", "etp", "vpp", "micro_batch", "global_batch" }) {
         if (auto v = number(p, k); v && !(*v >= 1 && *v <= 1e7))
             return std::string("parallel.") + k + " = " + json(*v).dump() + " is not a degree or batch size";
@@ -152,7 +152,7 @@ std::string readLayout(const json& p, const SourceConventions& conv, Scenario& s
         train.globalBatch = static_cast<int>(sequences);
         assumed.emplace_back("training.global_batch = global_batch_tokens / seq_len");
     } else {
-        return "parallel.global_batch not stated";
+        return missingNumber(p, "parallel", "global_batch");
     }
     train.recompute = readRecompute(text(p, "recompute"), conv, assumed);
     if (train.recompute == Recompute::Selective)

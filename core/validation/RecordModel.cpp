@@ -96,7 +96,7 @@ std::string readModel(const json& m, const SourceConventions& conv, ModelSpec& m
 {
     for (const char* k : { "layers", "hidden", "heads", "seq_len" }) {
         if (!number(m, k))
-            return std::string("model.") + k + " not stated";
+            return record::missingNumber(m, "model", k);
     }
     if (std::string why = outOfRange(m, "model",
             { { "layers", kMaxLayers }, { "hidden", kMaxHidden }, { "heads", kMaxHeads }, { "seq_len", kMaxSeqLen },

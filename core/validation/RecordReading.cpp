@@ -2,6 +2,7 @@
 #include "core/validation/RecordReading.h"
 
 #include "core/Limits.h"
+#include "core/io/JsonReader.h"
 #include "core/io/PresetLibrary.h"
 
 #include <algorithm>
@@ -19,6 +20,18 @@ std::optional<double> number(const json& j, const char* key)
 std::string text(const json& j, const char* key)
 {
     return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+std::string missingNumber(const json& j, const std::string& section, const char* key)
+{
+    const std::string field = section + "." + key;
+    if (!j.is_object() || !j.contains(key) || j[key].is_null())
+        return field + " not stated";
+    const json& v = j[key];
+    std::string shown = v.dump();
+    if (shown.size() > 40)
+        shown = shown.substr(0, 37) + "...";
+    return field + " must be a number, found " + jsonTypeName(v) + " " + shown;
 }
 
 // Case-insensitive: records spell "FP8" and "fp8", "Full" and "full".
@@ -79,6 +92,8 @@ int nvlinkDomain(const GpuSpec& gpu, int gpus, int perNode)
 std::string readHardware(
     const json& hw, const SourceConventions& conv, Scenario& s, std::string& gpu, std::vector<std::string>& assumed)
 {
+    if (hw.is_object() && hw.contains("gpu") && !hw["gpu"].is_string())
+        return "hardware.gpu must be the GPU's name, found " + jsonTypeName(hw["gpu"]);
     gpu = gpuPreset(text(hw, "gpu"));
     if (gpu.empty())
         return "no GPU preset for \"" + text(hw, "gpu") + "\"";
@@ -88,7 +103,9 @@ std::string readHardware(
         return why;
     auto spec = PresetLibrary::instance().gpu(gpu);
     const auto count = number(hw, "gpu_count");
-    if (!spec || !count || *count < 1)
+    if (!count)
+        return missingNumber(hw, "hardware", "gpu_count");
+    if (!spec || *count < 1)
         return "hardware.gpu_count not stated";
     if (gpu == "a100-sxm-80gb" && number(hw, "gpu_memory_gb").value_or(80) < 79) {
         // A100 SXM4 40GB: 40 GiB of HBM2 at 1,555 GB/s, otherwise the 80 GB part (NVIDIA A100 datasheet).

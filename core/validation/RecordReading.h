@@ -19,6 +19,9 @@ using nlohmann::json;
 std::optional<double> number(const json& j, const char* key);
 std::string text(const json& j, const char* key);
 bool contains(const std::string& haystack, const char* needle); // case-insensitive
+// Why a required number is missing, naming the field: "model.layers not stated", or, where the record states it
+// as something else, "model.layers must be a number, found string \"24\"".
+std::string missingNumber(const json& j, const std::string& section, const char* key);
 
 // Bounds checked before any narrowing cast (a double past int range cast to int is undefined
 // behaviour): the reason a record cannot be modelled when a number of `j` named in `limits` lies

@@ -72,6 +72,20 @@ TEST(PublishedRun, UnmodellableRecordsSayWhy)
     json noTp = narayananRecord();
     noTp["parallel"]["tp"] = nullptr;
     EXPECT_NE(convertPublishedRun(noTp).reason.find("parallel.tp not stated"), std::string::npos);
+    // A required number stated as something else names the field and what it found.
+    json textLayers = narayananRecord();
+    textLayers["model"]["layers"] = "24";
+    EXPECT_EQ(convertPublishedRun(textLayers).reason, "model.layers must be a number, found a string \"24\"");
+    json listBatch = narayananRecord();
+    listBatch["parallel"]["global_batch"] = json::array({ 512 });
+    EXPECT_EQ(convertPublishedRun(listBatch).reason, "parallel.global_batch must be a number, found an array [512]");
+    json objectGpus = narayananRecord();
+    objectGpus["hardware"]["gpu_count"] = { { "nodes", 4 } };
+    EXPECT_NE(convertPublishedRun(objectGpus).reason.find("hardware.gpu_count must be a number, found an object"),
+        std::string::npos);
+    json numberGpu = narayananRecord();
+    numberGpu["hardware"]["gpu"] = 100;
+    EXPECT_EQ(convertPublishedRun(numberGpu).reason, "hardware.gpu must be the GPU's name, found a number");
 
     json upperBound = narayananRecord();
     upperBound["measured"] = { { "tflops_per_gpu_up_to", 147 } };
