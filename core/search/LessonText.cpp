@@ -276,6 +276,8 @@ bool applyOverride(Scenario& s, const std::string& field, const std::string& val
         return integer(p.tp);
     if (field == "cp")
         return integer(p.cp);
+    if (field == "cp_a2a_size")
+        return integer(p.cpA2aSize);
     if (field == "pp")
         return integer(p.pp);
     if (field == "vpp")
@@ -325,6 +327,8 @@ bool applyOverride(Scenario& s, const std::string& field, const std::string& val
         return true;
     }
     if (field == "moe_token_dispatcher" && parseMoeDispatcher(value, t.moeTokenDispatcher))
+        return true;
+    if (field == "cp_comm_type" && parseCpCommType(value, p.cpCommType))
         return true;
     if (auto served = applyInferenceOverride(s, field, value, error))
         return *served;

@@ -20,7 +20,8 @@ struct SearchResult;
 //                                 {{bubble_pct schedule=interleaved-1f1b vpp=2}}; fields: tp, sp (on|off),
 //                                 cp, pp, vpp, dp, ep, zero, schedule, micro_batch, global_batch, seq_len,
 //                                 recompute, dtype, deepseek_activation_cache, deepseek_fp8_dispatch (true|false),
-//                                 moe_token_dispatcher (alltoall|deepep)
+//                                 moe_token_dispatcher (alltoall|deepep), cp_comm_type (p2p|all_gather|a2a|a2a+p2p),
+//                                 cp_a2a_size
 //   {{recommended...}}, {{fix}}   what a search over every configuration says (see lessonPlaceholderNames())
 //
 // Unknown names, bad fields and invalid variants are errors: the text keeps the placeholder and

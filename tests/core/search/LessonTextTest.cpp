@@ -118,11 +118,30 @@ TEST(LessonText, ChangedScenarioChangesTheNumbers)
     }
 }
 
+// The context-parallel communication as a variant: the gpt-oss lesson compares Ulysses with the ring.
+TEST(LessonText, ContextParallelTypeIsAVariant)
+{
+    Scenario s = parallax::test::presetScenario("gpt-oss-120b-32k-64xh100");
+    s.description = "{{cp_comm_s}}|{{cp_comm_s cp_comm_type=a2a}}|{{step_time_s cp_comm_type=a2a+p2p cp_a2a_size=2}}";
+    Scenario a2a = s;
+    a2a.parallel.cpCommType = CpCommType::A2a;
+    const Report r = evaluated(s);
+    const Report ra = evaluated(a2a);
+    const RenderedLesson lesson = renderLesson(s, nullptr, nullptr);
+    // cp 2 has no two levels: the hierarchical variant is invalid, and says so.
+    ASSERT_EQ(lesson.errors.size(), 1u);
+    EXPECT_NE(lesson.errors[0].find("cp_a2a_size"), std::string::npos) << lesson.errors[0];
+    EXPECT_EQ(lesson.markdown.substr(0, lesson.markdown.rfind('|')),
+        fixedText(r.comm.cpSeconds, 2) + "|" + fixedText(ra.comm.cpSeconds, 2));
+    EXPECT_NE(r.comm.cpSeconds, ra.comm.cpSeconds);
+}
+
 TEST(LessonText, UnknownPlaceholdersAndBadVariantsAreErrors)
 {
     Scenario s = parallax::test::presetScenario("guide-70b-64xh100");
     for (const char* text : { "{{no_such_number}}", "{{bubble_pct frobnicate=3}}", "{{bubble_pct tp=3}}",
-             "{{bubble_pct vpp}}", "{{recommended}}", "{{stage99_weights_gib}}", "{{peak_memory_gib", "{{}}" }) {
+             "{{bubble_pct vpp}}", "{{bubble_pct cp_comm_type=ulysses}}", "{{recommended}}", "{{stage99_weights_gib}}",
+             "{{peak_memory_gib", "{{}}" }) {
         s.description = std::string("x ") + text + " y";
         const RenderedLesson lesson = renderLesson(s, nullptr, nullptr);
         EXPECT_FALSE(lesson.errors.empty()) << text;
