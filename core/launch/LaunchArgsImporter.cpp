@@ -469,11 +469,11 @@ std::optional<std::string> applyCpCommType(const std::string& given, const std::
         if (one == CpCommType::A2aP2p) {
             std::istringstream levels(sizes);
             long long a2a = 0, ring = 0, extra = 0;
-            if (!(levels >> a2a >> ring) || (levels >> extra) || a2a < 2 || ring < 2 || a2a * ring != s.parallel.cp)
-                return "--cp-comm-type a2a+p2p needs --hierarchical-context-parallel-sizes with two levels whose "
-                       "product "
-                       "is the context-parallel size "
-                    + std::to_string(s.parallel.cp) + " (got \"" + sizes + "\"): priced as the p2p ring";
+            const long long cp = s.parallel.cp; // each level checked against cp before the product (no overflow)
+            if (!(levels >> a2a >> ring) || (levels >> extra) || a2a < 2 || ring < 2 || a2a > cp || ring > cp
+                || a2a * ring != cp)
+                return std::string("--cp-comm-type a2a+p2p needs --hierarchical-context-parallel-sizes A P")
+                    + " with A x P = cp = " + std::to_string(cp) + " (got \"" + sizes + "\"): priced as the p2p ring";
             s.parallel.cpA2aSize = static_cast<int>(a2a);
         }
         s.parallel.cpCommType = one;

@@ -185,6 +185,13 @@ TEST(UlyssesContextParallel, ScenarioAndLaunchFilesCarryTheType)
     ASSERT_EQ(fromHierarchical.notes.size(), 1u);
     EXPECT_NE(fromHierarchical.notes[0].find("needs --hierarchical-context-parallel-sizes"), std::string::npos)
         << fromHierarchical.notes[0];
+    // Levels whose product would overflow are refused the same way (each is checked against cp first).
+    const auto huge = LaunchArgsImporter::import(
+        hierarchical + "    --hierarchical-context-parallel-sizes 4294967296 4294967296\n", {});
+    ASSERT_TRUE(huge.scenario) << huge.error;
+    EXPECT_EQ(huge.scenario->parallel.cpCommType, CpCommType::P2p);
+    ASSERT_EQ(huge.notes.size(), 1u);
+    EXPECT_NE(huge.notes[0].find("(got \"4294967296 4294967296\")"), std::string::npos) << huge.notes[0];
 
     // torchtitan's context parallelism is the ring only: its launch says so and the log check predicts the ring.
     const std::string toml = TorchtitanTomlWriter::write(a2a);
