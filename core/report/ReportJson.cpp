@@ -28,6 +28,12 @@ json parallelConfigToJson(const ParallelConfig& p, const TrainingConfig& t)
         j["recompute_modules"] = recomputeModuleNames(t.recomputeModules);
     if (!(t.optimizer == OptimizerPrecision {}))
         j["optimizer"] = optimizerPrecisionToJson(t.optimizer);
+    // Present only where the context-parallel ranks do not run the ring (SCENARIO.md's config is unchanged for it).
+    if (p.cp > 1 && p.cpCommType != CpCommType::P2p) {
+        j["cp_comm_type"] = toString(p.cpCommType);
+        if (p.cpCommType == CpCommType::A2aP2p)
+            j["cp_a2a_size"] = p.cpA2aSize;
+    }
     // Present only for an uneven split, so that even configurations read as before.
     if (p.firstStageLayers > 0)
         j["first_stage_layers"] = p.firstStageLayers;

@@ -14,6 +14,7 @@
 #include "core/launch/NemoRecipeWriter.h"
 #include "core/launch/TorchtitanTomlWriter.h"
 #include "core/model/LayerShape.h"
+#include "core/report/ReportJson.h"
 #include "core/search/SearchSpace.h"
 #include "tests/core/TestScenarios.h"
 
@@ -154,6 +155,10 @@ TEST(UlyssesContextParallel, ScenarioAndLaunchFilesCarryTheType)
     ASSERT_TRUE(back) << error.text();
     EXPECT_EQ(back->parallel.cpCommType, CpCommType::A2a);
     EXPECT_EQ(serializeScenario(llamaCp4(CpCommType::P2p)).find("cp_comm_type"), std::string::npos);
+    // evaluate --json and recommend --json name it in `config` where it is not the ring.
+    EXPECT_EQ(parallelConfigToJson(a2a.parallel, a2a.training).value("cp_comm_type", ""), "a2a");
+    const Scenario ring = llamaCp4(CpCommType::P2p);
+    EXPECT_FALSE(parallelConfigToJson(ring.parallel, ring.training).contains("cp_comm_type"));
     std::string wrong = text;
     wrong.replace(wrong.find("\"a2a\""), 5, "\"ulysses\"");
     EXPECT_FALSE(parseScenario(wrong, error));
@@ -267,6 +272,7 @@ TEST(UlyssesContextParallel, HierarchicalLevelsRunTheAllToAllThenTheRing)
     const auto back = parseScenario(serializeScenario(s), error);
     ASSERT_TRUE(back) << error.text();
     EXPECT_EQ(back->parallel.cpA2aSize, 2);
+    EXPECT_EQ(parallelConfigToJson(s.parallel, s.training).value("cp_a2a_size", 0), 2);
     // A level that does not split the heads (TP8 leaves one key/value head) and windows (its ring has none) are
     // refused.
     Scenario windowed = s;
