@@ -237,6 +237,15 @@ double pipelineSendSeconds(
     return linkLatencySeconds + bytes / std::min(linkBytesPerSecond, d.pipelineSendBytesPerSecond);
 }
 
+CommGroup CommGroup::firstMembers(int n) const
+{
+    CommGroup g = *this;
+    g.size = n;
+    g.inner = std::max(1, std::min(n, inner));
+    g.outer = std::max(1, n / g.inner);
+    return g;
+}
+
 double CommGroup::flatRingSeconds(CollectiveKind kind, double bytes) const
 {
     if (size <= 1 || bytes <= 0)
@@ -394,15 +403,7 @@ CpTimes contextParallelTimes(const ModelSpec& m, const LayerShape& shape, const 
         const double qkvBytes = 2.0 * tokens * tpHeads
             * (shape.heads * shape.qkHeadDim + shape.kvHeads * (shape.qkHeadDim + shape.vHeadDim));
         const double outBytes = 2.0 * tokens * tpHeads * shape.heads * shape.vHeadDim;
-        AllToAllEfficiency efficiency;
-        if (rates.allToAllNvlinkFraction() > 0)
-            efficiency.nvlinkFraction = rates.allToAllNvlinkFraction();
-        CommGroup level = group;
-        level.size = a2aRanks;
-        level.inner = std::max(1, std::min(a2aRanks, group.inner));
-        level.outer = std::max(1, a2aRanks / level.inner);
-        level.intra.bytesPerSecond *= efficiency.nvlinkFraction;
-        level.inter.bytesPerSecond *= efficiency.scaleOutFraction;
+        const CommGroup level = achievedAllToAll(group.firstMembers(a2aRanks), allToAllEfficiency(rates));
         t.forward
             = level.seconds(CollectiveKind::AllToAll, qkvBytes) + level.seconds(CollectiveKind::AllToAll, outBytes);
         t.backward = t.forward * (recomputed ? 2.0 : 1.0);
@@ -556,16 +557,9 @@ LayerTimes layerTimes(const ModelSpec& m, const LayerShape& shape, const Activat
     if (shape.moe) {
         // The expert-tensor-parallel group: the first c.etp ranks of the TP axis (Megatron-Core's expert rank
         // order etp-ep-dp-pp puts it innermost, as TP is), so it has the TP group's links.
-        CommGroup etp = groups.tp;
-        if (c.etp != c.tp) {
-            etp.size = c.etp;
-            etp.inner = std::max(1, std::min(c.etp, groups.tp.inner));
-            etp.outer = std::max(1, c.etp / etp.inner);
-        }
-        AllToAllEfficiency allToAll;
-        if (rates.allToAllNvlinkFraction() > 0)
-            allToAll.nvlinkFraction = rates.allToAllNvlinkFraction();
-        const MoeLayerTimes moe = moeLayerTimes(shape, c, rates, groups.ep, h, epCommOverlap, allToAll, etp);
+        const CommGroup etp = c.etp != c.tp ? groups.tp.firstMembers(c.etp) : groups.tp;
+        const MoeLayerTimes moe
+            = moeLayerTimes(shape, c, rates, groups.ep, h, epCommOverlap, allToAllEfficiency(rates), etp);
         t.forwardCompute += moe.forwardCompute();
         t.backwardInputCompute += moe.backwardInputCompute();
         t.backwardWeightCompute += moe.expertBackwardWeight;

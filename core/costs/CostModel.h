@@ -138,6 +138,8 @@ struct CommGroup {
     LinkLevel inter;
     double seconds(CollectiveKind kind, double bytes) const;
     double flatRingSeconds(CollectiveKind kind, double bytes) const; // one ring over all members
+    // The sub-group of its first n adjacent members (TP's expert-tensor-parallel ranks, a2a+p2p's all-to-all level).
+    CommGroup firstMembers(int n) const;
 };
 
 // A pipeline rank's DP collectives for its dense and expert parameters (ZeRO 0-3 traffic);

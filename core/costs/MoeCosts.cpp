@@ -55,6 +55,21 @@ AllToAllEfficiency allToAllEfficiency(const GpuSpec& gpu)
     return e;
 }
 
+AllToAllEfficiency allToAllEfficiency(const ComputeRates& rates)
+{
+    AllToAllEfficiency e;
+    if (rates.allToAllNvlinkFraction() > 0)
+        e.nvlinkFraction = rates.allToAllNvlinkFraction();
+    return e;
+}
+
+CommGroup achievedAllToAll(CommGroup group, const AllToAllEfficiency& efficiency)
+{
+    group.intra.bytesPerSecond *= efficiency.nvlinkFraction;
+    group.inter.bytesPerSecond *= efficiency.scaleOutFraction;
+    return group;
+}
+
 RoutedFanout routedFanout(const LayerShape& shape, int nodes, int gpusPerNode)
 {
     RoutedFanout f;
@@ -107,9 +122,7 @@ double dispatchCombineSeconds(const LayerShape& shape, const ActivationContext& 
         return 0;
     const double tokens = localTokens(c);
     const double dispatchBytes = c.fp8Dispatch ? kFp8DispatchBytes : kBf16Bytes;
-    CommGroup achieved = ep;
-    achieved.intra.bytesPerSecond *= efficiency.nvlinkFraction;
-    achieved.inter.bytesPerSecond *= efficiency.scaleOutFraction;
+    const CommGroup achieved = achievedAllToAll(ep, efficiency);
     if (c.dispatcher == MoeDispatcher::AllToAll) {
         // Each GPU sends its tokens' top-k copies; the busiest receiver takes the imbalance factor more.
         const double copies = tokens * shape.topK * hidden * c.expertLoadImbalance;

@@ -19,6 +19,11 @@ struct AllToAllEfficiency {
 // The GPU's own NVLink share where its preset states a measurement of that GPU
 // (GpuSpec::allToAllNvlinkFraction), else the default.
 AllToAllEfficiency allToAllEfficiency(const GpuSpec& gpu);
+// The same from the GPU's rates (ComputeRates::allToAllNvlinkFraction).
+AllToAllEfficiency allToAllEfficiency(const ComputeRates& rates);
+// The group at the bandwidth an all-to-all achieves on it: its NVLink and scale-out links scaled by `efficiency`
+// (the MoE dispatch and combine, Ulysses' context-parallel exchange).
+CommGroup achievedAllToAll(CommGroup group, const AllToAllEfficiency& efficiency);
 
 // Where one token's top_k routed copies go, per token, in an EP group of `nodes` NVLink domains of
 // `gpusPerNode` ranks each, the experts split evenly and in order over the ranks. Expert scores are taken as
