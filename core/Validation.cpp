@@ -37,13 +37,16 @@ bool ulyssesSplitsHeads(const ModelSpec& m, int tp, int cp)
 
 bool cpCommTypeFits(const Scenario& s, int tp, int cp)
 {
-    const ParallelConfig& p = s.parallel;
-    if (cp <= 1 || p.cpCommType == CpCommType::P2p || p.cpCommType == CpCommType::AllGather)
+    return cpCommTypeFits(s.model, s.parallel.cpCommType, s.parallel.cpA2aSize, tp, cp);
+}
+
+bool cpCommTypeFits(const ModelSpec& m, CpCommType type, int a2aSize, int tp, int cp)
+{
+    if (cp <= 1 || type == CpCommType::P2p || type == CpCommType::AllGather)
         return true;
-    if (p.cpCommType == CpCommType::A2a)
-        return ulyssesSplitsHeads(s.model, tp, cp);
-    const int a = p.cpA2aSize;
-    return a > 1 && a < cp && cp % a == 0 && ulyssesSplitsHeads(s.model, tp, a);
+    if (type == CpCommType::A2a)
+        return ulyssesSplitsHeads(m, tp, cp);
+    return a2aSize > 1 && a2aSize < cp && cp % a2aSize == 0 && ulyssesSplitsHeads(m, tp, a2aSize);
 }
 
 bool interleavingDividesStages(int layers, int pp, int vpp)

@@ -33,6 +33,8 @@ bool ulyssesSplitsHeads(const ModelSpec& m, int tp, int cp);
 // Whether the scenario's cp_comm_type can run at these degrees: a2a splits the heads over cp, a2a+p2p over its
 // all-to-all level, which must divide cp (below it); the ring and all_gather always can.
 bool cpCommTypeFits(const Scenario& s, int tp, int cp);
+// The same for a given type and all-to-all level (ParallelConfig::cpA2aSize).
+bool cpCommTypeFits(const ModelSpec& m, CpCommType type, int a2aSize, int tp, int cp);
 
 // Divisors of n (sorted), for "nearest valid value" suggestions.
 std::vector<int> divisorsOf(long long n);

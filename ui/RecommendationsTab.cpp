@@ -13,6 +13,7 @@
 #include "ui/TableSupport.h"
 #include "ui/Theme.h"
 
+#include <QCheckBox>
 #include <QClipboard>
 #include <QElapsedTimer>
 #include <QGuiApplication>
@@ -82,9 +83,16 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
     // read as 99 seconds. Long counts never widen the window.
     m_status = new ElidedLabel(this);
     m_status->setObjectName(QStringLiteral("searchStatus"));
+    m_cpCommTypes = new QCheckBox(tr("All CP communications"), this);
+    m_cpCommTypes->setObjectName(QStringLiteral("searchCpCommTypes"));
+    m_cpCommTypes->setChecked(m_options.limits.includeCpCommTypes);
+    m_cpCommTypes->setToolTip(tr("On layouts with CP > 1, try Ulysses' all-to-all (a2a) and the hierarchical a2a+p2p "
+                                 "beside the ring (Megatron-Core --cp-comm-type). Clear it to keep the scenario's own "
+                                 "type, e.g. for torchtitan, whose context parallelism is the ring only"));
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_searchButton);
     bar->addWidget(m_cancelButton);
+    bar->addWidget(m_cpCommTypes);
     bar->addWidget(m_progress, 1);
     bar->addWidget(m_status, 2);
 
@@ -93,8 +101,9 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
     m_staleBanner->setWordWrap(true);
     m_staleBanner->setText(QStringLiteral("<span style='color:%1'>⚠ %2</span>")
                                .arg(theme::warningColor().darker(130).name(),
-                                   tr("Stale: the model, cluster or batch changed since this search. Its candidates "
-                                      "answer the old scenario and cannot be applied; search again.")));
+                                   tr("Stale: the model, cluster, batch or search options changed since this "
+                                      "search. Its candidates answer the old question and cannot be applied; search "
+                                      "again.")));
     m_staleBanner->setVisible(false);
     m_summary = makeSummaryLabel(this);
     m_summary->setObjectName(QStringLiteral("searchSummary"));
@@ -171,6 +180,10 @@ RecommendationsTab::RecommendationsTab(ScenarioDocument* document, QWidget* pare
 
     connect(m_searchButton, &QPushButton::clicked, this, &RecommendationsTab::startSearch);
     connect(m_cancelButton, &QPushButton::clicked, this, &RecommendationsTab::cancelSearch);
+    connect(m_cpCommTypes, &QCheckBox::toggled, this, [this](bool on) {
+        m_options.limits.includeCpCommTypes = on;
+        updateStale();
+    });
     connect(m_applyButton, &QPushButton::clicked, this, [this] { applyCandidate(selectedRow()); });
     connect(m_copyButton, &QPushButton::clicked, this, [this] { copyCandidateFlags(selectedRow()); });
     connect(m_candidateTable, &QTableView::doubleClicked, this, [this] { applyCandidate(selectedRow()); });
@@ -197,16 +210,28 @@ RecommendationsTab::~RecommendationsTab()
         m_cancel->store(true); // the pool's destructor then waits only for the search to notice
 }
 
+void RecommendationsTab::setSearchOptions(const core::SearchOptions& options)
+{
+    m_options = options;
+    m_cpCommTypes->setChecked(options.limits.includeCpCommTypes);
+}
+
 QString RecommendationsTab::searchKey() const
 {
-    // The search varies the parallel degrees and knobs (the MoE token dispatcher too, unless the options keep the
-    // scenario's); everything else is its input.
+    // The search varies the parallel degrees and knobs (the MoE token dispatcher and the CP communication too,
+    // unless the options keep the scenario's); everything else is its input.
     core::Scenario s = core::applyPoint(m_document->scenario(), core::SearchPoint {});
     if (m_options.limits.includeDeepEp)
         s.training.moeTokenDispatcher = core::MoeDispatcher::AllToAll;
+    if (m_options.limits.includeCpCommTypes) {
+        s.parallel.cpCommType = core::CpCommType::P2p;
+        s.parallel.cpA2aSize = 0;
+    }
     s.name.clear();
     s.description.clear();
-    return QString::fromStdString(core::serializeScenario(s));
+    // The option itself is part of the question: a ring-only search does not answer one over every type.
+    return QString::fromStdString(core::serializeScenario(s))
+        + (m_options.limits.includeCpCommTypes ? QString() : QStringLiteral("\ncp communication: the scenario's"));
 }
 
 QString RecommendationsTab::refreshKey() const

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <memory>
 
+class QCheckBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -48,7 +49,7 @@ public:
     CandidateModel* candidateModel() const { return m_candidates; }
     RejectedFamilyModel* rejectedModel() const { return m_rejected; }
     // Tests narrow the search (limits); the progress callback and cancel flag are set here.
-    void setSearchOptions(const core::SearchOptions& options) { m_options = options; }
+    void setSearchOptions(const core::SearchOptions& options);
     double progress() const; // 0..1 of the running search
 
     // Search again by itself after each edit (debounced by refreshDelayMs()).
@@ -77,6 +78,7 @@ private:
     core::SearchOptions m_options;
     QPushButton* m_searchButton;
     QPushButton* m_cancelButton;
+    QCheckBox* m_cpCommTypes; // SearchLimits::includeCpCommTypes
     QPushButton* m_applyButton;
     QPushButton* m_copyButton;
     QProgressBar* m_progress;

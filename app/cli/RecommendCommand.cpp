@@ -87,6 +87,9 @@ int runRecommend(const std::vector<std::string>& argv)
     options.calibration = calibration ? &*calibration : nullptr;
     options.topK = args.integer("top", 5, 1, 1000);
     options.threads = args.integer("threads", 0, 0, 256);
+    // A CP communication named on the command line is the user's choice (torchtitan's CP is the ring only):
+    // the search keeps it instead of trying the others.
+    options.limits.includeCpCommTypes = !args.has("cp-comm-type");
     const core::SearchResult result = core::searchConfigurations(scenario, options);
     if (!result.error.empty())
         throw UsageError(result.error);

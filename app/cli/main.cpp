@@ -22,6 +22,7 @@ usage:
                       [--rankmap-dim tp|cp|dp|pp|ep|edp|etp]
   parallax-cli export [FILE] [--flags] --launch megatron|nemo|torchtitan|slurm|vllm|sglang|trtllm OUT|-   launch of the design
   parallax-cli recommend [FILE] [--flags] [--top K] [--json] [--lesson] [--calibration FILE]
+                        (with --cp-comm-type the search keeps that CP communication; without, it tries each)
   parallax-cli matrix [--json] [--global-batch N] [--seq-len N] [--dtype bf16|fp8] [--calibration FILE]
   parallax-cli presets [--json]
   parallax-cli ranks [FILE] [--flags] [--dim tp|cp|dp|pp|ep|etp|edp|dp-cp] [--json] [--limit N | --all]

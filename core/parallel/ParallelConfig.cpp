@@ -98,6 +98,13 @@ bool parseCpCommType(const std::string& s, CpCommType& out)
 {
     return valueOf(kCpCommTypes, s == "allgather" ? std::string("all_gather") : s, out);
 }
+std::string cpCommText(CpCommType t, int cp, int a2aSize)
+{
+    std::string s = toString(t);
+    if (t == CpCommType::A2aP2p)
+        s += " (" + std::to_string(a2aSize) + " x " + std::to_string(cp / std::max(1, a2aSize)) + ")";
+    return s;
+}
 std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const TrainingConfig& t)
 {
     std::vector<std::string> out;
@@ -106,10 +113,7 @@ std::vector<std::string> nonDefaultSwitches(const ParallelConfig& p, const Train
     if (p.tpCommOverlap && p.tp > 1)
         out.emplace_back("TP comm overlap");
     if (p.cpCommType != CpCommType::P2p && p.cp > 1)
-        out.push_back(std::string("CP ") + toString(p.cpCommType)
-            + (p.cpCommType == CpCommType::A2aP2p
-                    ? " (" + std::to_string(p.cpA2aSize) + " x " + std::to_string(p.cp / std::max(1, p.cpA2aSize)) + ")"
-                    : ""));
+        out.push_back("CP " + cpCommText(p.cpCommType, p.cp, p.cpA2aSize));
     if (!p.dpOverlap)
         out.emplace_back("DP sync not overlapped");
     if (p.ddpBucketSize > 0 && p.dpOverlap) {

@@ -153,6 +153,8 @@ const char* toString(MoeDispatcher d);
 bool parseMoeDispatcher(const std::string& s, MoeDispatcher& out);
 const char* toString(CpCommType t); // Megatron-Core's spelling: p2p, all_gather, a2a
 bool parseCpCommType(const std::string& s, CpCommType& out); // also reads allgather
+// "a2a", "a2a+p2p (2 x 4)": the type, and for a2a+p2p its all-to-all level times the ring's ranks.
+std::string cpCommText(CpCommType t, int cp, int a2aSize);
 bool parseSchedule(const std::string& s, ScheduleKind& out);
 bool parseRecompute(const std::string& s, Recompute& out);
 bool parseDType(const std::string& s, DType& out);

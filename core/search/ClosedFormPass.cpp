@@ -48,20 +48,28 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
             FamilySlot* rcSlot[3];
             for (int k = 0; k < 3; ++k)
                 rcSlot[k] = &out.families[{ FamilyDim::Recompute, k }];
-            for (const MoeDispatcher dispatcher : m_space.dispatchers(ep)) {
+            for (const auto& [dispatcher, cpComm] : m_space.variants(l, ep)) {
                 scorer.setDispatcher(dispatcher);
+                scorer.setCpComm(cpComm);
                 // A family of MoE models only: a dense model has no tokens to dispatch.
                 FamilySlot* dispatcherSlot = m_base.model.isMoe()
                     ? &out.families[{ FamilyDim::Dispatcher, static_cast<int>(dispatcher) }]
+                    : nullptr;
+                // A family of layouts with cp > 1 only: with cp = 1 nothing is exchanged.
+                FamilySlot* cpCommSlot = l.cp > 1
+                    ? &out.families[{ FamilyDim::CpComm, cpCommValue(cpComm.type, cpComm.a2aSize) }]
                     : nullptr;
                 for (int mb : m_space.microBatches(l)) {
                     const int m = static_cast<int>(m_base.training.globalBatch / (static_cast<long long>(mb) * l.dp));
                     FamilySlot* mbSlot = &out.families[{ FamilyDim::MicroBatch, mb }];
                     for (const ScheduleChoice& s : m_space.schedules(l.pp, m)) {
                         FamilySlot* schedSlot = &out.families[{ FamilyDim::Schedule, scheduleValue(s.kind, s.vpp) }];
-                        FamilySlot* fixed[] = { tpSlot, cpSlot, ppSlot, epSlot, mbSlot, schedSlot, dispatcherSlot };
+                        FamilySlot* fixed[]
+                            = { tpSlot, cpSlot, ppSlot, epSlot, mbSlot, schedSlot, dispatcherSlot, cpCommSlot };
                         SearchPoint p = pointAt(l, ep, s, mb);
                         p.dispatcher = dispatcher;
+                        p.cpComm = cpComm.type;
+                        p.cpA2aSize = cpComm.a2aSize;
                         // Prune ZeRO stages whose weights + grads + optimizer alone exceed HBM.
                         zeros.clear();
                         for (int z : allZeros) {

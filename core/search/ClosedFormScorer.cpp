@@ -122,6 +122,7 @@ ClosedFormScorer::ClosedFormScorer(const Scenario& base, const Calibration* cali
     : m_base(base)
     , m_calibration(calibration)
     , m_dispatcher(base.training.moeTokenDispatcher)
+    , m_cpComm { base.parallel.cpCommType, base.parallel.cpA2aSize }
 {
     const Topology& topo = base.topology;
     m_gpu = topo.domains.front().gpu;
@@ -230,7 +231,8 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
 {
     const CostKey key { { l.tp, l.cp, ep, microBatch, static_cast<long long>(recompute), comm.tp.inner, comm.tp.outer,
         comm.cp.inner, comm.cp.outer, comm.ep.inner, comm.ep.outer, m_uniformTopology ? 0 : l.pp,
-        m_uniformTopology ? 0 : l.dp, ep > 1 ? static_cast<long long>(m_dispatcher) : 0 } };
+        m_uniformTopology ? 0 : l.dp, ep > 1 ? static_cast<long long>(m_dispatcher) : 0,
+        l.cp > 1 ? static_cast<long long>(m_cpComm.type) : 0, l.cp > 1 ? m_cpComm.a2aSize : 0 } };
     if (m_lastCosts && key == m_lastCostKey)
         return *m_lastCosts;
     m_lastCostKey = key;
@@ -244,8 +246,8 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     ctx.tp = l.tp;
     ctx.sp = l.tp > 1;
     ctx.cp = l.cp;
-    ctx.cpCommType = m_base.parallel.cpCommType;
-    ctx.cpA2aSize = m_base.parallel.cpA2aSize;
+    ctx.cpCommType = m_cpComm.type;
+    ctx.cpA2aSize = m_cpComm.a2aSize;
     ctx.etp = 1;
     ctx.recompute = recompute;
     ctx.recomputeModules = m_base.training.recomputeModules;

@@ -82,6 +82,9 @@ public:
     // Scores MoE layers with ep > 1 under this token dispatcher (SearchPoint::dispatcher) instead of the
     // scenario's.
     void setDispatcher(MoeDispatcher d) { m_dispatcher = d; }
+    // Scores layouts with cp > 1 under this context-parallel communication (SearchPoint::cpComm) instead of the
+    // scenario's.
+    void setCpComm(const CpCommChoice& c) { m_cpComm = c; }
 
     // Weights + gradients + optimizer of the most loaded pipeline rank plus the fixed per-process
     // memory: a lower bound of the peak of every micro-batch size, recompute mode and schedule
@@ -111,7 +114,7 @@ private:
             return static_cast<std::size_t>(h);
         }
     };
-    using CostKey = Key<14>;
+    using CostKey = Key<16>;
     using TableKey = Key<9>;
     const LayerCostSet& layerCosts(const Layout& l, int ep, const LayoutComm& comm, int microBatch, Recompute r);
     const RankTable& rankTable(const Layout& l, int ep, const LayoutComm& comm, const ScheduleChoice& s);
@@ -128,8 +131,9 @@ private:
     std::vector<int> m_expertOrder; // {etp, ep, edp, pp}
     bool m_optimizerOffload = false;
     MoeDispatcher m_dispatcher; // the scenario's until setDispatcher
+    CpCommChoice m_cpComm; // the scenario's until setCpComm
     bool m_uniformTopology = true; // every domain alike: layer costs are shared across layouts
-    std::unordered_map<CostKey, std::unique_ptr<LayerCostSet>, KeyHash<14>> m_costs;
+    std::unordered_map<CostKey, std::unique_ptr<LayerCostSet>, KeyHash<16>> m_costs;
     std::unordered_map<TableKey, std::unique_ptr<RankTable>, KeyHash<9>> m_tables;
     // The last entry each cache returned: consecutive calls mostly ask for it again.
     CostKey m_lastCostKey;

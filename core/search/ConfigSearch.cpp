@@ -300,6 +300,7 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
         const Layout l { p.tp, p.cp, p.pp, p.dp };
         screen.setStageSplit(p.firstStageLayers, p.lastStageLayers);
         screen.setDispatcher(p.dispatcher);
+        screen.setCpComm({ p.cpComm, p.cpA2aSize });
         screen.score(l, p.ep, screen.layoutComm(l, p.ep), p.microBatch, { p.schedule, p.vpp }, p.recompute, { p.zero },
             screened);
         const ClosedFormScore& sc = screened.front();

@@ -2,6 +2,7 @@
 #include "core/search/Explainer.h"
 
 #include "core/Units.h"
+#include "core/Validation.h"
 #include "core/costs/CostModel.h"
 #include "core/memory/RangeText.h"
 #include "core/schedule/PipelineSchedule.h"
@@ -81,6 +82,31 @@ Reason Explainer::outOfMemory(const Report& r)
 }
 
 namespace {
+// The ranks of a point's context-parallel all-to-all (CostModel's cpAllToAllRanks): its attention kernels see
+// seqLen x this / cp keys at a time.
+int cpAllToAllRanks(const SearchPoint& p)
+{
+    if (p.cp <= 1)
+        return 1;
+    return p.cpComm == CpCommType::A2a ? p.cp : p.cpComm == CpCommType::A2aP2p ? std::max(1, p.cpA2aSize) : 1;
+}
+
+// "ring attention (p2p)", "Ulysses' all-to-all (a2a)": how a point's CP ranks exchange the sequence.
+std::string cpCommName(const SearchPoint& p)
+{
+    switch (p.cpComm) {
+    case CpCommType::P2p:
+        return "ring attention (p2p)";
+    case CpCommType::AllGather:
+        return "the K/V all-gather (all_gather)";
+    case CpCommType::A2a:
+        return "Ulysses' all-to-all (a2a)";
+    case CpCommType::A2aP2p:
+        return "all-to-alls within " + std::to_string(p.cpA2aSize) + " ranks and a ring across (a2a+p2p)";
+    }
+    return toString(p.cpComm);
+}
+
 // What makes the busiest pipeline rank of the loser `l` compute more than the winner `w`'s: the dimensions
 // that shrink its GEMMs, then the balance of its pipeline where that differs from the winner's.
 std::string computeCause(
@@ -107,6 +133,13 @@ std::string computeCause(
     if (l.cp > w.cp)
         causes.push_back("CP=" + str(l.cp) + " leaves " + str(seqLen / l.cp) + " tokens of a sequence per GPU against "
             + str(seqLen / w.cp));
+    // The fused attention kernel's rate grows with the keys it sees at once (CostModel's fusedAttentionByWindow):
+    // the ring runs it over chunks of seqLen/cp keys, Ulysses' all-to-all over the whole sequence.
+    const long long keysL = static_cast<long long>(seqLen) * cpAllToAllRanks(l) / l.cp;
+    const long long keysW = static_cast<long long>(seqLen) * cpAllToAllRanks(w) / w.cp;
+    if (keysL < keysW)
+        causes.push_back("with " + cpCommName(l) + " its attention kernels see " + str(keysL)
+            + " keys at a time against " + str(keysW));
     if (l.microBatch < w.microBatch)
         causes.push_back("micro-batches of " + str(l.microBatch) + " against " + str(w.microBatch)
             + " sequences: fewer rows per GEMM");
@@ -252,8 +285,9 @@ Reason Explainer::explainLoss(const SearchPoint& w, const Report& wr, const Sear
         break;
     case 3:
         r.kind = ReasonKind::ContextParallelComm;
-        r.text = "CP=" + std::to_string(l.cp) + " ring attention exposes " + secondsText(b.cp)
-            + " per step of K/V exchange against " + secondsText(a.cp) + "; " + slower;
+        r.text = "CP=" + std::to_string(l.cp) + " over " + cpCommName(l) + " exposes " + secondsText(b.cp)
+            + " per step of context-parallel exchange against " + secondsText(a.cp)
+            + (w.cp > 1 ? " over " + cpCommName(w) : std::string()) + "; " + slower;
         r.brief = "CP comm " + secondsText(b.cp) + " vs " + secondsText(a.cp);
         break;
     case 4: {
@@ -352,6 +386,14 @@ std::optional<SearchPoint> Explainer::neighbour(const SearchPoint& w, const Fami
             return std::nullopt; // nothing to dispatch: the family's own best answers
         p.dispatcher = static_cast<MoeDispatcher>(family.value);
         break;
+    case FamilyDim::CpComm: {
+        const CpCommChoice c = cpCommOfValue(family.value);
+        if (w.cp <= 1 || !cpCommTypeFits(m_base.model, c.type, c.a2aSize, w.tp, w.cp))
+            return std::nullopt; // nothing to exchange, or another layout's level: the family's own best answers
+        p.cpComm = c.type;
+        p.cpA2aSize = c.a2aSize;
+        break;
+    }
     case FamilyDim::Count:
         return std::nullopt;
     }
@@ -370,6 +412,10 @@ std::optional<SearchPoint> Explainer::neighbour(const SearchPoint& w, const Fami
     }
     if (p.ep <= 1)
         p.dispatcher = MoeDispatcher::AllToAll; // as the space enumerates it: nothing to dispatch
+    if (p.cp <= 1 || !cpCommTypeFits(m_base.model, p.cpComm, p.cpA2aSize, p.tp, p.cp)) {
+        p.cpComm = CpCommType::P2p; // as the space enumerates it: the ring runs on every layout
+        p.cpA2aSize = 0;
+    }
     if (p == w)
         return std::nullopt;
     return p;
@@ -414,8 +460,8 @@ std::vector<Reason> Explainer::explainWinner(const SearchPoint& w, const Report&
         fits.brief = "tight: peak " + gibText(r.peakMemoryBytes) + " of " + gibText(r.hbmBytes, 0);
     }
     out.push_back(fits);
-    for (auto reason : { tpReason(w, r), ppReason(w, r), scheduleReason(w, r), recomputeReason(w, r), zeroReason(w, r),
-             dataAndExpertReason(w, r) }) {
+    for (auto reason : { tpReason(w, r), cpReason(w, r), ppReason(w, r), scheduleReason(w, r), recomputeReason(w, r),
+             zeroReason(w, r), dataAndExpertReason(w, r) }) {
         if (reason)
             out.push_back(*reason);
     }
@@ -453,6 +499,46 @@ std::optional<Reason> Explainer::tpReason(const SearchPoint& w, const Report& r)
             reason.text += "; TP=" + std::to_string(other) + ": " + verdict->reason.brief;
             if (!briefed)
                 reason.brief += " (TP=" + std::to_string(other) + ": " + verdict->reason.brief + ")";
+            briefed = true;
+        }
+    }
+    return reason;
+}
+
+std::optional<Reason> Explainer::cpReason(const SearchPoint& w, const Report& r)
+{
+    if (w.cp <= 1)
+        return std::nullopt; // "why not CP=2" is the CP family's answer
+    Reason reason;
+    reason.kind = ReasonKind::Choice;
+    reason.text = "CP=" + std::to_string(w.cp) + " over " + cpCommName(w) + ": " + secondsText(r.comm.cpSeconds)
+        + " of context-parallel exchange per step, attention kernels over "
+        + std::to_string(static_cast<long long>(m_base.seqLen()) * cpAllToAllRanks(w) / w.cp) + " keys at a time";
+    reason.brief = "CP=" + std::to_string(w.cp) + " " + cpCommText(w.cpComm, w.cp, w.cpA2aSize);
+    // The other communications the search tried on this layout, and what each would cost. USP (arXiv:2405.07719)
+    // runs Ulysses inside the high-bandwidth group and the ring across it: the engine prices each and ranks them.
+    bool briefed = false;
+    std::vector<CpCommChoice> others { { CpCommType::P2p, 0 }, { CpCommType::AllGather, 0 }, { CpCommType::A2a, 0 } };
+    for (int a : divisorsOf(w.cp)) {
+        if (a > 1 && a < w.cp)
+            others.push_back({ CpCommType::A2aP2p, a });
+    }
+    for (const CpCommChoice& c : others) {
+        SearchPoint other = w;
+        other.cpComm = c.type;
+        other.cpA2aSize = c.a2aSize;
+        if (other == w || !m_families({ FamilyDim::CpComm, cpCommValue(c.type, c.a2aSize) })
+            || !cpCommTypeFits(m_base.model, c.type, c.a2aSize, w.tp, w.cp))
+            continue;
+        const Report* o = m_reports(other);
+        if (!o || !o->valid)
+            continue;
+        reason.text += "; " + cpCommName(other) + " "
+            + (o->fits ? "exposes " + secondsText(o->comm.cpSeconds) + " and is " + slowerText(r, *o)
+                       : "needs " + gibText(o->peakMemoryBytes) + " > " + gibText(o->hbmBytes, 0));
+        if (!briefed && o->fits && r.stepTimeSeconds > 0) { // the brief keeps the first
+            reason.brief += std::string(" (") + toString(c.type) + ": "
+                + percentText(o->stepTimeSeconds / r.stepTimeSeconds - 1.0) + " slower)";
             briefed = true;
         }
     }

@@ -26,7 +26,7 @@ public:
 
     Explainer(const Scenario& base, const Calibration* calibration, ReportLookup reports, FamilyLookup families);
 
-    // The winner: its binding constraint and margin, then why its TP, PP, schedule, recompute,
+    // The winner: its binding constraint and margin, then why its TP, CP communication, PP, schedule, recompute,
     // ZeRO and EP values beat their neighbours.
     std::vector<Reason> explainWinner(const SearchPoint& winner, const Report& report);
     // The one reason `loser` ranks below `winner`: out of memory, TP over IB, bubble, all-to-all,
@@ -52,6 +52,7 @@ public:
 
 private:
     std::optional<Reason> tpReason(const SearchPoint& w, const Report& r);
+    std::optional<Reason> cpReason(const SearchPoint& w, const Report& r);
     std::optional<Reason> ppReason(const SearchPoint& w, const Report& r);
     std::optional<Reason> scheduleReason(const SearchPoint& w, const Report& r);
     std::optional<Reason> recomputeReason(const SearchPoint& w, const Report& r);

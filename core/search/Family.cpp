@@ -8,6 +8,16 @@ int scheduleValue(ScheduleKind kind, int vpp)
     return static_cast<int>(kind) * 256 + vpp;
 }
 
+int cpCommValue(CpCommType type, int a2aSize)
+{
+    return static_cast<int>(type) * 256 + a2aSize;
+}
+
+CpCommChoice cpCommOfValue(int value)
+{
+    return { static_cast<CpCommType>(value / 256), value % 256 };
+}
+
 int familyValue(const SearchPoint& p, FamilyDim dim)
 {
     switch (dim) {
@@ -29,6 +39,8 @@ int familyValue(const SearchPoint& p, FamilyDim dim)
         return scheduleValue(p.pp == 1 ? ScheduleKind::OneFOneB : p.schedule, p.vpp);
     case FamilyDim::Dispatcher:
         return static_cast<int>(p.dispatcher);
+    case FamilyDim::CpComm:
+        return cpCommValue(p.cpComm, p.cpA2aSize);
     case FamilyDim::Count:
         break;
     }
@@ -60,6 +72,11 @@ std::string familyLabel(const FamilyKey& key)
     }
     case FamilyDim::Dispatcher:
         return std::string("dispatcher=") + toString(static_cast<MoeDispatcher>(key.value));
+    case FamilyDim::CpComm: {
+        const CpCommChoice c = cpCommOfValue(key.value);
+        return std::string("cp_comm_type=") + toString(c.type)
+            + (c.a2aSize > 1 ? " a2a_size=" + std::to_string(c.a2aSize) : std::string());
+    }
     case FamilyDim::Count:
         break;
     }

@@ -21,6 +21,8 @@ std::string describe(const SearchPoint& p)
     std::string s = "TP=" + std::to_string(p.tp);
     if (p.cp > 1)
         s += " CP=" + std::to_string(p.cp);
+    if (p.cp > 1 && p.cpComm != CpCommType::P2p)
+        s += " " + cpCommText(p.cpComm, p.cp, p.cpA2aSize);
     s += " PP=" + std::to_string(p.pp);
     s += " DP=" + std::to_string(p.dp);
     if (p.ep > 1)
@@ -70,6 +72,17 @@ void applyPointInPlace(Scenario& s, const SearchPoint& p, const Scenario& base)
     s.training.moeTokenDispatcher = base.training.moeTokenDispatcher; // with ep = 1: nothing to dispatch
     s.training.deepseekFp8Dispatch = base.training.deepseekFp8Dispatch;
     applyDispatcher(s.training, p.ep, p.dispatcher);
+    s.parallel.cpCommType = base.parallel.cpCommType; // with cp = 1: nothing to exchange
+    s.parallel.cpA2aSize = base.parallel.cpA2aSize;
+    applyCpComm(s.parallel, p);
+}
+
+void applyCpComm(ParallelConfig& parallel, const SearchPoint& point)
+{
+    if (point.cp <= 1)
+        return;
+    parallel.cpCommType = point.cpComm;
+    parallel.cpA2aSize = point.cpComm == CpCommType::A2aP2p ? point.cpA2aSize : 0;
 }
 
 void applyDispatcher(TrainingConfig& t, int ep, MoeDispatcher d)
@@ -99,6 +112,10 @@ SearchPoint pointOf(const Scenario& s)
     p.lastStageLayers = s.parallel.lastStageLayers;
     if (p.ep > 1)
         p.dispatcher = s.training.moeTokenDispatcher;
+    if (p.cp > 1) {
+        p.cpComm = s.parallel.cpCommType;
+        p.cpA2aSize = p.cpComm == CpCommType::A2aP2p ? s.parallel.cpA2aSize : 0;
+    }
     return p;
 }
 
@@ -125,8 +142,8 @@ SearchSpace::SearchSpace(const Scenario& base, const SearchLimits& limits)
                 continue;
             if (tp > 1 && (m_seq / cp) % tp != 0)
                 continue;
-            if (!cpCommTypeFits(base, tp, cp))
-                continue; // Ulysses splits the heads over cp (or its a2a level)
+            if (!limits.includeCpCommTypes && !cpCommTypeFits(base, tp, cp))
+                continue; // Ulysses splits the heads over cp (or its a2a level); the search's own ring always fits
             for (int pp : divisorsOf(m_gpus / tp / cp)) {
                 if (!stagesHoldLayers(m.layers, pp))
                     continue;
@@ -217,6 +234,48 @@ std::vector<MoeDispatcher> SearchSpace::dispatchers(int ep) const
     if (!m_limits.includeDeepEp)
         return { m_base.training.moeTokenDispatcher };
     return { MoeDispatcher::AllToAll, MoeDispatcher::DeepEp };
+}
+
+std::vector<CpCommChoice> SearchSpace::cpCommChoices(const Layout& l) const
+{
+    if (l.cp <= 1)
+        return { {} };
+    const ParallelConfig& own = m_base.parallel;
+    const CpCommChoice ownChoice { own.cpCommType, own.cpCommType == CpCommType::A2aP2p ? own.cpA2aSize : 0 };
+    if (!m_limits.includeCpCommTypes)
+        return { ownChoice };
+    const ModelSpec& m = m_base.model;
+    std::vector<CpCommChoice> out { { CpCommType::P2p, 0 } };
+    // DeepSpeed-Ulysses (arXiv:2309.14509 sec. 3.1): each rank of the all-to-all takes heads/cp of the heads;
+    // Transformer Engine asserts that both the query and the key/value heads of a TP rank split.
+    if (ulyssesSplitsHeads(m, l.tp, l.cp))
+        out.push_back({ CpCommType::A2a, 0 });
+    // Megatron-Core's hierarchical CP (--hierarchical-context-parallel-sizes a cp/a), USP's hybrid
+    // (arXiv:2405.07719): worth it where the cp group leaves the NVLink domain, with the largest level whose
+    // all-to-all stays inside it. Transformer Engine's ring level has no windows (checkCpCommType).
+    if (l.tp * l.cp > m_domainSize && !m.windowedBelow(m_seq)) {
+        int level = 0;
+        for (int a : divisorsOf(l.cp)) {
+            if (a > 1 && a < l.cp && a * l.tp <= m_domainSize && ulyssesSplitsHeads(m, l.tp, a))
+                level = a;
+        }
+        if (level > 0)
+            out.push_back({ CpCommType::A2aP2p, level });
+    }
+    // Not all_gather: its exposed gather loses to the ring's hidden one wherever both run (the scenario's own
+    // configuration is evaluated as it is all the same).
+    return out;
+}
+
+std::vector<std::pair<MoeDispatcher, CpCommChoice>> SearchSpace::variants(const Layout& l, int ep) const
+{
+    std::vector<std::pair<MoeDispatcher, CpCommChoice>> out;
+    const std::vector<CpCommChoice> cpComms = cpCommChoices(l);
+    for (const MoeDispatcher d : dispatchers(ep)) {
+        for (const CpCommChoice& c : cpComms)
+            out.emplace_back(d, c);
+    }
+    return out;
 }
 
 } // namespace parallax::core

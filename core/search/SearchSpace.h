@@ -5,6 +5,7 @@
 
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace parallax::core {
@@ -31,24 +32,34 @@ struct SearchPoint {
     // --moe-enable-deepep): with ep > 1 a dimension of the search; with ep = 1 there is nothing to dispatch
     // and applyPoint keeps the scenario's setting.
     MoeDispatcher dispatcher = MoeDispatcher::AllToAll;
+    // The context-parallel communication (Megatron-Core --cp-comm-type, and for a2a+p2p the all-to-all level of
+    // --hierarchical-context-parallel-sizes): with cp > 1 a dimension of the search; with cp = 1 nothing is
+    // exchanged and applyPoint keeps the scenario's setting.
+    CpCommType cpComm = CpCommType::P2p;
+    int cpA2aSize = 0;
 
     bool sp() const { return tp > 1; }
     // Total order used for deterministic tie-breaks.
     auto key() const
     {
         return std::tuple(tp, cp, pp, vpp, dp, ep, zero, microBatch, static_cast<int>(schedule),
-            static_cast<int>(recompute), firstStageLayers, lastStageLayers, static_cast<int>(dispatcher));
+            static_cast<int>(recompute), firstStageLayers, lastStageLayers, static_cast<int>(dispatcher),
+            static_cast<int>(cpComm), cpA2aSize);
     }
     bool operator==(const SearchPoint& o) const { return key() == o.key(); }
 };
 
-// "TP=8 PP=8 DP=16 v=2 ZeRO-1 interleaved-1f1b mb=1 selective" ("... EP=64 DeepEP ..." with DeepEP).
+// "TP=8 PP=8 DP=16 v=2 ZeRO-1 interleaved-1f1b mb=1 selective" ("... EP=64 DeepEP ..." with DeepEP, "CP=4 a2a ..."
+// with Ulysses' all-to-all).
 std::string describe(const SearchPoint& p);
 // The base scenario with the point's degrees and knobs applied.
 Scenario applyPoint(const Scenario& base, const SearchPoint& p);
 // A point's token dispatcher on a training configuration: with ep > 1 `d` (DeepSeek's fp8 dispatch, a DeepEP
 // mode, dropped under NCCL's all-to-all); with ep = 1 nothing changes.
 void applyDispatcher(TrainingConfig& t, int ep, MoeDispatcher d);
+// A point's context-parallel communication on a parallel configuration: with cp > 1 the point's type and level;
+// with cp = 1 nothing changes.
+void applyCpComm(ParallelConfig& p, const SearchPoint& point);
 // The point a scenario's configuration corresponds to.
 SearchPoint pointOf(const Scenario& s);
 
@@ -58,6 +69,12 @@ struct Layout {
     int cp = 1;
     int pp = 1;
     int dp = 1;
+};
+
+// One context-parallel communication: the type and, for a2a+p2p, the all-to-all level (0 otherwise).
+struct CpCommChoice {
+    CpCommType type = CpCommType::P2p;
+    int a2aSize = 0;
 };
 
 // Pipeline schedule shape: kind and virtual stages.
@@ -88,6 +105,9 @@ struct SearchLimits {
     // DeepEP's dispatch and combine (deepseek-ai/DeepEP; Megatron-Core's flex dispatcher) beside NCCL's
     // all-to-all, for MoE layouts with ep > 1; off: the scenario's own dispatcher only.
     bool includeDeepEp = true;
+    // Ulysses' all-to-all and the hierarchical a2a+p2p (Megatron-Core --cp-comm-type) beside the ring, for layouts
+    // with cp > 1; off: the scenario's own type only.
+    bool includeCpCommTypes = true;
 };
 
 // Enumerates the configurations validateScenario accepts, without building scenarios: the same
@@ -107,6 +127,13 @@ public:
     std::vector<int> zeroStages(const Layout& l, int ep) const;
     // The token dispatchers worth trying at expert degree `ep`: one (all-to-all, nothing to dispatch) at ep = 1.
     std::vector<MoeDispatcher> dispatchers(int ep) const;
+    // The context-parallel communications worth trying on layout `l`: one (the ring, nothing to exchange) at
+    // cp = 1; else the ring, Ulysses' all-to-all where the heads of a TP rank split over cp, and a2a+p2p where tp x cp
+    // outgrows the NVLink domain (the all-to-all inside it, the ring across); with SearchLimits::includeCpCommTypes
+    // off, the scenario's own type.
+    std::vector<CpCommChoice> cpCommChoices(const Layout& l) const;
+    // Each pairing of dispatchers(ep) and cpCommChoices(l): the variants of one (layout, ep).
+    std::vector<std::pair<MoeDispatcher, CpCommChoice>> variants(const Layout& l, int ep) const;
     static constexpr Recompute kRecomputeModes[3] = { Recompute::None, Recompute::Selective, Recompute::Full };
     // The modes worth trying: selective recompute rebuilds nothing under fused attention.
     bool offersRecompute(Recompute r) const

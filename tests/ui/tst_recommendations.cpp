@@ -11,6 +11,7 @@
 #include "ui/RejectedFamilyModel.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QElapsedTimer>
 #include <QHeaderView>
 #include <QTabWidget>
@@ -98,6 +99,44 @@ private Q_SLOTS:
         w.doc()->undoStack()->undo();
         QCOMPARE(test::serialized(w.doc()->scenario()), before);
         QVERIFY(!tab->applyCandidate(99)); // no such row
+    }
+
+    // The CP communications box is the search's SearchLimits::includeCpCommTypes: on by default, set by the search
+    // options, and a result searched with it on is stale once it is cleared (and fresh again when it is set back).
+    // Applying a candidate of any CP communication leaves the result fresh: the type is what the search varies.
+    void theCpCommunicationsBoxIsASearchOption()
+    {
+        test::Window w;
+        core::Scenario s = smallSearch();
+        s.training.seqLen = 32768;
+        s.training.globalBatch = 16;
+        w.load(s);
+        RecommendationsTab* tab = w.window.recommendationsTab();
+        auto* box = tab->findChild<QCheckBox*>(QStringLiteral("searchCpCommTypes"));
+        QVERIFY(box);
+        QVERIFY(box->isChecked());
+        core::SearchOptions ringOnly = quickOptions();
+        ringOnly.limits.includeCpCommTypes = false;
+        tab->setSearchOptions(ringOnly);
+        QVERIFY(!box->isChecked());
+        box->setChecked(true);
+        tab->startSearch();
+        QTRY_VERIFY_WITH_TIMEOUT(!tab->isSearching(), 120000);
+        QVERIFY(!tab->isStale());
+        int row = -1;
+        for (int k = 0; k < tab->candidateModel()->rowCount() && row < 0; ++k) {
+            if (tab->candidateModel()->candidate(k)->point.cpComm != core::CpCommType::P2p)
+                row = k;
+        }
+        QVERIFY2(row >= 0, "no candidate with Ulysses' all-to-all at 32K tokens");
+        box->setChecked(false);
+        QVERIFY(tab->isStale());
+        box->setChecked(true);
+        QVERIFY(!tab->isStale());
+        const core::SearchPoint pick = tab->candidateModel()->candidate(row)->point;
+        QVERIFY(tab->applyCandidate(row));
+        QCOMPARE(w.doc()->scenario().parallel.cpCommType, pick.cpComm);
+        QVERIFY(!tab->isStale());
     }
 
     // For a MoE model the search varies the token dispatcher: switching it in the panels leaves the result fresh,

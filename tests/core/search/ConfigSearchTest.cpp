@@ -81,18 +81,22 @@ TEST(ConfigSearch, ShortlistHoldsTheSimulatedOptimum)
                         if (!space.offersRecompute(rc))
                             continue;
                         for (int z : space.zeroStages(l, ep)) {
-                            const SearchPoint p = pointAt(l, ep, sc, mb, rc, z);
-                            const Report rep = simulated(s, p);
-                            ASSERT_TRUE(rep.valid) << describe(p);
-                            ++count;
-                            if (!rep.fits)
-                                continue;
-                            const long long a = std::llround(rep.stepTimeSeconds * 1e9),
-                                            b = std::llround(bestStep * 1e9);
-                            if (!best || a < b || (a == b && rep.peakMemoryBytes < bestPeak)) {
-                                best = p;
-                                bestStep = rep.stepTimeSeconds;
-                                bestPeak = rep.peakMemoryBytes;
+                            for (const CpCommChoice& cpComm : space.cpCommChoices(l)) {
+                                SearchPoint p = pointAt(l, ep, sc, mb, rc, z);
+                                p.cpComm = cpComm.type;
+                                p.cpA2aSize = cpComm.a2aSize;
+                                const Report rep = simulated(s, p);
+                                ASSERT_TRUE(rep.valid) << describe(p);
+                                ++count;
+                                if (!rep.fits)
+                                    continue;
+                                const long long a = std::llround(rep.stepTimeSeconds * 1e9),
+                                                b = std::llround(bestStep * 1e9);
+                                if (!best || a < b || (a == b && rep.peakMemoryBytes < bestPeak)) {
+                                    best = p;
+                                    bestStep = rep.stepTimeSeconds;
+                                    bestPeak = rep.peakMemoryBytes;
+                                }
                             }
                         }
                     }

@@ -80,8 +80,9 @@ std::vector<Evaluated> everyConfiguration(const Scenario& base, const SearchLimi
         for (int ep : space.expertDegrees(l)) {
             const LayoutComm comm = scorer.layoutComm(l, ep);
             const std::vector<int> zeros = space.zeroStages(l, ep);
-            for (const MoeDispatcher dispatcher : space.dispatchers(ep)) {
+            for (const auto& [dispatcher, cpComm] : space.variants(l, ep)) {
                 scorer.setDispatcher(dispatcher);
+                scorer.setCpComm(cpComm);
                 for (int mb : space.microBatches(l)) {
                     const int m = static_cast<int>(base.training.globalBatch / (static_cast<long long>(mb) * l.dp));
                     for (const ScheduleChoice& s : space.schedules(l.pp, m)) {
@@ -92,6 +93,8 @@ std::vector<Evaluated> everyConfiguration(const Scenario& base, const SearchLimi
                             for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
                                 SearchPoint p = pointAt(l, ep, s, mb, r, zeros[zi]);
                                 p.dispatcher = dispatcher;
+                                p.cpComm = cpComm.type;
+                                p.cpA2aSize = cpComm.a2aSize;
                                 out.push_back({ p, evaluate(applyPoint(base, p), simulate), scores[zi] });
                                 const StageSplit split
                                     = balancedPipelineSplit(base.model.layers, p.pp, p.vpp, p.schedule, headLayers);
