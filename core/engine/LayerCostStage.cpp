@@ -2,6 +2,7 @@
 #include "core/engine/LayerCostStage.h"
 
 #include "core/calibration/Calibration.h"
+#include "core/costs/LayerContext.h"
 #include "core/costs/MoeCosts.h"
 #include "core/model/LayerShape.h"
 
@@ -10,30 +11,6 @@
 namespace parallax::core {
 
 namespace {
-ActivationContext activationContext(const Scenario& s, int seqLen, const EfficiencyDefaults& defaults)
-{
-    const ParallelConfig& par = s.parallel;
-    const TrainingConfig& train = s.training;
-    ActivationContext ctx;
-    ctx.seqLen = seqLen;
-    ctx.microBatch = train.microBatch;
-    ctx.tp = par.tp;
-    ctx.sp = par.sp && par.tp > 1;
-    ctx.cp = par.cp;
-    ctx.cpCommType = par.cpCommType;
-    ctx.cpA2aSize = par.cpA2aSize;
-    ctx.etp = par.etp;
-    ctx.recompute = train.recompute;
-    ctx.recomputeModules = train.recomputeModules;
-    ctx.expertLoadImbalance = s.model.isMoe() ? expertLoadFactor(train, defaults.expertLoadImbalance) : 1.0;
-    ctx.flashAttention = train.flashAttention;
-    ctx.tpCommOverlap = par.tpCommOverlap && par.tp > 1;
-    ctx.fp8 = train.dtype == DType::Fp8;
-    ctx.swigluFp8InputStore = train.activationFuncFp8InputStore;
-    ctx.deepseekActivationCache = train.deepseekActivationCache;
-    return ctx;
-}
-
 LayerCosts computeLayerCosts(const ModelSpec& m, const ActivationContext& ctx, const ComputeRates& rates,
     const LayerCommGroups& groups, const EfficiencyDefaults& defaults, bool epCommOverlap)
 {
@@ -63,7 +40,7 @@ LayerCostStageResult layerCostStage(const Scenario& scenario, const TopologySumm
     const GpuSpec& gpu = scenario.topology.domains[topology.slowestDomain].gpu;
     report.hbmBytes = topology.minHbmBytes;
     LayerCostStageResult out { gpu, ComputeRates(gpu, scenario.training.dtype, options.calibration, defaults),
-        activationContext(scenario, report.seqLen, defaults), {}, {}, {} };
+        activationContextAt(scenario, report.seqLen, layerDegreesOf(scenario), defaults), {}, {}, {} };
     setDispatch(out.context, scenario.training, scenario.parallel, gpu.smCount);
     report.peakFlopsPerSecond = out.rates.peakFlopsPerSecond();
     if (out.rates.gemmCalibrated())

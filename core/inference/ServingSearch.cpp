@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/inference/ServingSearch.h"
 
+#include "core/Validation.h"
 #include "core/inference/InferenceEngine.h"
 #include "core/report/ReportMarkdown.h"
 #include "core/search/NumberText.h"
@@ -12,16 +13,8 @@ namespace parallax::core {
 
 namespace {
 
-std::vector<int> divisorsOf(int n)
-{
-    std::vector<int> out;
-    for (int d = 1; d <= n; ++d)
-        if (n % d == 0)
-            out.push_back(d);
-    return out;
-}
-
-std::string layoutText(const ParallelConfig& p)
+// "tp=4 pp=1 dp=2 ep=8 (DP-attention)": a serving layout as the search's reasons name it.
+std::string servingLayoutText(const ParallelConfig& p)
 {
     std::string s = "tp=" + std::to_string(p.tp) + " pp=" + std::to_string(p.pp) + " dp=" + std::to_string(p.dp)
         + " ep=" + std::to_string(p.ep);
@@ -75,7 +68,7 @@ ServingSearchResult searchServingLayouts(
                 c.dpAttention = dp > 1 && ep > 1;
                 const Report r = evaluateInference(s, candidateOptions);
                 if (!r.valid) {
-                    c.reason = layoutText(c.layout) + " is not a valid layout: " + r.errors.front().field + ": "
+                    c.reason = servingLayoutText(c.layout) + " is not a valid layout: " + r.errors.front().field + ": "
                         + r.errors.front().text;
                     reject("invalid", c);
                     continue;

@@ -6,6 +6,7 @@
 #include "core/calibration/Calibration.h"
 #include "core/cluster/FabricPath.h"
 #include "core/cluster/GradientGroupStride.h"
+#include "core/costs/LayerContext.h"
 #include "core/costs/MoeCosts.h"
 #include "core/costs/StepOverheads.h"
 #include "core/memory/ActivationMemory.h"
@@ -240,23 +241,9 @@ const ClosedFormScorer::LayerCostSet& ClosedFormScorer::layerCosts(
     if (it != m_costs.end())
         return *(m_lastCosts = it->second.get());
     const ModelSpec& model = m_base.model;
-    ActivationContext ctx;
-    ctx.seqLen = m_base.seqLen();
-    ctx.microBatch = microBatch;
-    ctx.tp = l.tp;
-    ctx.sp = l.tp > 1;
-    ctx.cp = l.cp;
-    ctx.cpCommType = m_cpComm.type;
-    ctx.cpA2aSize = m_cpComm.a2aSize;
-    ctx.etp = 1;
-    ctx.recompute = recompute;
-    ctx.recomputeModules = m_base.training.recomputeModules;
-    ctx.expertLoadImbalance = model.isMoe() ? expertLoadFactor(m_base.training, m_defaults.expertLoadImbalance) : 1.0;
-    ctx.flashAttention = m_base.training.flashAttention;
-    ctx.tpCommOverlap = m_base.parallel.tpCommOverlap && l.tp > 1;
-    ctx.fp8 = m_base.training.dtype == DType::Fp8;
-    ctx.swigluFp8InputStore = m_base.training.activationFuncFp8InputStore;
-    ctx.deepseekActivationCache = m_base.training.deepseekActivationCache;
+    // The point's degrees, as applyPoint sets them: sequence parallelism with tp > 1, etp = 1.
+    const LayerDegrees degrees { microBatch, l.tp, l.tp > 1, l.cp, m_cpComm.type, m_cpComm.a2aSize, 1, recompute };
+    ActivationContext ctx = activationContextAt(m_base, m_base.seqLen(), degrees, m_defaults);
     TrainingConfig training = m_base.training;
     applyDispatcher(training, ep, m_dispatcher); // as applyPoint sets it
     setDispatch(ctx, training, m_base.parallel, m_gpu.smCount);
