@@ -322,9 +322,8 @@ double windowedLayerShare(const ModelSpec& m, bool moe, int* firstWindowed)
 WindowedAttention fusedAttentionByWindow(
     const ModelSpec& m, const LayerShape& shape, const ActivationContext& c, const ComputeRates& rates)
 {
-    // One fused kernel call: a CP rank's queries against a chunk of keys (the ring, all_gather), or, after
-    // Ulysses' all-to-all, the whole sequence (a2a+p2p: a2a-level-fold chunks) with fewer heads, the same pairs.
-    const double keys = c.seqLen * cpAllToAllRanks(c) / c.cp;
+    // One fused kernel call (attentionKernelKeys); the windowed layers the ring all-gathers see the whole sequence.
+    const double keys = attentionKernelKeys(c.seqLen, c.cpCommType, c.cp, c.cpA2aSize);
     const double full = layerAttentionScoreFlops(shape, c);
     WindowedAttention a;
     a.full = a.windowed = rates.causalAttentionSeconds(full, keys);
@@ -336,7 +335,8 @@ WindowedAttention fusedAttentionByWindow(
     // arXiv:2307.08691; Transformer Engine's window_size): a windowed layer pays its own (query, key) pairs at the
     // rate of its span (ModelSpec::attentionPairs, attentionSpan), priced once at the kind's first such layer.
     a.windowed = rates.causalAttentionSeconds(full * m.attentionPairs(l, c.seqLen) / (c.seqLen * c.seqLen / 2.0),
-        std::min(keys, m.attentionSpan(l, c.seqLen)));
+        std::min(c.cpCommType == CpCommType::P2p && m.windowedBelow(c.seqLen) ? c.seqLen : keys,
+            m.attentionSpan(l, c.seqLen)));
     return a;
 }
 
@@ -369,15 +369,32 @@ UnfusedAttention unfusedAttentionSeconds(
     return a;
 }
 
+int cpAllToAllRanks(CpCommType type, int cp, int a2aSize)
+{
+    if (cp <= 1)
+        return 1;
+    if (type == CpCommType::A2a)
+        return cp;
+    if (type == CpCommType::A2aP2p && a2aSize > 1 && cp % a2aSize == 0)
+        return a2aSize;
+    return 1;
+}
+
 int cpAllToAllRanks(const ActivationContext& c)
 {
-    if (c.cp <= 1)
-        return 1;
-    if (c.cpCommType == CpCommType::A2a)
-        return c.cp;
-    if (c.cpCommType == CpCommType::A2aP2p && c.cpA2aSize > 1 && c.cp % c.cpA2aSize == 0)
-        return c.cpA2aSize;
-    return 1;
+    return cpAllToAllRanks(c.cpCommType, c.cp, c.cpA2aSize);
+}
+
+double attentionKernelKeys(double seqLen, CpCommType type, int cp, int a2aSize)
+{
+    // The ring: a CP rank's queries against one rank's chunk of keys per step. Ulysses: the whole sequence with
+    // fewer heads, the same pairs (a2a+p2p: a2a-level-fold chunks). all_gather: each of a rank's two load-balanced
+    // query chunks against the gathered keys up to its end (Transformer Engine's AttnFuncWithCPAndKVAllGather;
+    // arXiv:2407.21783 sec. 3.3.2); over the pair a query tile visits s/2 keys on average, as in one causal kernel
+    // over the sequence.
+    if (cp <= 1 || type == CpCommType::AllGather)
+        return seqLen;
+    return seqLen * cpAllToAllRanks(type, cp, a2aSize) / cp;
 }
 
 CpTimes contextParallelTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,

@@ -204,7 +204,11 @@ struct CpTimes {
     double backward = 0; // with the forward's exchange again where the attention core is recomputed
 };
 // The cp ranks one all-to-all spans: cp under a2a, the first hierarchical level under a2a+p2p, 1 otherwise.
+int cpAllToAllRanks(CpCommType type, int cp, int a2aSize);
 int cpAllToAllRanks(const ActivationContext& c);
+// The keys one fused attention kernel call of a full-attention layer sees at `seqLen` tokens: s/cp chunks on the
+// ring, the whole sequence after Ulysses' all-to-all or the all_gather (a2a+p2p: a2a-level-fold chunks).
+double attentionKernelKeys(double seqLen, CpCommType type, int cp, int a2aSize);
 CpTimes contextParallelTimes(const ModelSpec& m, const LayerShape& shape, const ActivationContext& c,
     const ComputeRates& rates, const CommGroup& group, const WindowedAttention& byWindow);
 

@@ -82,13 +82,10 @@ Reason Explainer::outOfMemory(const Report& r)
 }
 
 namespace {
-// The ranks of a point's context-parallel all-to-all (CostModel's cpAllToAllRanks): its attention kernels see
-// seqLen x this / cp keys at a time.
-int cpAllToAllRanks(const SearchPoint& p)
+// The keys a point's attention kernels see at once (CostModel's attentionKernelKeys).
+long long kernelKeys(const SearchPoint& p, int seqLen)
 {
-    if (p.cp <= 1)
-        return 1;
-    return p.cpComm == CpCommType::A2a ? p.cp : p.cpComm == CpCommType::A2aP2p ? std::max(1, p.cpA2aSize) : 1;
+    return std::llround(attentionKernelKeys(seqLen, p.cpComm, p.cp, p.cpA2aSize));
 }
 
 // "ring attention (p2p)", "Ulysses' all-to-all (a2a)": how a point's CP ranks exchange the sequence.
@@ -134,9 +131,9 @@ std::string computeCause(
         causes.push_back("CP=" + str(l.cp) + " leaves " + str(seqLen / l.cp) + " tokens of a sequence per GPU against "
             + str(seqLen / w.cp));
     // The fused attention kernel's rate grows with the keys it sees at once (CostModel's fusedAttentionByWindow):
-    // the ring runs it over chunks of seqLen/cp keys, Ulysses' all-to-all over the whole sequence.
-    const long long keysL = static_cast<long long>(seqLen) * cpAllToAllRanks(l) / l.cp;
-    const long long keysW = static_cast<long long>(seqLen) * cpAllToAllRanks(w) / w.cp;
+    // the ring runs it over chunks of seqLen/cp keys, Ulysses' all-to-all and the all_gather over the whole sequence.
+    const long long keysL = kernelKeys(l, seqLen);
+    const long long keysW = kernelKeys(w, seqLen);
     if (keysL < keysW)
         causes.push_back("with " + cpCommName(l) + " its attention kernels see " + str(keysL)
             + " keys at a time against " + str(keysW));
@@ -513,7 +510,7 @@ std::optional<Reason> Explainer::cpReason(const SearchPoint& w, const Report& r)
     reason.kind = ReasonKind::Choice;
     reason.text = "CP=" + std::to_string(w.cp) + " over " + cpCommName(w) + ": " + secondsText(r.comm.cpSeconds)
         + " of context-parallel exchange per step, attention kernels over "
-        + std::to_string(static_cast<long long>(m_base.seqLen()) * cpAllToAllRanks(w) / w.cp) + " keys at a time";
+        + std::to_string(kernelKeys(w, m_base.seqLen())) + " keys at a time";
     reason.brief = "CP=" + std::to_string(w.cp) + " " + cpCommText(w.cpComm, w.cp, w.cpA2aSize);
     // The other communications the search tried on this layout, and what each would cost. USP (arXiv:2405.07719)
     // runs Ulysses inside the high-bandwidth group and the ring across it: the engine prices each and ranks them.

@@ -245,7 +245,9 @@ std::vector<CpCommChoice> SearchSpace::cpCommChoices(const Layout& l) const
     if (!m_limits.includeCpCommTypes)
         return { ownChoice };
     const ModelSpec& m = m_base.model;
-    std::vector<CpCommChoice> out { { CpCommType::P2p, 0 } };
+    // The ring hides its K/V exchange behind s/cp-key kernel calls; all_gather exposes the gather but attends over
+    // the gathered sequence (arXiv:2407.21783 sec. 3.3.2): which wins depends on the links and the kernel's rate.
+    std::vector<CpCommChoice> out { { CpCommType::P2p, 0 }, { CpCommType::AllGather, 0 } };
     // DeepSpeed-Ulysses (arXiv:2309.14509 sec. 3.1): each rank of the all-to-all takes heads/cp of the heads;
     // Transformer Engine asserts that both the query and the key/value heads of a TP rank split.
     if (ulyssesSplitsHeads(m, l.tp, l.cp))
@@ -262,8 +264,6 @@ std::vector<CpCommChoice> SearchSpace::cpCommChoices(const Layout& l) const
         if (level > 0)
             out.push_back({ CpCommType::A2aP2p, level });
     }
-    // Not all_gather: its exposed gather loses to the ring's hidden one wherever both run (the scenario's own
-    // configuration is evaluated as it is all the same).
     return out;
 }
 

@@ -128,9 +128,9 @@ public:
     // The token dispatchers worth trying at expert degree `ep`: one (all-to-all, nothing to dispatch) at ep = 1.
     std::vector<MoeDispatcher> dispatchers(int ep) const;
     // The context-parallel communications worth trying on layout `l`: one (the ring, nothing to exchange) at
-    // cp = 1; else the ring, Ulysses' all-to-all where the heads of a TP rank split over cp, and a2a+p2p where tp x cp
-    // outgrows the NVLink domain (the all-to-all inside it, the ring across); with SearchLimits::includeCpCommTypes
-    // off, the scenario's own type.
+    // cp = 1; else the ring, all_gather, Ulysses' all-to-all where the heads of a TP rank split over cp, and a2a+p2p
+    // where tp x cp outgrows the NVLink domain (the all-to-all inside it, the ring across); with
+    // SearchLimits::includeCpCommTypes off, the scenario's own type.
     std::vector<CpCommChoice> cpCommChoices(const Layout& l) const;
     // Each pairing of dispatchers(ep) and cpCommChoices(l): the variants of one (layout, ep).
     std::vector<std::pair<MoeDispatcher, CpCommChoice>> variants(const Layout& l, int ep) const;

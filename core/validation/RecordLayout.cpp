@@ -51,6 +51,15 @@ void readFrameworkKnobs(const json& p, const SourceConventions& conv, Scenario& 
     par.tpCommOverlap = par.tp > 1 && (conv.tpCommOverlap || contains(text(p, "comm_overlap"), "--tp-comm-overlap"));
     par.dpOverlap = conv.dpOverlap;
     par.p2pOverlap = conv.p2pOverlap;
+    // The context-parallel communication as the record names it (Megatron-Core --cp-comm-type), else the source's.
+    if (par.cp > 1 && !parseCpCommType(text(p, "cp_comm_type"), par.cpCommType)) {
+        par.cpCommType = conv.cpCommType;
+        if (conv.cpCommType != CpCommType::P2p)
+            assumed.push_back(std::string("parallel.cp_comm_type = ") + toString(conv.cpCommType)
+                + " (the source's context parallelism)");
+    }
+    if (par.cp > 1 && par.cpCommType == CpCommType::A2aP2p)
+        par.cpA2aSize = static_cast<int>(std::clamp(number(p, "cp_a2a_size").value_or(0.0), 0.0, 1e7));
     const bool fp16 = contains(text(p, "precision"), "fp16");
     par.gradReduceInFp32 = !fp16 && conv.gradReduceInFp32; // Megatron: fp32 for bf16, 16-bit gradients for fp16
     if (fp16)

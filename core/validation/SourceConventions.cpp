@@ -203,6 +203,9 @@ SourceConventions sourceConventions(const nlohmann::json& record)
         c.defaultZero = 2;
         c.zeroNote = "FSDP shards optimizer states and gradients, not the weights (arXiv:2407.21783 sec. 3.3)";
         c.gradReduceInFp32 = true;
+        // Its context parallelism all-gathers K and V, then attends the local query chunks (sec. 3.3.2: "an
+        // all-gather based method"), not the ring: Megatron-Core's --cp-comm-type all_gather.
+        c.cpCommType = CpCommType::AllGather;
     }
     return c;
 }

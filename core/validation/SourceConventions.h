@@ -51,6 +51,9 @@ struct SourceConventions {
     std::string memoryNote;
     bool flashAttention = true;
     bool tpCommOverlap = false;
+    // The source's context-parallel communication where its record names none (Megatron-Core's default: the p2p
+    // ring; Llama 3: all-gather of K and V, arXiv:2407.21783 sec. 3.3.2).
+    CpCommType cpCommType = CpCommType::P2p;
     bool dpOverlap = true;
     bool p2pOverlap = true;
     bool gradReduceInFp32 = true; // Megatron's bf16 default; fp16 runs reduce 16-bit gradients regardless

@@ -101,15 +101,26 @@ TEST(UlyssesContextParallel, AllToAllsMoveTheHeadsExposedAndTheAttentionSpansThe
     const LayerTimes gathered = layerTimes(m, shape, c, rates, groups, EfficiencyDefaults {});
     EXPECT_DOUBLE_EQ(gathered.cpForward, 3 * (kv / 450e9 + 2e-6));
     EXPECT_DOUBLE_EQ(gathered.cpBackward, 2 * gathered.cpForward);
+    // Its kernels attend each of a rank's two query chunks to the gathered keys up to the chunk's end (Llama 3's
+    // method, arXiv:2407.21783 sec. 3.3.2): s/2 keys visited on average, the rate of a 32K-key kernel as Ulysses'.
+    EXPECT_DOUBLE_EQ(fusedAttentionByWindow(m, shape, c, rates).full, rates.causalAttentionSeconds(flops, 32768));
+    EXPECT_LT(gathered.forwardCompute, ring.forwardCompute);
+    EXPECT_DOUBLE_EQ(attentionKernelKeys(32768, CpCommType::AllGather, 4, 0), 32768);
+    EXPECT_DOUBLE_EQ(attentionKernelKeys(32768, CpCommType::P2p, 4, 0), 8192);
+    EXPECT_DOUBLE_EQ(attentionKernelKeys(32768, CpCommType::A2aP2p, 4, 2), 16384);
+    EXPECT_DOUBLE_EQ(attentionKernelKeys(32768, CpCommType::P2p, 1, 0), 32768);
 
     // In the whole step: the exposed all-to-alls cost time the ring hides.
     const Report p2pStep = evaluate(llamaCp4(CpCommType::P2p));
     const Report a2aStep = evaluate(llamaCp4(CpCommType::A2a));
-    ASSERT_TRUE(p2pStep.valid && a2aStep.valid);
+    const Report gatherStep = evaluate(llamaCp4(CpCommType::AllGather));
+    ASSERT_TRUE(p2pStep.valid && a2aStep.valid && gatherStep.valid);
     EXPECT_GT(a2aStep.comm.cpSeconds, 2 * p2pStep.comm.cpSeconds);
+    EXPECT_GT(gatherStep.comm.cpSeconds, 2 * p2pStep.comm.cpSeconds);
     std::printf("llama3-8b 32K, TP1 CP4 DP2 on 8 H100: step %.3f s (CP %.1f ms) with the ring, %.3f s (CP %.1f ms) "
-                "with a2a\n",
-        p2pStep.stepTimeSeconds, 1e3 * p2pStep.comm.cpSeconds, a2aStep.stepTimeSeconds, 1e3 * a2aStep.comm.cpSeconds);
+                "with a2a, %.3f s (CP %.1f ms) with all_gather\n",
+        p2pStep.stepTimeSeconds, 1e3 * p2pStep.comm.cpSeconds, a2aStep.stepTimeSeconds, 1e3 * a2aStep.comm.cpSeconds,
+        gatherStep.stepTimeSeconds, 1e3 * gatherStep.comm.cpSeconds);
 }
 
 TEST(UlyssesContextParallel, HeadsOfATensorParallelRankMustDivideOverCp)
@@ -133,9 +144,12 @@ TEST(UlyssesContextParallel, HeadsOfATensorParallelRankMustDivideOverCp)
     one.parallel.cpCommType = CpCommType::A2a;
     EXPECT_TRUE(hasMessage(validateScenario(one).notes, "parallel.cp_comm_type", "no effect with cp=1"));
 
-    // The search keeps to the cp degrees Ulysses can split the heads over.
+    // A search that keeps the scenario's type keeps to the cp degrees Ulysses can split the heads over
+    // (CpCommSearch: with every type it tries the others there).
     const Scenario base = llamaCp4(CpCommType::A2a);
-    const SearchSpace space(base, SearchLimits {});
+    SearchLimits own;
+    own.includeCpCommTypes = false;
+    const SearchSpace space(base, own);
     bool sawCp = false;
     for (const Layout& l : space.layouts()) {
         EXPECT_TRUE(ulyssesSplitsHeads(base.model, l.tp, l.cp)) << "tp " << l.tp << " cp " << l.cp;

@@ -166,6 +166,37 @@ TEST(PublishedRun, HeldOutSourcesRunTheirMethods)
     EXPECT_TRUE(mentions(b.run->assumptions, "parallel.vpp = 8"));
 }
 
+// Context parallelism as the source ran it: Llama 3 all-gathers K and V (arXiv:2407.21783 sec. 3.3.2), Megatron-Core
+// defaults to the ring, and a record that names its --cp-comm-type is read as printed.
+TEST(PublishedRun, ContextParallelismAsTheSourceRanIt)
+{
+    json llama = narayananRecord();
+    llama["source"] = { { "arxiv", "2407.21783" }, { "title", "The Llama 3 Herd of Models" } };
+    llama["model"] = { { "name", "Llama 3 8B" }, { "layers", 32 }, { "hidden", 4096 }, { "ffn_hidden", 14336 },
+        { "heads", 32 }, { "kv_heads", 8 }, { "vocab", 128256 }, { "seq_len", 32768 }, { "arch", "dense, GQA, SwiGLU" },
+        { "moe", nullptr } };
+    llama["parallel"]["cp"] = 4;
+    llama["parallel"]["global_batch"] = 16;
+    llama["hardware"]["gpu_count"] = 32;
+    const PublishedRunConversion a = convertPublishedRun(llama);
+    ASSERT_TRUE(a.run) << a.reason;
+    EXPECT_EQ(a.run->scenario.parallel.cpCommType, CpCommType::AllGather);
+    EXPECT_TRUE(mentions(a.run->assumptions, "parallel.cp_comm_type = all_gather"));
+
+    llama["parallel"]["cp_comm_type"] = "a2a";
+    const PublishedRunConversion b = convertPublishedRun(llama);
+    ASSERT_TRUE(b.run) << b.reason;
+    EXPECT_EQ(b.run->scenario.parallel.cpCommType, CpCommType::A2a);
+    EXPECT_FALSE(mentions(b.run->assumptions, "parallel.cp_comm_type"));
+
+    json megatron = llama;
+    megatron["source"] = narayananRecord()["source"];
+    megatron["parallel"].erase("cp_comm_type");
+    const PublishedRunConversion c = convertPublishedRun(megatron);
+    ASSERT_TRUE(c.run) << c.reason;
+    EXPECT_EQ(c.run->scenario.parallel.cpCommType, CpCommType::P2p);
+}
+
 // arXiv:2104.04473 eq. 3 is the convention of Narayanan's TFLOP/s; the data file states its value
 // for the 1.7B row (V = 51200, s = 2048, B = 512): 1.5466830067924994e16 FLOPs per iteration.
 TEST(PublishedRun, NarayananEquation3)
