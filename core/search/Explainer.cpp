@@ -530,10 +530,13 @@ std::optional<Reason> Explainer::cpReason(const SearchPoint& w, const Report& r)
         const Report* o = m_reports(other);
         if (!o || !o->valid)
             continue;
+        const bool slower = o->stepTimeSeconds >= r.stepTimeSeconds;
         reason.text += "; " + cpCommName(other) + " "
-            + (o->fits ? "exposes " + secondsText(o->comm.cpSeconds) + " and is " + slowerText(r, *o)
-                       : "needs " + gibText(o->peakMemoryBytes) + " > " + gibText(o->hbmBytes, 0));
-        if (!briefed && o->fits && r.stepTimeSeconds > 0) { // the brief keeps the first
+            + (!o->fits      ? "needs " + gibText(o->peakMemoryBytes) + " > " + gibText(o->hbmBytes, 0)
+                    : slower ? "exposes " + secondsText(o->comm.cpSeconds) + " and is " + slowerText(r, *o)
+                             : "exposes " + secondsText(o->comm.cpSeconds) + " and would take "
+                        + secondsText(o->stepTimeSeconds) + " per step");
+        if (!briefed && o->fits && slower && r.stepTimeSeconds > 0) { // the brief keeps the first
             reason.brief += std::string(" (") + toString(c.type) + ": "
                 + percentText(o->stepTimeSeconds / r.stepTimeSeconds - 1.0) + " slower)";
             briefed = true;
