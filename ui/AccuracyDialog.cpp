@@ -98,10 +98,14 @@ AccuracyDialog::AccuracyDialog(const QString& designFamily, OpenScenario open, Q
     m_headline->setText(tr("Evaluating the published training runs…"));
     layout->addWidget(m_headline);
 
-    m_families = makeTable(
-        this, { tr("Family (GPU x model)"), tr("Runs"), tr("Mean error"), tr("Median"), tr("Worst"), tr("Worst run") });
+    m_families = makeTable(this,
+        { tr("Family (GPU x model)"), tr("Runs"), tr("Mean error"), tr("Median"), tr("Worst"), tr("Worst run"),
+            tr("Bias"), tr("Per doubling of GPUs") });
     m_families->setToolTip(tr("Absolute error of the step time (or TFLOP/s per GPU) per family; the status bar's "
-                              "step-time range is its family's measured spread. Click a family to list its runs."));
+                              "step-time range is its family's measured spread. Bias: the mean signed error in "
+                              "time (+: the engine's step is longer). Per doubling: how the error moves when a "
+                              "published configuration runs on twice the GPUs (weak-scaling series). Click a "
+                              "family to list its runs."));
     connect(m_families, &QTableWidget::cellClicked, this, [this](int row, int) {
         if (const QTableWidgetItem* item = m_families->item(row, 0))
             filterRuns(item->data(Qt::UserRole).toString());
@@ -250,10 +254,23 @@ void AccuracyDialog::fillFamilies()
         }
     };
     for (const auto& [family, stats] : s.perFamily) {
-        addRow(QString::fromStdString(family),
-            { new NumberItem(QString::number(stats.count), stats.count), percentItem(stats.meanAbs),
-                percentItem(stats.medianAbs), percentItem(stats.maxAbs),
-                textItem(QString::fromStdString(stats.worstId)) });
+        QList<QTableWidgetItem*> cells { new NumberItem(QString::number(stats.count), stats.count),
+            percentItem(stats.meanAbs), percentItem(stats.medianAbs), percentItem(stats.maxAbs),
+            textItem(QString::fromStdString(stats.worstId)) };
+        if (const auto trend = s.familyTrends.find(family); trend != s.familyTrends.end()) {
+            const core::FamilyTrend& t = trend->second;
+            cells.append(new NumberItem(
+                (t.meanSignedError >= 0 ? QStringLiteral("+") : QString()) + format::percent(t.meanSignedError),
+                t.meanSignedError));
+            cells.append(t.series == 0 ? textItem(tr("no series"))
+                                       : new NumberItem(tr("%1 points (%2 series, %3-%4 GPUs)")
+                                                            .arg(QString::asprintf("%+.2f", 100 * t.slopePerDoubling))
+                                                            .arg(t.series)
+                                                            .arg(t.fewestGpus)
+                                                            .arg(t.mostGpus),
+                                           t.slopePerDoubling));
+        }
+        addRow(QString::fromStdString(family), cells);
     }
     for (const auto& [family, count] : s.familiesNotCompared) {
         addRow(QString::fromStdString(family),

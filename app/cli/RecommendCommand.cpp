@@ -108,8 +108,9 @@ int runRecommend(const std::vector<std::string>& argv)
     }
     std::cerr << "parallax-cli recommend: " << result.stats.enumerated << " configurations in "
               << duration(result.stats.totalSeconds) << " (closed form " << duration(result.stats.closedFormSeconds)
-              << ", simulation " << duration(result.stats.simulationSeconds) << ", " << result.stats.threads
-              << " threads)\n";
+              << ", simulation " << duration(result.stats.simulationSeconds) << " of " << result.stats.simulated
+              << " configurations, " << result.stats.boundedExamined << " examined over " << result.stats.windowPasses
+              << " closed-form passes, " << result.stats.threads << " threads)\n";
     return kExitOk;
 }
 

@@ -60,6 +60,10 @@ std::string validationTable(const ValidationSummary& s)
         }
         out << "  " << line;
     }
+    if (!s.familyTrends.empty())
+        out << "\nper family, signed (time sense: + where the engine's step is longer than published):\n";
+    for (const auto& [family, trend] : s.familyTrends)
+        out << "  " << family << ": " << familyTrendText(trend) << "\n";
     out << "\n" << errorStatsLine("step time, all rows", s.stepTime);
     out << errorStatsLine("step time, A100 rows", s.a100StepTime);
     out << errorStatsLine("TFLOP/s rows", s.throughput);
@@ -108,9 +112,13 @@ nlohmann::json validationJson(const ValidationSummary& s)
             families[family] = errorStatsJson(ErrorStats {});
         families[family]["not_modelled"] = count;
     }
+    nlohmann::json trends = nlohmann::json::object();
+    for (const auto& [family, trend] : s.familyTrends)
+        trends[family] = familyTrendJson(trend);
     return { { "rows", rows }, { "not_modelled", skipped }, { "per_source", sources }, { "per_family", families },
-        { "step_time", errorStatsJson(s.stepTime) }, { "a100_step_time", errorStatsJson(s.a100StepTime) },
-        { "tflops", errorStatsJson(s.throughput) }, { "peak_memory", errorStatsJson(s.memory) },
+        { "per_family_trend", trends }, { "step_time", errorStatsJson(s.stepTime) },
+        { "a100_step_time", errorStatsJson(s.a100StepTime) }, { "tflops", errorStatsJson(s.throughput) },
+        { "peak_memory", errorStatsJson(s.memory) },
         { "bounds",
             { { "a100_step_mean", s.bounds.a100StepMean }, { "all_step_mean", s.bounds.allStepMean },
                 { "worst_row", s.bounds.worstRow }, { "memory_mean", s.bounds.memoryMean },

@@ -93,6 +93,7 @@ ValidationSummary runValidation(const nlohmann::json& records)
         out.perSource[source] = errorStatsOf(errors);
     for (const auto& [family, errors] : byFamily)
         out.perFamily[family] = errorStatsOf(errors);
+    out.familyTrends = familyTrends(out.rows);
     out.stepTime = errorStatsOf(step);
     out.a100StepTime = errorStatsOf(a100);
     out.throughput = errorStatsOf(throughput);

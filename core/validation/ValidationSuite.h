@@ -4,6 +4,7 @@
 #include "core/memory/PredictionBands.h"
 #include "core/validation/ErrorStats.h"
 #include "core/validation/PublishedRun.h"
+#include "core/validation/ScaleTrend.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -43,6 +44,7 @@ struct ValidationSummary {
     // rows are all skipped appears in familiesNotCompared only, so an uncovered family stays visible.
     std::map<std::string, ErrorStats> perFamily;
     std::map<std::string, int> familiesNotCompared; // family -> records listed as not modelled
+    std::map<std::string, FamilyTrend> familyTrends; // signed error and weak-scaling trend per family
     ErrorStats stepTime; // every row with a step time
     ErrorStats a100StepTime;
     ErrorStats throughput; // rows compared by TFLOP/s

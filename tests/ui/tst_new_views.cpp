@@ -258,6 +258,16 @@ private Q_SLOTS:
             d->familyTable()->item(marked(), 0)->data(Qt::UserRole).toString(), QStringLiteral("h100-sxm x dense"));
         QCOMPARE(d->familyTable()->item(marked(), 2)->text(),
             format::percent(direct.perFamily.at("h100-sxm x dense").meanAbs));
+        // Its bias and its weak-scaling trend, as validate prints them.
+        const core::FamilyTrend& trend = direct.familyTrends.at("h100-sxm x dense");
+        QVERIFY(trend.series > 0);
+        QCOMPARE(d->familyTable()->item(marked(), 6)->data(Qt::UserRole).toDouble(), trend.meanSignedError);
+        QVERIFY2(
+            d->familyTable()
+                ->item(marked(), 7)
+                ->text()
+                .startsWith(QString::asprintf("%+.2f points (%d series", 100 * trend.slopePerDoubling, trend.series)),
+            qPrintable(d->familyTable()->item(marked(), 7)->text()));
         // A family's runs only.
         // Sorted by the size of the error: the worst run first.
         const auto worst = std::max_element(
