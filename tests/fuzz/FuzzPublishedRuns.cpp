@@ -20,5 +20,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         *records = nlohmann::json::array({ std::move(*records) });
     const ValidationSummary summary = runValidation(*records);
     (void)validationJson(summary).dump();
+    (void)validationTable(summary);
     return 0;
 }
