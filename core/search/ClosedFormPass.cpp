@@ -8,6 +8,21 @@
 
 namespace parallax::core::searchdetail {
 
+BalancedSplits::BalancedSplits(const Scenario& base)
+    : m_layers(base.model.layers)
+    , m_headLayers(lmHeadLayerEquivalents(base.model, base.seqLen()))
+{
+}
+
+const StageSplit& BalancedSplits::of(int pp, int vpp, ScheduleKind kind)
+{
+    const auto key = std::tuple(pp, vpp, static_cast<int>(kind));
+    auto it = m_splits.find(key);
+    if (it == m_splits.end())
+        it = m_splits.emplace(key, balancedPipelineSplit(m_layers, pp, vpp, kind, m_headLayers)).first;
+    return it->second;
+}
+
 bool ClosedFormPass::cancelled() const
 {
     return m_options.cancel && m_options.cancel->load();
@@ -27,6 +42,7 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
     ClosedFormScorer scorer(m_base, m_options.calibration);
     scorer.setOptimizerOffload(m_options.optimizerOffload);
     const double hbm = scorer.hbmBytes();
+    BalancedSplits splits(m_base);
     const auto& layouts = m_space.layouts();
     std::vector<ClosedFormScore> scores;
     std::vector<int> zeros;
@@ -105,7 +121,9 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
                                 // hold fewer micro-batches in flight, SearchBoundTest), so it decides nothing here.
                                 if (sc.peakLowerBoundBytes <= hbm) {
                                     keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
-                                    if (l.pp > 1)
+                                    // An uneven variant only where the balanced split is not the even one (no window
+                                    // room for what the simulation loop would drop unseen).
+                                    if (l.pp > 1 && BalancedSplits::uneven(splits.of(p.pp, p.vpp, p.schedule)))
                                         keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
                                 }
                                 if (windowOnly)

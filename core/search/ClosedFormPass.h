@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/Scenario.h"
+#include "core/parallel/PipelineSplit.h"
 #include "core/search/Family.h"
 #include "core/search/SearchSpace.h"
 
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -250,6 +252,21 @@ struct WorkerResult {
 
 // Shared by the search's threads: every configuration of a share of the layouts scored on the
 // closed-form path, keeping the best fitting ones, each family's contenders and the leanest.
+// The split that balances the LM head on the last rank (Megatron --decoder-first/last-pipeline-num-layers),
+// per pipeline shape, computed once: the only uneven split the search scores and simulates.
+class BalancedSplits {
+public:
+    explicit BalancedSplits(const Scenario& base);
+    // Zero layers on both ends where the balanced split is the even one.
+    const StageSplit& of(int pp, int vpp, ScheduleKind kind);
+    static bool uneven(const StageSplit& s) { return s.firstStageLayers > 0 || s.lastStageLayers > 0; }
+
+private:
+    int m_layers = 0;
+    double m_headLayers = 0;
+    std::map<std::tuple<int, int, int>, StageSplit> m_splits;
+};
+
 class ClosedFormPass {
 public:
     ClosedFormPass(const Scenario& base, const SearchSpace& space, const SearchOptions& options)

@@ -271,20 +271,14 @@ SearchResult searchConfigurations(const Scenario& base, const SearchOptions& opt
             },
             [&](int) {});
     };
-    // The split that balances the LM head on the last rank (Megatron --decoder-first/last-pipeline-
-    // num-layers), per pipeline shape; the closed form scores even splits.
-    const double headLayers = lmHeadLayerEquivalents(base.model, base.seqLen());
-    std::map<std::tuple<int, int, int>, StageSplit> splits;
+    // The balanced split of an uneven window entry's pipeline shape; the closed form scores even splits.
+    BalancedSplits splits(base);
     auto unevenVariant = [&](SearchPoint p) -> std::optional<SearchPoint> {
-        const auto key = std::tuple(p.pp, p.vpp, static_cast<int>(p.schedule));
-        auto it = splits.find(key);
-        if (it == splits.end())
-            it = splits.emplace(key, balancedPipelineSplit(base.model.layers, p.pp, p.vpp, p.schedule, headLayers))
-                     .first;
-        if (it->second.firstStageLayers <= 0 && it->second.lastStageLayers <= 0)
+        const StageSplit& split = splits.of(p.pp, p.vpp, p.schedule);
+        if (!BalancedSplits::uneven(split))
             return std::nullopt;
-        p.firstStageLayers = it->second.firstStageLayers;
-        p.lastStageLayers = it->second.lastStageLayers;
+        p.firstStageLayers = split.firstStageLayers;
+        p.lastStageLayers = split.lastStageLayers;
         return p;
     };
     // The tighter memory screen, on the calling thread just before a configuration would be
