@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioIo.h"
 #include "core/search/ClosedFormScorer.h"
 #include "core/search/ConfigSearch.h"
 #include "core/search/SearchSpace.h"
@@ -125,5 +126,23 @@ void BM_SearchGpt3On1024A100(benchmark::State& state)
     runSearch(state, base, options);
 }
 BENCHMARK(BM_SearchGpt3On1024A100)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The DeepSeek-V3 preset (2048 H800, DualPipeV): 15.4M configurations, most of them DualPipe shapes whose
+// uneven split enters the bound window with its own bound. 7.0 s before that (2026-12-07: the window filled
+// with bound-0 entries and a second closed-form pass ran), 2.5 s after, on two cores.
+void BM_SearchDeepSeekV3On2048H800(benchmark::State& state)
+{
+    LoadError error;
+    const std::optional<Scenario> base = loadScenarioFile(
+        std::string(PARALLAX_SOURCE_DIR) + "/presets/scenarios/deepseek-v3-2048xh800.parallax.json", error);
+    if (!base) {
+        state.SkipWithError(error.text().c_str());
+        return;
+    }
+    SearchOptions options;
+    options.threads = 2;
+    runSearch(state, *base, options);
+}
+BENCHMARK(BM_SearchDeepSeekV3On2048H800)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 } // namespace

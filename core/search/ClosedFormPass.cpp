@@ -44,7 +44,7 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
     const double hbm = scorer.hbmBytes();
     BalancedSplits splits(m_base);
     const auto& layouts = m_space.layouts();
-    std::vector<ClosedFormScore> scores;
+    std::vector<ClosedFormScore> scores, splitScores;
     std::vector<int> zeros;
     for (int i = nextLayout++; i < static_cast<int>(layouts.size()); i = nextLayout++) {
         if (cancelled())
@@ -113,18 +113,35 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
                             if (!m_space.offersRecompute(p.recompute))
                                 continue;
                             scorer.score(l, ep, comm, mb, s, p.recompute, zeros, scores);
+                            // The DualPipe family has no bound over every split (ClosedFormScore::
+                            // anySplitLowerBoundSeconds is 0 there): its uneven variant is scored with its own
+                            // balanced split, the bound the simulation loop would compare it by.
+                            const StageSplit* pairedSplit = nullptr;
+                            if (l.pp > 1 && (s.kind == ScheduleKind::DualPipe || s.kind == ScheduleKind::DualPipeV)) {
+                                const StageSplit& split = splits.of(p.pp, p.vpp, p.schedule);
+                                if (BalancedSplits::uneven(split)) {
+                                    pairedSplit = &split;
+                                    scorer.setStageSplit(split.firstStageLayers, split.lastStageLayers);
+                                    scorer.score(l, ep, comm, mb, s, p.recompute, zeros, splitScores);
+                                    scorer.setStageSplit(0, 0);
+                                }
+                            }
                             for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
                                 const ClosedFormScore& sc = scores[zi];
                                 p.zero = zeros[zi];
                                 // A branch-and-bound candidate unless even one micro-batch in flight overflows HBM:
                                 // the closed-form peak is not a lower bound of the simulated one (the simulation can
                                 // hold fewer micro-batches in flight, SearchBoundTest), so it decides nothing here.
-                                if (sc.peakLowerBoundBytes <= hbm) {
+                                if (sc.peakLowerBoundBytes <= hbm)
                                     keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
-                                    // An uneven variant only where the balanced split is not the even one (no window
-                                    // room for what the simulation loop would drop unseen).
-                                    if (l.pp > 1 && BalancedSplits::uneven(splits.of(p.pp, p.vpp, p.schedule)))
-                                        keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
+                                if (pairedSplit) {
+                                    if (splitScores[zi].peakLowerBoundBytes <= hbm)
+                                        keep({ nanoseconds(splitScores[zi].stepLowerBoundSeconds), true, p });
+                                } else if (l.pp > 1 && sc.peakLowerBoundBytes <= hbm
+                                    && BalancedSplits::uneven(splits.of(p.pp, p.vpp, p.schedule))) {
+                                    // An uneven variant only where the balanced split is not the even one (no
+                                    // window room for what the simulation loop would drop unseen).
+                                    keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
                                 }
                                 if (windowOnly)
                                     continue;

@@ -58,10 +58,14 @@ std::vector<Draw> everyDraw(const Scenario& base, const SearchSpace& space)
 
 // Returns how many points were checked with DP > 1 under ZeRO-2 (its sync on the simulated timeline,
 // one reduce-scatter per micro-batch).
-int checkRandomPoints(const Scenario& base, int samples, unsigned seed)
+int checkRandomPoints(const Scenario& base, int samples, unsigned seed, bool dualPipeOnly = false)
 {
     const SearchSpace space(base);
-    const std::vector<Draw> draws = everyDraw(base, space);
+    std::vector<Draw> draws = everyDraw(base, space);
+    if (dualPipeOnly)
+        std::erase_if(draws, [](const Draw& d) {
+            return d.schedule.kind != ScheduleKind::DualPipe && d.schedule.kind != ScheduleKind::DualPipeV;
+        });
     EXPECT_GT(draws.size(), 100u) << base.name;
     if (draws.empty())
         return 0;
@@ -76,6 +80,7 @@ int checkRandomPoints(const Scenario& base, int samples, unsigned seed)
     std::uniform_int_distribution<std::size_t> pick(0, draws.size() - 1);
     std::vector<ClosedFormScore> scores;
     int checked = 0, pipelined = 0, tight = 0, closedFormPeakAbove = 0, dpZeroTwo = 0, programTighter = 0;
+    int unevenChecked = 0, unevenDualPipe = 0;
     for (int k = 0; k < samples; ++k) {
         const Draw& d = draws[pick(rng)];
         const std::vector<int> zeros = space.zeroStages(d.layout, d.ep);
@@ -116,6 +121,19 @@ int checkRandomPoints(const Scenario& base, int samples, unsigned seed)
                 if (u.valid) {
                     EXPECT_LE(nanoseconds(sc.anySplitLowerBoundSeconds), nanoseconds(u.stepTimeSeconds))
                         << base.name << ": " << describe(p);
+                    // Scored with its own split: the bound the closed-form pass orders DualPipe's uneven
+                    // variants by (their bound over every split is 0) and the simulation loop screens by.
+                    scorer.setStageSplit(split.firstStageLayers, split.lastStageLayers);
+                    std::vector<ClosedFormScore> own;
+                    scorer.score(d.layout, d.ep, scorer.layoutComm(d.layout, d.ep), d.microBatch, d.schedule,
+                        d.recompute, { zeros[zi] }, own);
+                    scorer.setStageSplit(0, 0);
+                    EXPECT_LE(nanoseconds(own.front().stepLowerBoundSeconds), nanoseconds(u.stepTimeSeconds))
+                        << base.name << ": " << describe(p);
+                    EXPECT_LE(own.front().peakLowerBoundBytes, u.peakMemoryBytes * (1 + 1e-12))
+                        << base.name << ": " << describe(p);
+                    unevenChecked += 1;
+                    unevenDualPipe += p.schedule == ScheduleKind::DualPipe || p.schedule == ScheduleKind::DualPipeV;
                 }
             }
         }
@@ -126,7 +144,8 @@ int checkRandomPoints(const Scenario& base, int samples, unsigned seed)
     EXPECT_GT(programTighter, 0) << base.name;
     std::cout << base.name << ": " << checked << " checked, closed-form peak above the simulated one in "
               << closedFormPeakAbove << ", DP > 1 with ZeRO-2 in " << dpZeroTwo
-              << ", the programs' peak bound tighter in " << programTighter << "\n";
+              << ", the programs' peak bound tighter in " << programTighter << ", " << unevenChecked
+              << " uneven splits (" << unevenDualPipe << " DualPipe)\n";
     return dpZeroTwo;
 }
 
@@ -155,6 +174,18 @@ TEST(SearchBound, HoldsOnRandomMoeConfigurations)
     moe.model = smallMoe();
     moe.modelPreset.clear();
     checkRandomPoints(moe, 60, 19);
+}
+
+// DualPipe and DualPipeV, whose bound over every split is 0: with a head worth more than a layer (a large
+// vocabulary) their balanced split is uneven, and its own bound orders them in the search's window.
+TEST(SearchBound, HoldsForDualPipeSplits)
+{
+    Scenario moe = searchScenario("megatron-gpt-1.7b", 4, 8, 64, 4096);
+    moe.model = smallMoe();
+    moe.model.vocab = 256000;
+    moe.model.layers = 16;
+    moe.modelPreset.clear();
+    checkRandomPoints(moe, 60, 31, true);
 }
 
 // Dense and MoE layers alternating (Llama 4 Maverick's placement): stages hold either kind in uneven counts.
