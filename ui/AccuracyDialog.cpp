@@ -100,7 +100,7 @@ AccuracyDialog::AccuracyDialog(const QString& designFamily, OpenScenario open, Q
 
     m_families = makeTable(this,
         { tr("Family (GPU x model)"), tr("Runs"), tr("Mean error"), tr("Median"), tr("Worst"), tr("Worst run"),
-            tr("Bias"), tr("Per doubling of GPUs") });
+            tr("Bias"), tr("Points per doubling of GPUs") });
     m_families->setToolTip(tr("Absolute error of the step time (or TFLOP/s per GPU) per family; the status bar's "
                               "step-time range is its family's measured spread. Bias: the mean signed error in "
                               "time (+: the engine's step is longer). Per doubling: how the error moves when a "
@@ -263,7 +263,7 @@ void AccuracyDialog::fillFamilies()
                 (t.meanSignedError >= 0 ? QStringLiteral("+") : QString()) + format::percent(t.meanSignedError),
                 t.meanSignedError));
             cells.append(t.series == 0 ? textItem(tr("no series"))
-                                       : new NumberItem(tr("%1 points (%2 series, %3-%4 GPUs)")
+                                       : new NumberItem(tr("%1 (%2 series, %3-%4 GPUs)")
                                                             .arg(QString::asprintf("%+.2f", 100 * t.slopePerDoubling))
                                                             .arg(t.series)
                                                             .arg(t.fewestGpus)

@@ -262,11 +262,10 @@ private Q_SLOTS:
         const core::FamilyTrend& trend = direct.familyTrends.at("h100-sxm x dense");
         QVERIFY(trend.series > 0);
         QCOMPARE(d->familyTable()->item(marked(), 6)->data(Qt::UserRole).toDouble(), trend.meanSignedError);
-        QVERIFY2(
-            d->familyTable()
-                ->item(marked(), 7)
-                ->text()
-                .startsWith(QString::asprintf("%+.2f points (%d series", 100 * trend.slopePerDoubling, trend.series)),
+        QVERIFY2(d->familyTable()
+                     ->item(marked(), 7)
+                     ->text()
+                     .startsWith(QString::asprintf("%+.2f (%d series", 100 * trend.slopePerDoubling, trend.series)),
             qPrintable(d->familyTable()->item(marked(), 7)->text()));
         // A family's runs only.
         // Sorted by the size of the error: the worst run first.
