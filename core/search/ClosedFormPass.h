@@ -250,8 +250,6 @@ struct WorkerResult {
     long long scored = 0, fitting = 0, pruned = 0;
 };
 
-// Shared by the search's threads: every configuration of a share of the layouts scored on the
-// closed-form path, keeping the best fitting ones, each family's contenders and the leanest.
 // The split that balances the LM head on the last rank (Megatron --decoder-first/last-pipeline-num-layers),
 // per pipeline shape, computed once: the only uneven split the search scores and simulates.
 class BalancedSplits {
@@ -267,6 +265,8 @@ private:
     std::map<std::tuple<int, int, int>, StageSplit> m_splits;
 };
 
+// Shared by the search's threads: every configuration of a share of the layouts scored on the
+// closed-form path, keeping the best fitting ones, each family's contenders and the leanest.
 class ClosedFormPass {
 public:
     ClosedFormPass(const Scenario& base, const SearchSpace& space, const SearchOptions& options)
