@@ -86,6 +86,18 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
                         p.dispatcher = dispatcher;
                         p.cpComm = cpComm.type;
                         p.cpA2aSize = cpComm.a2aSize;
+                        // The balanced split of this pipeline where it is not the even one: the uneven variant
+                        // (no window room for what the simulation loop would drop unseen). The DualPipe family
+                        // has no bound over every split (ClosedFormScore::anySplitLowerBoundSeconds is 0 there),
+                        // so its variant is scored with its own split, the bound the simulation loop compares
+                        // it by.
+                        const StageSplit* unevenSplit = nullptr;
+                        if (l.pp > 1) {
+                            const StageSplit& split = splits.of(p.pp, p.vpp, p.schedule);
+                            unevenSplit = BalancedSplits::uneven(split) ? &split : nullptr;
+                        }
+                        const bool ownSplitBound
+                            = unevenSplit && (s.kind == ScheduleKind::DualPipe || s.kind == ScheduleKind::DualPipeV);
                         // Prune ZeRO stages whose weights + grads + optimizer alone exceed HBM.
                         zeros.clear();
                         for (int z : allZeros) {
@@ -113,18 +125,10 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
                             if (!m_space.offersRecompute(p.recompute))
                                 continue;
                             scorer.score(l, ep, comm, mb, s, p.recompute, zeros, scores);
-                            // The DualPipe family has no bound over every split (ClosedFormScore::
-                            // anySplitLowerBoundSeconds is 0 there): its uneven variant is scored with its own
-                            // balanced split, the bound the simulation loop would compare it by.
-                            const StageSplit* pairedSplit = nullptr;
-                            if (l.pp > 1 && (s.kind == ScheduleKind::DualPipe || s.kind == ScheduleKind::DualPipeV)) {
-                                const StageSplit& split = splits.of(p.pp, p.vpp, p.schedule);
-                                if (BalancedSplits::uneven(split)) {
-                                    pairedSplit = &split;
-                                    scorer.setStageSplit(split.firstStageLayers, split.lastStageLayers);
-                                    scorer.score(l, ep, comm, mb, s, p.recompute, zeros, splitScores);
-                                    scorer.setStageSplit(0, 0);
-                                }
+                            if (ownSplitBound) {
+                                scorer.setStageSplit(unevenSplit->firstStageLayers, unevenSplit->lastStageLayers);
+                                scorer.score(l, ep, comm, mb, s, p.recompute, zeros, splitScores);
+                                scorer.setStageSplit(0, 0);
                             }
                             for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
                                 const ClosedFormScore& sc = scores[zi];
@@ -134,13 +138,10 @@ void ClosedFormPass::run(WorkerResult& out, std::atomic<int>& nextLayout, std::a
                                 // hold fewer micro-batches in flight, SearchBoundTest), so it decides nothing here.
                                 if (sc.peakLowerBoundBytes <= hbm)
                                     keep({ nanoseconds(sc.stepLowerBoundSeconds), false, p });
-                                if (pairedSplit) {
+                                if (ownSplitBound) {
                                     if (splitScores[zi].peakLowerBoundBytes <= hbm)
                                         keep({ nanoseconds(splitScores[zi].stepLowerBoundSeconds), true, p });
-                                } else if (l.pp > 1 && sc.peakLowerBoundBytes <= hbm
-                                    && BalancedSplits::uneven(splits.of(p.pp, p.vpp, p.schedule))) {
-                                    // An uneven variant only where the balanced split is not the even one (no
-                                    // window room for what the simulation loop would drop unseen).
+                                } else if (unevenSplit && sc.peakLowerBoundBytes <= hbm) {
                                     keep({ nanoseconds(sc.anySplitLowerBoundSeconds), true, p });
                                 }
                                 if (windowOnly)

@@ -34,4 +34,9 @@ std::string percentText(double fraction, int digits)
     return fixedText(fraction * 100.0, digits) + "%";
 }
 
+std::string signedPercentText(double fraction, int digits)
+{
+    return (fraction >= 0 ? "+" : "") + percentText(fraction, digits);
+}
+
 } // namespace parallax::core

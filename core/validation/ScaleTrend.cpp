@@ -84,8 +84,7 @@ std::map<std::string, FamilyTrend> familyTrends(const std::vector<ValidationRow>
 
 std::string familyTrendText(const FamilyTrend& t)
 {
-    auto signedPercent = [](double f) { return (f >= 0 ? "+" : "") + percentText(f); };
-    std::string text = "bias " + signedPercent(t.meanSignedError) + " over " + std::to_string(t.rows)
+    std::string text = "bias " + signedPercentText(t.meanSignedError) + " over " + std::to_string(t.rows)
         + (t.rows == 1 ? " row" : " rows") + "; ";
     if (t.series == 0)
         return text + "no weak-scaling series";

@@ -30,7 +30,7 @@ std::string validationTable(const ValidationSummary& s)
         if (r.run.peakMemoryBytes) {
             mem = gibText(r.predictedPeakMemoryBytes);
             memPub = gibText(*r.run.peakMemoryBytes);
-            memErr = (r.memoryError >= 0 ? "+" : "") + percentText(r.memoryError);
+            memErr = signedPercentText(r.memoryError);
         }
         std::snprintf(line, sizeof line, "%-52s %-9s %10.3f %10.3f %+7.1f%% %9s %9s %8s%s\n", r.run.id.c_str(),
             unitOf(r.run.metric), r.predicted, r.run.published, 100 * r.error, mem.c_str(), memPub.c_str(),
