@@ -6,6 +6,7 @@
 #include "core/model/LayerShape.h"
 #include "core/search/NumberText.h"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -147,6 +148,23 @@ std::string deepEpAlternative(const Scenario& s, const LayoutStageResult& layout
     }
     return {};
 }
+// A job outside the GPU span of its family's published runs: how far, and what the band does about it
+// (core/memory/PredictionBands.h, widenedOutsideSpan).
+std::string scaleOutsideNote(const StepTimeBand& b, int gpus)
+{
+    const bool above = b.doublingsOutside > 0;
+    std::string text = std::to_string(gpus) + " GPUs is " + fixed(std::abs(b.doublingsOutside), 1) + " doublings "
+        + (above ? "beyond the largest" : "below the smallest") + " published " + b.family
+        + " run the engine was checked on (" + std::to_string(b.spanGpus) + " GPUs)";
+    if (b.errorPerDoubling == 0)
+        return text + "; those runs show no weak-scaling trend to carry over, so the step-time range is theirs";
+    const bool engineFallsBehind = b.errorPerDoubling < 0; // published steps grow faster with the job
+    const bool widensHigh = engineFallsBehind == above;
+    return text + "; within them published steps grew " + fixed(std::abs(b.errorPerDoubling) * 100, 2)
+        + " points per doubling of the GPUs " + (engineFallsBehind ? "faster" : "slower")
+        + " than the engine's (weak-scaling series), so the step-time range's " + (widensHigh ? "high" : "low")
+        + " end is widened by " + fixed(b.widenedBy * 100, 1) + " points";
+}
 } // namespace
 
 void findingsStage(const Scenario& scenario, const LayoutStageResult& layout, const LayerCostStageResult& costs,
@@ -165,6 +183,8 @@ void findingsStage(const Scenario& scenario, const LayoutStageResult& layout, co
     memoryWarnings(scenario, report);
     if (!timeBand.measured)
         report.notes.push_back({ "step_time", "step-time range: " + timeBand.family + "; the widest band is used" });
+    if (timeBand.doublingsOutside != 0)
+        report.notes.push_back({ "step_time", scaleOutsideNote(timeBand, scenario.parallel.worldSize()) });
 }
 
 } // namespace parallax::core

@@ -20,7 +20,7 @@ StepTimeBand stepTimeStage(const Scenario& scenario, const PipelineInputs& pipel
     report.step.bubbleSeconds = report.schedule.makespan * report.bubbleFraction;
     report.stepTimeSeconds = report.step.stepSeconds;
     const GpuSpec& gpu = costs.gpu;
-    StepTimeBand timeBand = stepTimeBand(gpu.id.empty() ? gpu.name : gpu.id, scenario.model.isMoe());
+    StepTimeBand timeBand = stepTimeBand(gpu.id.empty() ? gpu.name : gpu.id, scenario.model.isMoe(), par.worldSize());
     report.stepTimeLowSeconds = timeBand.band.low(report.stepTimeSeconds);
     report.stepTimeHighSeconds = timeBand.band.high(report.stepTimeSeconds);
     report.stepTimeFamily = timeBand.family;

@@ -22,6 +22,12 @@ struct StepTimeFamily {
     bool moe;
     ErrorBand band;
     int rows; // rows of the training file it was measured on
+    // The GPU counts of those rows, and the weak-scaling trend within them (core/validation/ScaleTrend.h):
+    // the change of the time-sense error (predicted / published - 1) per doubling of the GPUs, 0 where the
+    // family has no weak-scaling series. Outside the span the band is widened along the trend.
+    int fewestGpus;
+    int mostGpus;
+    double errorPerDoubling;
 };
 
 // The one table of bands (core/memory/PredictionBands.cpp; docs/validation.md says how they were measured).
@@ -37,10 +43,17 @@ struct StepTimeBand {
     ErrorBand band;
     std::string family; // familyName of the family, or why none was found
     bool measured = false; // false: no family of this GPU and kind; the widest band of the kind is used
+    // Doublings of the job's GPU count beyond the family's published rows: > 0 above the largest, < 0 below
+    // the smallest, 0 inside the span (or where no family was measured).
+    double doublingsOutside = 0;
+    int spanGpus = 0; // the family's largest (doublingsOutside > 0) or smallest (< 0) published GPU count
+    double errorPerDoubling = 0; // the family's trend, as in StepTimeFamily
+    double widenedBy = 0; // how much the trend widened the band's side it points to (a fraction of the step)
 };
 // The family of gpuId x moe, else the same kind on the closest GPU (same silicon aliases), else the widest
-// band of that kind.
-StepTimeBand stepTimeBand(const std::string& gpuId, bool moe);
+// band of that kind. A job of `gpus` GPUs outside the family's published span gets the band widened by the
+// family's weak-scaling trend carried over the doublings outside (gpus <= 0: no scale check).
+StepTimeBand stepTimeBand(const std::string& gpuId, bool moe, int gpus = 0);
 
 enum class MemoryVerdict { Fits, Tight, DoesNotFit };
 const char* toString(MemoryVerdict v); // "fits" | "tight" | "does not fit"

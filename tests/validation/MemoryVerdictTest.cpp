@@ -7,6 +7,7 @@
 #include "core/Units.h"
 #include "core/io/ScenarioIo.h"
 #include "core/memory/PredictionBands.h"
+#include "core/validation/ScaleTrend.h"
 #include "core/validation/ValidationSuite.h"
 
 #include <gtest/gtest.h>
@@ -144,6 +145,32 @@ TEST(PredictionBands, StepTimeBandsCoverTheirFamilies)
         const std::string name = familyName(f.gpu, f.moe);
         ASSERT_TRUE(byFamily.count(name)) << name << " has no rows: drop it or add data";
         EXPECT_EQ(static_cast<std::size_t>(f.rows), byFamily[name].size()) << name;
+    }
+}
+
+// Each family's GPU span is its rows' span, and its stored weak-scaling trend is the one `validate` measures
+// on them (core/validation/ScaleTrend.h) to within 0.05 points per doubling: the band widens outside the span
+// by that trend (tests/core/memory/ScaleOutsideSpanTest.cpp).
+TEST(PredictionBands, SpanAndTrendAreTheRowsOwn)
+{
+    std::map<std::string, std::pair<int, int>> span;
+    for (const ValidationRow& r : allRows()) {
+        const std::string name = validationFamily(r.run);
+        const int gpus = r.run.scenario.parallel.worldSize();
+        auto [it, fresh] = span.try_emplace(name, gpus, gpus);
+        it->second.first = std::min(it->second.first, gpus);
+        it->second.second = std::max(it->second.second, gpus);
+    }
+    const std::map<std::string, FamilyTrend> trends = familyTrends(allRows());
+    for (const StepTimeFamily& f : stepTimeFamilies()) {
+        const std::string name = familyName(f.gpu, f.moe);
+        ASSERT_TRUE(span.count(name) && trends.count(name)) << name;
+        EXPECT_EQ(f.fewestGpus, span[name].first) << name;
+        EXPECT_EQ(f.mostGpus, span[name].second) << name;
+        const FamilyTrend& t = trends.at(name);
+        std::printf("%-16s %d-%d GPUs, trend %+.4f per doubling (stored %+.4f, %d series)\n", name.c_str(),
+            span[name].first, span[name].second, t.slopePerDoubling, f.errorPerDoubling, t.series);
+        EXPECT_NEAR(f.errorPerDoubling, t.series > 0 ? t.slopePerDoubling : 0.0, 0.0005) << name;
     }
 }
 
