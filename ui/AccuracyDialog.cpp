@@ -21,6 +21,7 @@
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 namespace parallax::ui {
@@ -254,10 +255,14 @@ void AccuracyDialog::fillFamilies()
         }
     };
     for (const auto& [family, stats] : s.perFamily) {
-        QList<QTableWidgetItem*> cells { new NumberItem(QString::number(stats.count), stats.count),
-            percentItem(stats.meanAbs), percentItem(stats.medianAbs), percentItem(stats.maxAbs),
-            textItem(QString::fromStdString(stats.worstId)) };
-        if (const auto trend = s.familyTrends.find(family); trend != s.familyTrends.end()) {
+        const auto trend = s.familyTrends.find(family);
+        const QString runs = trend == s.familyTrends.end()
+            ? QString::number(stats.count)
+            : tr("%1 (%2-%3 GPUs)").arg(stats.count).arg(trend->second.rowsFewestGpus).arg(trend->second.rowsMostGpus);
+        QList<QTableWidgetItem*> cells { new NumberItem(runs, stats.count), percentItem(stats.meanAbs),
+            percentItem(stats.medianAbs), percentItem(stats.maxAbs), textItem(QString::fromStdString(stats.worstId)) };
+        cells.back()->setToolTip(QString::fromStdString(stats.worstId));
+        if (trend != s.familyTrends.end()) {
             const core::FamilyTrend& t = trend->second;
             cells.append(new NumberItem(
                 (t.meanSignedError >= 0 ? QStringLiteral("+") : QString()) + format::percent(t.meanSignedError),
@@ -284,6 +289,12 @@ void AccuracyDialog::fillFamilies()
                 textItem(tr("the app uses the widest band of its kind")) });
     }
     m_families->resizeColumnsToContents();
+    // The worst run's id is long ("dgxc_v25.02.01_grok1_314b_H100_128gpu_bf16_L16"): elided in the middle, whole in
+    // its tooltip, so that the trend column stays inside the dialog.
+    constexpr int kWorstRunColumn = 5;
+    constexpr int kWorstRunWidth = 230;
+    m_families->setTextElideMode(Qt::ElideMiddle);
+    m_families->setColumnWidth(kWorstRunColumn, std::min(m_families->columnWidth(kWorstRunColumn), kWorstRunWidth));
     int height = m_families->horizontalHeader()->height() + 2 * m_families->frameWidth();
     for (int r = 0; r < m_families->rowCount(); ++r)
         height += m_families->rowHeight(r);

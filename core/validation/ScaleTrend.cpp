@@ -47,8 +47,11 @@ std::map<std::string, FamilyTrend> familyTrends(const std::vector<ValidationRow>
         ++t.rows;
         t.meanSignedError += e;
         const int gpus = r.run.scenario.topology.gpuCount();
-        if (gpus > 0)
-            seriesOf[family][seriesKey(r)].emplace_back(std::log2(gpus), e);
+        if (gpus <= 0)
+            continue;
+        t.rowsFewestGpus = t.rowsFewestGpus ? std::min(t.rowsFewestGpus, gpus) : gpus;
+        t.rowsMostGpus = std::max(t.rowsMostGpus, gpus);
+        seriesOf[family][seriesKey(r)].emplace_back(std::log2(gpus), e);
     }
     for (auto& [family, t] : out) {
         t.meanSignedError /= t.rows;
@@ -85,7 +88,8 @@ std::map<std::string, FamilyTrend> familyTrends(const std::vector<ValidationRow>
 std::string familyTrendText(const FamilyTrend& t)
 {
     std::string text = "bias " + signedPercentText(t.meanSignedError) + " over " + std::to_string(t.rows)
-        + (t.rows == 1 ? " row" : " rows") + "; ";
+        + (t.rows == 1 ? " row" : " rows") + " of " + std::to_string(t.rowsFewestGpus) + "-"
+        + std::to_string(t.rowsMostGpus) + " GPUs; ";
     if (t.series == 0)
         return text + "no weak-scaling series";
     char slope[32];
@@ -97,9 +101,9 @@ std::string familyTrendText(const FamilyTrend& t)
 
 nlohmann::json familyTrendJson(const FamilyTrend& t)
 {
-    return { { "rows", t.rows }, { "mean_signed_time_error", t.meanSignedError }, { "series", t.series },
-        { "series_rows", t.seriesRows }, { "fewest_gpus", t.fewestGpus }, { "most_gpus", t.mostGpus },
-        { "slope_per_doubling", t.slopePerDoubling } };
+    return { { "rows", t.rows }, { "rows_fewest_gpus", t.rowsFewestGpus }, { "rows_most_gpus", t.rowsMostGpus },
+        { "mean_signed_time_error", t.meanSignedError }, { "series", t.series }, { "series_rows", t.seriesRows },
+        { "fewest_gpus", t.fewestGpus }, { "most_gpus", t.mostGpus }, { "slope_per_doubling", t.slopePerDoubling } };
 }
 
 } // namespace parallax::core

@@ -18,6 +18,8 @@ struct ValidationRow;
 // constant offset and a growing one call for different physics).
 struct FamilyTrend {
     int rows = 0;
+    int rowsFewestGpus = 0; // the GPU counts the rows span (a job outside them is extrapolated:
+    int rowsMostGpus = 0; // core/memory/PredictionBands.h)
     double meanSignedError = 0;
     int series = 0; // weak-scaling series whose GPU counts span at least a doubling
     int seriesRows = 0;
@@ -32,7 +34,7 @@ struct FamilyTrend {
 double timeSenseError(const ValidationRow& row);
 // Per family (validationFamily), from the compared rows.
 std::map<std::string, FamilyTrend> familyTrends(const std::vector<ValidationRow>& rows);
-// "bias +1.6% over 101 rows; weak scaling -0.6 points per doubling of the GPUs (14 series, 80 rows,
+// "bias +1.6% over 101 rows of 8-6144 GPUs; weak scaling -0.6 points per doubling of the GPUs (14 series, 80 rows,
 // 8-2048 GPUs)", or "...; no weak-scaling series".
 std::string familyTrendText(const FamilyTrend& t);
 nlohmann::json familyTrendJson(const FamilyTrend& t);

@@ -258,8 +258,10 @@ private Q_SLOTS:
             d->familyTable()->item(marked(), 0)->data(Qt::UserRole).toString(), QStringLiteral("h100-sxm x dense"));
         QCOMPARE(d->familyTable()->item(marked(), 2)->text(),
             format::percent(direct.perFamily.at("h100-sxm x dense").meanAbs));
-        // Its bias and its weak-scaling trend, as validate prints them.
+        // Its bias and its weak-scaling trend, as validate prints them, and the GPU counts its runs span.
         const core::FamilyTrend& trend = direct.familyTrends.at("h100-sxm x dense");
+        QCOMPARE(d->familyTable()->item(marked(), 1)->text(),
+            QStringLiteral("%1 (%2-%3 GPUs)").arg(trend.rows).arg(trend.rowsFewestGpus).arg(trend.rowsMostGpus));
         QVERIFY(trend.series > 0);
         QCOMPARE(d->familyTable()->item(marked(), 6)->data(Qt::UserRole).toDouble(), trend.meanSignedError);
         QVERIFY2(d->familyTable()

@@ -153,23 +153,15 @@ TEST(PredictionBands, StepTimeBandsCoverTheirFamilies)
 // by that trend (tests/core/memory/ScaleOutsideSpanTest.cpp).
 TEST(PredictionBands, SpanAndTrendAreTheRowsOwn)
 {
-    std::map<std::string, std::pair<int, int>> span;
-    for (const ValidationRow& r : allRows()) {
-        const std::string name = validationFamily(r.run);
-        const int gpus = r.run.scenario.parallel.worldSize();
-        auto [it, fresh] = span.try_emplace(name, gpus, gpus);
-        it->second.first = std::min(it->second.first, gpus);
-        it->second.second = std::max(it->second.second, gpus);
-    }
     const std::map<std::string, FamilyTrend> trends = familyTrends(allRows());
     for (const StepTimeFamily& f : stepTimeFamilies()) {
         const std::string name = familyName(f.gpu, f.moe);
-        ASSERT_TRUE(span.count(name) && trends.count(name)) << name;
-        EXPECT_EQ(f.fewestGpus, span[name].first) << name;
-        EXPECT_EQ(f.mostGpus, span[name].second) << name;
+        ASSERT_TRUE(trends.count(name)) << name;
         const FamilyTrend& t = trends.at(name);
+        EXPECT_EQ(f.fewestGpus, t.rowsFewestGpus) << name;
+        EXPECT_EQ(f.mostGpus, t.rowsMostGpus) << name;
         std::printf("%-16s %d-%d GPUs, trend %+.4f per doubling (stored %+.4f, %d series)\n", name.c_str(),
-            span[name].first, span[name].second, t.slopePerDoubling, f.errorPerDoubling, t.series);
+            t.rowsFewestGpus, t.rowsMostGpus, t.slopePerDoubling, f.errorPerDoubling, t.series);
         EXPECT_NEAR(f.errorPerDoubling, t.series > 0 ? t.slopePerDoubling : 0.0, 0.0005) << name;
     }
 }

@@ -63,6 +63,8 @@ TEST(ScaleTrend, SlopePerDoublingWithinASeries)
     EXPECT_EQ(t.seriesRows, 3);
     EXPECT_EQ(t.fewestGpus, 8);
     EXPECT_EQ(t.mostGpus, 128);
+    EXPECT_EQ(t.rowsFewestGpus, 8);
+    EXPECT_EQ(t.rowsMostGpus, 128);
     EXPECT_NEAR(t.slopePerDoubling, -0.01, 1e-12);
     EXPECT_NE(familyTrendText(t).find("-1.00 points per doubling of the GPUs (1 series, 3 rows, 8-128 GPUs)"),
         std::string::npos)
@@ -90,7 +92,11 @@ TEST(ScaleTrend, ThroughputRowsInTheTimeSenseAndShortSpansLeftOut)
     const FamilyTrend t = familyTrends({ row(16, 0.0), row(24, 0.1) }).at(kFamily);
     EXPECT_EQ(t.series, 0);
     EXPECT_NEAR(t.meanSignedError, 0.05, 1e-12);
-    EXPECT_NE(familyTrendText(t).find("bias +5.0% over 2 rows; no weak-scaling series"), std::string::npos)
+    // The rows' span is kept though they make no series.
+    EXPECT_EQ(t.rowsFewestGpus, 16);
+    EXPECT_EQ(t.rowsMostGpus, 24);
+    EXPECT_NE(
+        familyTrendText(t).find("bias +5.0% over 2 rows of 16-24 GPUs; no weak-scaling series"), std::string::npos)
         << familyTrendText(t);
 }
 
@@ -99,9 +105,11 @@ TEST(ScaleTrend, ValidateReportsIt)
     ValidationSummary s;
     s.rows = { row(8, 0.02), row(128, -0.02) };
     s.familyTrends = familyTrends(s.rows);
-    EXPECT_NE(validationTable(s).find(std::string(kFamily) + ": bias +0.0% over 2 rows; weak scaling -1.00 points"),
+    EXPECT_NE(validationTable(s).find(
+                  std::string(kFamily) + ": bias +0.0% over 2 rows of 8-128 GPUs; weak scaling -1.00 points"),
         std::string::npos);
     const json j = validationJson(s)["per_family_trend"][kFamily];
     EXPECT_NEAR(j["slope_per_doubling"].get<double>(), -0.01, 1e-12);
     EXPECT_EQ(j["series"].get<int>(), 1);
+    EXPECT_EQ(j["rows_most_gpus"].get<int>(), 128);
 }
