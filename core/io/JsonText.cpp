@@ -36,6 +36,74 @@ std::string checkJsonNesting(std::string_view text, int maxDepth)
     return {};
 }
 
+namespace {
+
+// Length of the UTF-8 sequence that starts at text[i] (1-4), or 0 where the bytes there are not one
+// (RFC 3629 sec. 4: a lead byte and its continuation bytes 10xxxxxx; overlong leads C0, C1, F5-FF refused).
+std::size_t utf8SequenceLength(std::string_view text, std::size_t i)
+{
+    const auto lead = static_cast<unsigned char>(text[i]);
+    std::size_t length = 0;
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xC2 && lead <= 0xDF)
+        length = 2;
+    else if (lead >= 0xE0 && lead <= 0xEF)
+        length = 3;
+    else if (lead >= 0xF0 && lead <= 0xF4)
+        length = 4;
+    else
+        return 0;
+    if (i + length > text.size())
+        return 0;
+    for (std::size_t k = 1; k < length; ++k) {
+        if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80)
+            return 0;
+    }
+    return length;
+}
+
+// nlohmann quotes the bytes it read last, which may end inside a character (a file cut mid-way) or hold
+// control characters: keep every whole UTF-8 character ("≈" stays "≈"), '?' for the rest.
+std::string printableUtf8(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t n = utf8SequenceLength(text, i);
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (n == 0 || (n == 1 && c < 0x20 && c != '\n')) {
+            out += '?';
+            ++i;
+        } else {
+            out.append(text.substr(i, n));
+            i += n;
+        }
+    }
+    return out;
+}
+
+// "...; last read: '<a whole unterminated string>'" can quote kilobytes (a description cut before its
+// closing quote): keep its last kLastReadChars bytes, on a character boundary, after "...".
+std::string shortenedLastRead(const std::string& what)
+{
+    constexpr std::size_t kLastReadChars = 120;
+    const std::string marker = "last read: '";
+    const std::size_t open = what.find(marker);
+    if (open == std::string::npos)
+        return what;
+    const std::size_t from = open + marker.size();
+    const std::size_t close = what.rfind('\'');
+    if (close == std::string::npos || close < from || close - from <= kLastReadChars)
+        return what;
+    std::size_t cut = close - kLastReadChars;
+    while (cut < close && (static_cast<unsigned char>(what[cut]) & 0xC0) == 0x80)
+        ++cut; // not inside a character
+    return what.substr(0, from) + "..." + what.substr(cut);
+}
+
+} // namespace
+
 std::string jsonExceptionText(const nlohmann::json::exception& e)
 {
     std::string what = e.what();
@@ -45,11 +113,7 @@ std::string jsonExceptionText(const nlohmann::json::exception& e)
         if (close != std::string::npos)
             what = what.substr(close + 2);
     }
-    // nlohmann quotes the bytes it read last: keep the message printable and valid UTF-8.
-    for (char& c : what) {
-        if (static_cast<unsigned char>(c) >= 0x80 || (static_cast<unsigned char>(c) < 0x20 && c != '\n'))
-            c = '?';
-    }
+    what = shortenedLastRead(printableUtf8(what));
     switch (e.id) {
     case 406:
         return "a number is outside the range of a double (about 1.8e308): " + what;

@@ -177,6 +177,25 @@ TEST(ScenarioReader, EveryJsonExceptionBecomesAFieldMessage)
     }
 }
 
+// A file cut inside a long description: the message names the field, quotes only the end of what was read,
+// and keeps its characters (the "≈" of the guide's presets) as valid UTF-8, a cut one as '?'.
+TEST(ScenarioReader, TruncatedDescriptionIsQuotedShortAndReadable)
+{
+    json j = defaultScenario();
+    j["description"] = std::string(400, 'x') + " bubble \u2248 18% and \u00e9t\u00e9";
+    const std::string text = j.dump();
+    // Cut after the first byte of the last "é".
+    const std::string cut = text.substr(0, text.find("\xc3\xa9\"") + 1);
+    LoadError error;
+    EXPECT_FALSE(parseScenario(cut, error));
+    const std::string message = error.text();
+    EXPECT_NE(message.find("in description"), std::string::npos) << message;
+    EXPECT_NE(message.find("\u2248 18% and \u00e9t?"), std::string::npos) << message;
+    EXPECT_NE(message.find("...x"), std::string::npos) << message;
+    EXPECT_EQ(message.find(std::string(200, 'x')), std::string::npos) << "the whole string quoted: " << message;
+    EXPECT_NO_THROW((void)json(message).dump()) << "not valid UTF-8";
+}
+
 TEST(ScenarioReader, ModelOfTheWrongTypeSaysBothFormsAreAccepted)
 {
     json j = defaultScenario();
