@@ -73,6 +73,21 @@ TEST(RankMapRenderer, LegibleFromEightToThousandsOfGpus)
     }
 }
 
+// The legend counts in words: "8 groups of 1 GPU" (tp = 1), "1 group of 8 GPUs".
+TEST(RankMapRenderer, LegendCountsGroupsAndGpusInWords)
+{
+    const core::Topology topo = core::Topology::regular(h100(), 1, 8, 400);
+    for (const auto& [tp, says] : { std::pair { 1, "(8 groups of 1 GPU)" }, std::pair { 8, "(1 group of 8 GPUs)" } }) {
+        core::ParallelConfig c;
+        c.tp = tp;
+        c.dp = 8 / tp;
+        RankMapRenderer::Options o;
+        const QByteArray svg = render::renderSvg(render::rankMapPicture(
+            std::make_shared<const RankMapRenderer>(core::RankMap::build(c, &topo), topo), std::nullopt, o));
+        EXPECT_TRUE(svg.contains(says)) << tp;
+    }
+}
+
 // TP = 16 on 8-GPU nodes: every TP group leaves its NVLink domain, and the map says so.
 TEST(RankMapRenderer, MarksGroupsThatLeaveTheirDomain)
 {

@@ -369,12 +369,14 @@ double RankMapRenderer::paintLegend(QPainter* p, const QRectF& rect, const Optio
         for (int r = 0; r < world; ++r)
             values = std::max(values, coordinate(m_rankMap.coords(r), dim) + 1);
     }
+    const int groupSize = groups.empty() ? 0 : static_cast<int>(groups.front().ranks.size());
     const QString what = options.colorBy == ColorBy::Group
-        ? QStringLiteral("Color: %1 group (%2 %3 of %4 GPUs)")
+        ? QStringLiteral("Color: %1 group (%2 %3 of %4 %5)")
               .arg(name)
               .arg(values)
               .arg(values == 1 ? QStringLiteral("group") : QStringLiteral("groups"))
-              .arg(groups.empty() ? 0 : static_cast<int>(groups.front().ranks.size()))
+              .arg(groupSize)
+              .arg(groupSize == 1 ? QStringLiteral("GPU") : QStringLiteral("GPUs"))
         : QStringLiteral("Color: %1 coordinate (%1 = 0 .. %2)").arg(name).arg(values - 1);
     item(nullptr,
         what
