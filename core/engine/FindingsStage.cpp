@@ -160,10 +160,10 @@ std::string scaleOutsideNote(const StepTimeBand& b, int gpus)
         return text + "; those runs show no weak-scaling trend to carry over, so the step-time range is theirs";
     const bool engineFallsBehind = b.errorPerDoubling < 0; // published steps grow faster with the job
     const bool widensHigh = engineFallsBehind == above;
-    return text + "; within them published steps grew " + fixed(std::abs(b.errorPerDoubling) * 100, 2)
-        + " points per doubling of the GPUs " + (engineFallsBehind ? "faster" : "slower")
-        + " than the engine's (weak-scaling series), so the step-time range's " + (widensHigh ? "high" : "low")
-        + " end is widened by " + fixed(b.widenedBy * 100, 1) + " points";
+    return text + "; over the family's weak-scaling series published steps grew "
+        + fixed(std::abs(b.errorPerDoubling) * 100, 2) + " points per doubling of the GPUs "
+        + (engineFallsBehind ? "faster" : "slower") + " than the engine's, so the step-time range's "
+        + (widensHigh ? "high" : "low") + " end is widened by " + fixed(b.widenedBy * 100, 1) + " points";
 }
 } // namespace
 

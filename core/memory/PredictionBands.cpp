@@ -16,22 +16,20 @@ namespace {
 // span of the rows and the weak-scaling trend within it (`parallax-cli validate`, "per family, signed"),
 // which the same test checks against the rows.
 constexpr std::array kStepTimeFamilies {
-    StepTimeFamily {
-        "a100-sxm-80gb", "a100-sxm-40gb", false, { 0.06, 0.07 }, 120, 8, 3072, 0.0 }, // p10 0.939, p90 1.068; no series
+    // p10 0.939, p90 1.068; no weak-scaling series.
+    StepTimeFamily { "a100-sxm-80gb", "a100-sxm-40gb", false, { 0.06, 0.07 }, 120, 8, 3072, 0.0 },
     // H100 dense with the stream-K GEMMs, the fused-attention rate and the HBM stream rate measured on an
-    // H200 (data/probe/h200-2026-12-04).
-    StepTimeFamily {
-        "h100-sxm", "h800-sxm h200", false, { 0.08, 0.07 }, 101, 8, 6144, -0.0043 }, // p10 0.921, p90 1.064
+    // H200 (data/probe/h200-2026-12-04). p10 0.921, p90 1.064.
+    StepTimeFamily { "h100-sxm", "h800-sxm h200", false, { 0.08, 0.07 }, 101, 8, 6144, -0.0043 },
     // Grok-1 on H100, bf16 and fp8 rows together, with Megatron-Core's expert layout (etp = tp), its
     // dispatcher's gather over the ETP group, the LM head in bf16 under fp8, stream-K GEMMs and the measured
-    // fused-attention rate.
-    StepTimeFamily {
-        "h100-sxm", "h800-sxm h200", true, { 0.09, 0.06 }, 18, 8, 2048, -0.0094 }, // p10 0.914, p90 1.040, min 0.910
+    // fused-attention rate. p10 0.914, p90 1.040, min 0.910.
+    StepTimeFamily { "h100-sxm", "h800-sxm h200", true, { 0.09, 0.06 }, 18, 8, 2048, -0.0094 },
     // GB200 rows with the sustained-clock GEMM rate of the slowest GPU (presets/gpus/gb200.json): the engine
     // is 2-6% fast on all six. The range starts at the engine's own number (a range that leaves out the
     // point it belongs to reads as a bug, "9.12 s (9.3-9.7)"), so its low end is the point itself.
-    StepTimeFamily {
-        "gb200", "b200", false, { 0.0, 0.06 }, 6, 128, 512, -0.0092 }, // p10 1.031, p90 1.053, min 1.024, max 1.059
+    // p10 1.031, p90 1.053, min 1.024, max 1.059.
+    StepTimeFamily { "gb200", "b200", false, { 0.0, 0.06 }, 6, 128, 512, -0.0092 },
 };
 
 // published / predicted allocator peak over all memory rows (min to max).
