@@ -323,7 +323,8 @@ void MainWindow::updateStatus()
             tr("Time of one optimizer step (pipeline %1, exposed data-parallel %2, optimizer %3); "
                "range: measured error on published runs of %4")
                 .arg(format::seconds(r.step.pipelineSeconds), format::seconds(r.step.dpExposedSeconds),
-                    format::seconds(r.step.optimizerSeconds), QString::fromStdString(r.stepTimeFamily)));
+                    format::seconds(r.step.optimizerSeconds),
+                    QString::fromStdString(core::stepTimeRangeSourceText(r))));
         m_mfuLabel->setToolTip(tr("Model FLOPs utilization; HFU (with recompute) %1").arg(format::percent(r.hfu)));
         if (r.hbmBytes > 0 && r.peakMemoryBytes > 0) {
             const QString range = QString::fromStdString(core::peakMemoryRangeText(r)).toHtmlEscaped();

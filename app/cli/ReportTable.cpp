@@ -90,7 +90,7 @@ void printReport(std::ostream& out, const Scenario& s, const Report& r)
     out << "Pipeline bubble  " << percent(r.bubbleFraction) << " over " << r.microbatches << " micro-batches\n";
     out << "Memory           peak " << peakMemoryRangeText(r) << " on stage " << r.peakMemoryStage << " of "
         << gib(r.hbmBytes) << " HBM: " << memoryVerdictText(r.memoryVerdict) << "\n";
-    out << "Ranges           measured error on published runs (step time: " << r.stepTimeFamily
+    out << "Ranges           measured error on published runs (step time: " << stepTimeRangeSourceText(r)
         << "; memory: all memory rows)\n\n";
 
     out << "  stage  layers   weights     grads  optimizer  activations     other      total        range  in-flight\n";

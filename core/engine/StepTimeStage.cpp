@@ -24,6 +24,8 @@ StepTimeBand stepTimeStage(const Scenario& scenario, const PipelineInputs& pipel
     report.stepTimeLowSeconds = timeBand.band.low(report.stepTimeSeconds);
     report.stepTimeHighSeconds = timeBand.band.high(report.stepTimeSeconds);
     report.stepTimeFamily = timeBand.family;
+    report.stepTimeFamilyFewestGpus = timeBand.fewestGpus;
+    report.stepTimeFamilyMostGpus = timeBand.mostGpus;
 
     const int worst = report.peakMemoryStage;
     const double m = report.microbatches;

@@ -56,6 +56,8 @@ bool namesGpu(const StepTimeFamily& f, const std::string& id)
 // trend is measured over few series and its cause is not modelled (docs/validation.md).
 StepTimeBand widenedOutsideSpan(StepTimeBand out, const StepTimeFamily& f, int gpus)
 {
+    out.fewestGpus = f.fewestGpus;
+    out.mostGpus = f.mostGpus;
     if (gpus <= 0 || f.fewestGpus <= 0 || (gpus >= f.fewestGpus && gpus <= f.mostGpus))
         return out;
     out.spanGpus = gpus > f.mostGpus ? f.mostGpus : f.fewestGpus;

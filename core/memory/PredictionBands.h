@@ -43,6 +43,8 @@ struct StepTimeBand {
     ErrorBand band;
     std::string family; // familyName of the family, or why none was found
     bool measured = false; // false: no family of this GPU and kind; the widest band of the kind is used
+    int fewestGpus = 0; // the GPU counts of the family's rows (0 where none was measured)
+    int mostGpus = 0;
     // Doublings of the job's GPU count beyond the family's published rows: > 0 above the largest, < 0 below
     // the smallest, 0 inside the span (or where no family was measured).
     double doublingsOutside = 0;

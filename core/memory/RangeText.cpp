@@ -52,6 +52,14 @@ std::string stepTimeRangeText(const Report& r)
     return secondsRangeText(r.stepTimeSeconds, r.stepTimeLowSeconds, r.stepTimeHighSeconds);
 }
 
+std::string stepTimeRangeSourceText(const Report& r)
+{
+    if (r.stepTimeFamilyMostGpus <= 0)
+        return r.stepTimeFamily;
+    return r.stepTimeFamily + ", runs of " + std::to_string(r.stepTimeFamilyFewestGpus) + "-"
+        + std::to_string(r.stepTimeFamilyMostGpus) + " GPUs";
+}
+
 std::string peakMemoryRangeText(const Report& r)
 {
     return gibRangeText(r.peakMemoryBytes, r.peakMemoryLowBytes, r.peakMemoryHighBytes);

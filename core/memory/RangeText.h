@@ -15,6 +15,9 @@ std::string gibRangeText(double bytes, double lowBytes, double highBytes);
 std::string rateRangeText(double value, double low, double high);
 
 std::string stepTimeRangeText(const Report& r);
+// What the step-time range was measured on: "h100-sxm x dense, runs of 8-6144 GPUs", or the family's text
+// alone where no family was measured.
+std::string stepTimeRangeSourceText(const Report& r);
 std::string peakMemoryRangeText(const Report& r);
 
 } // namespace parallax::core

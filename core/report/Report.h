@@ -77,6 +77,8 @@ struct Report {
     double stepTimeLowSeconds = 0; // range from the validation error of the closest family
     double stepTimeHighSeconds = 0;
     std::string stepTimeFamily; // that family ("h100-sxm x dense"), or why none was found
+    int stepTimeFamilyFewestGpus = 0; // the GPU counts of the family's published runs (0: no family)
+    int stepTimeFamilyMostGpus = 0;
     double tflopsPerGpu = 0; // model FLOPs / step / GPU
     double mfu = 0;
     double hfu = 0;

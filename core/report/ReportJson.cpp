@@ -90,6 +90,8 @@ json reportToJson(const Scenario& scenario, const Report& r)
     j["step_time_s"] = r.stepTimeSeconds;
     j["step_time_range_s"] = { r.stepTimeLowSeconds, r.stepTimeHighSeconds };
     j["step_time_family"] = r.stepTimeFamily;
+    if (r.stepTimeFamilyMostGpus > 0)
+        j["step_time_family_gpus"] = { r.stepTimeFamilyFewestGpus, r.stepTimeFamilyMostGpus };
     j["memory_verdict"] = toString(r.memoryVerdict);
     j["peak_memory_range_bytes"] = { r.peakMemoryLowBytes, r.peakMemoryHighBytes };
     j["tflops_per_gpu"] = r.tflopsPerGpu;

@@ -164,8 +164,8 @@ std::string reportToMarkdown(const Scenario& s, const Report& r, const MarkdownO
             << ") | "
             << (r.memoryVerdict == MemoryVerdict::Fits ? std::string(verdict) : "**" + std::string(verdict) + "**")
             << " |\n\n";
-        out << "Ranges: the measured error of the engine on published runs (step time: " << cell(r.stepTimeFamily)
-            << "; memory: all memory rows); docs/validation.md.\n\n";
+        out << "Ranges: the measured error of the engine on published runs (step time: "
+            << cell(stepTimeRangeSourceText(r)) << "; memory: all memory rows); docs/validation.md.\n\n";
         out << "Step time = pipeline " << formatSeconds(r.step.pipelineSeconds) << " (of which bubble "
             << formatSeconds(r.step.bubbleSeconds) << ") + exposed data-parallel sync "
             << formatSeconds(r.step.dpExposedSeconds) << " + optimizer " << formatSeconds(r.step.optimizerSeconds)

@@ -5,6 +5,8 @@
 
 #include "core/Engine.h"
 #include "core/memory/PredictionBands.h"
+#include "core/memory/RangeText.h"
+#include "core/report/ReportJson.h"
 
 #include <gtest/gtest.h>
 
@@ -87,7 +89,8 @@ TEST(ScaleOutsideSpan, TheReportCarriesTheWidenedRangeAndSaysWhy)
     const StepTimeFamily& gb200 = family("gb200", false);
     ParallelConfig p = degrees(4, 1, 16);
     p.zero = 1;
-    const Report r = evaluate(makeScenario("llama3-8b", "gb200", 16, 4, p, batch(1, 64, 8192)));
+    const Scenario scenario = makeScenario("llama3-8b", "gb200", 16, 4, p, batch(1, 64, 8192));
+    const Report r = evaluate(scenario);
     ASSERT_TRUE(r.valid) << (r.errors.empty() ? "" : r.errors.front().text);
     ASSERT_EQ(p.worldSize(), 64);
     const double doublings = -1.0; // 64 against 128
@@ -96,6 +99,9 @@ TEST(ScaleOutsideSpan, TheReportCarriesTheWidenedRangeAndSaysWhy)
     EXPECT_DOUBLE_EQ(r.stepTimeHighSeconds, r.stepTimeSeconds * (1.0 + gb200.band.above));
     EXPECT_TRUE(hasNote(r, "64 GPUs is 1.0 doublings below the smallest published gb200 x dense run"));
     EXPECT_TRUE(hasNote(r, "low end is widened by 0.9 points"));
+    // The report names the span the range was measured on, in words and in the JSON.
+    EXPECT_EQ(stepTimeRangeSourceText(r), "gb200 x dense, runs of 128-512 GPUs");
+    EXPECT_EQ(reportToJson(scenario, r)["step_time_family_gpus"], nlohmann::json::array({ 128, 512 }));
     // Inside the span: no note.
     ParallelConfig inside = degrees(4, 1, 32);
     inside.zero = 1;
