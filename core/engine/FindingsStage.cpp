@@ -7,7 +7,6 @@
 #include "core/search/NumberText.h"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -54,14 +53,6 @@ std::string memoryFixes(const Scenario& s)
     return text;
 }
 
-// Fixed-point text, as std::ostream's std::fixed with `digits` decimals prints it.
-std::string fixed(double v, int digits)
-{
-    char buffer[64];
-    const int n = std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-    return n > 0 && n < static_cast<int>(sizeof buffer) ? std::string(buffer, n) : std::to_string(v);
-}
-
 std::string domainSpan(const Topology& t, const ParallelGroup& g)
 {
     const std::string& a = t.domains[g.firstDomain].name;
@@ -97,8 +88,8 @@ void tpCrossingWarnings(
         const double nv = nvlinkOnly.seconds(CollectiveKind::AllReduce, bytes) * 4;
         report.warnings.push_back({ "parallel.tp",
             "TP group " + std::to_string(g.index) + " spans " + domainSpan(s.topology, g)
-                + ": its all-reduces run over IB (" + fixed(ib * 1e3, 2) + " ms per layer and micro-batch against "
-                + fixed(nv * 1e3, 2) + " ms on NVLink); keep tp within one NVLink domain" });
+                + ": its all-reduces run over IB (" + fixedText(ib * 1e3, 2) + " ms per layer and micro-batch against "
+                + fixedText(nv * 1e3, 2) + " ms on NVLink); keep tp within one NVLink domain" });
     }
 }
 
@@ -108,16 +99,16 @@ void memoryWarnings(const Scenario& s, Report& report)
         return;
     const StageMemory& peak = report.stages[report.peakMemoryStage];
     const std::string peakText = "pipeline stage " + std::to_string(peak.stage) + " needs "
-        + fixed(peak.totalBytes() / kGiB, 1) + " GiB (" + fixed(peak.lowBytes / kGiB, 1) + "-"
-        + fixed(peak.highBytes / kGiB, 1) + ")";
+        + fixedText(peak.totalBytes() / kGiB, 1) + " GiB (" + fixedText(peak.lowBytes / kGiB, 1) + "-"
+        + fixedText(peak.highBytes / kGiB, 1) + ")";
     if (report.memoryVerdict == MemoryVerdict::DoesNotFit) {
         report.warnings.push_back({ "memory",
-            peakText + " > " + fixed(report.hbmBytes / kGiB, 1) + " GiB of HBM: out of memory by "
-                + fixed((peak.totalBytes() - report.hbmBytes) / kGiB, 1)
+            peakText + " > " + fixedText(report.hbmBytes / kGiB, 1) + " GiB of HBM: out of memory by "
+                + fixedText((peak.totalBytes() - report.hbmBytes) / kGiB, 1)
                 + " GiB even at the low end of the model's error (" + memoryFixes(s) + ")" });
     } else {
         report.warnings.push_back({ "memory",
-            peakText + " against " + fixed(report.hbmBytes / kGiB, 1)
+            peakText + " against " + fixedText(report.hbmBytes / kGiB, 1)
                 + " GiB of HBM: tight, the range of the memory model's measured error straddles HBM (it may run; for "
                   "margin, "
                 + memoryFixes(s) + ")" });
@@ -144,7 +135,8 @@ std::string deepEpAlternative(const Scenario& s, const LayoutStageResult& layout
             return {};
         return "; DeepEP's dispatcher (training.moe_token_dispatcher: deepep; Megatron --moe-token-dispatcher-type "
                "flex --moe-flex-dispatcher-backend deepep) sends a token once per node: dispatch and combine "
-            + fixed(then * 1e3, 2) + " ms instead of " + fixed(now * 1e3, 2) + " ms per MoE layer and micro-batch";
+            + fixedText(then * 1e3, 2) + " ms instead of " + fixedText(now * 1e3, 2)
+            + " ms per MoE layer and micro-batch";
     }
     return {};
 }
@@ -153,17 +145,17 @@ std::string deepEpAlternative(const Scenario& s, const LayoutStageResult& layout
 std::string scaleOutsideNote(const StepTimeBand& b, int gpus)
 {
     const bool above = b.doublingsOutside > 0;
-    std::string text = std::to_string(gpus) + " GPUs is " + fixed(std::abs(b.doublingsOutside), 1) + " doublings "
+    std::string text = std::to_string(gpus) + " GPUs is " + fixedText(std::abs(b.doublingsOutside), 1) + " doublings "
         + (above ? "beyond the largest" : "below the smallest") + " published " + b.family
-        + " run the engine was checked on (" + std::to_string(b.spanGpus) + " GPUs)";
+        + " run the engine was checked on (" + std::to_string(b.spanEdgeGpus()) + " GPUs)";
     if (b.errorPerDoubling == 0)
         return text + "; those runs show no weak-scaling trend to carry over, so the step-time range is theirs";
     const bool engineFallsBehind = b.errorPerDoubling < 0; // published steps grow faster with the job
     const bool widensHigh = engineFallsBehind == above;
     return text + "; over the family's weak-scaling series published steps grew "
-        + fixed(std::abs(b.errorPerDoubling) * 100, 2) + " points per doubling of the GPUs "
+        + fixedText(std::abs(b.errorPerDoubling) * 100, 2) + " points per doubling of the GPUs "
         + (engineFallsBehind ? "faster" : "slower") + " than the engine's, so the step-time range's "
-        + (widensHigh ? "high" : "low") + " end is widened by " + fixed(b.widenedBy * 100, 1) + " points";
+        + (widensHigh ? "high" : "low") + " end is widened by " + fixedText(b.widenedBy * 100, 1) + " points";
 }
 } // namespace
 

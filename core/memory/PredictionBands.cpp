@@ -60,8 +60,7 @@ StepTimeBand widenedOutsideSpan(StepTimeBand out, const StepTimeFamily& f, int g
     out.mostGpus = f.mostGpus;
     if (gpus <= 0 || f.fewestGpus <= 0 || (gpus >= f.fewestGpus && gpus <= f.mostGpus))
         return out;
-    out.spanGpus = gpus > f.mostGpus ? f.mostGpus : f.fewestGpus;
-    out.doublingsOutside = std::log2(static_cast<double>(gpus) / out.spanGpus);
+    out.doublingsOutside = std::log2(static_cast<double>(gpus) / (gpus > f.mostGpus ? f.mostGpus : f.fewestGpus));
     out.errorPerDoubling = f.errorPerDoubling;
     const double shift = f.errorPerDoubling * out.doublingsOutside;
     out.widenedBy = std::abs(shift);

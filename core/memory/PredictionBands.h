@@ -48,9 +48,10 @@ struct StepTimeBand {
     // Doublings of the job's GPU count beyond the family's published rows: > 0 above the largest, < 0 below
     // the smallest, 0 inside the span (or where no family was measured).
     double doublingsOutside = 0;
-    int spanGpus = 0; // the family's largest (doublingsOutside > 0) or smallest (< 0) published GPU count
     double errorPerDoubling = 0; // the family's trend, as in StepTimeFamily
     double widenedBy = 0; // how much the trend widened the band's side it points to (a fraction of the step)
+    // The edge of the span the job lies beyond: the largest published GPU count above the span, else the smallest.
+    int spanEdgeGpus() const { return doublingsOutside > 0 ? mostGpus : fewestGpus; }
 };
 // The family of gpuId x moe, else the same kind on the closest GPU (same silicon aliases), else the widest
 // band of that kind. A job of `gpus` GPUs outside the family's published span gets the band widened by the

@@ -51,7 +51,7 @@ TEST(ScaleOutsideSpan, BeyondTheLargestRunTheTrendWidensItsSide)
     ASSERT_LT(h100.errorPerDoubling, 0.0);
     const StepTimeBand b = stepTimeBand("h100-sxm", false, 4 * h100.mostGpus);
     EXPECT_DOUBLE_EQ(b.doublingsOutside, 2.0);
-    EXPECT_EQ(b.spanGpus, h100.mostGpus);
+    EXPECT_EQ(b.spanEdgeGpus(), h100.mostGpus);
     EXPECT_DOUBLE_EQ(b.band.above, h100.band.above - 2.0 * h100.errorPerDoubling);
     EXPECT_DOUBLE_EQ(b.band.below, h100.band.below);
     EXPECT_DOUBLE_EQ(b.widenedBy, -2.0 * h100.errorPerDoubling);
@@ -64,7 +64,7 @@ TEST(ScaleOutsideSpan, BelowTheSmallestRunTheLowEndWidens)
     ASSERT_LT(gb200.errorPerDoubling, 0.0);
     const StepTimeBand b = stepTimeBand("gb200", false, gb200.fewestGpus / 2);
     EXPECT_DOUBLE_EQ(b.doublingsOutside, -1.0);
-    EXPECT_EQ(b.spanGpus, gb200.fewestGpus);
+    EXPECT_EQ(b.spanEdgeGpus(), gb200.fewestGpus);
     EXPECT_DOUBLE_EQ(b.band.below, gb200.band.below - gb200.errorPerDoubling);
     EXPECT_DOUBLE_EQ(b.band.above, gb200.band.above);
 }
