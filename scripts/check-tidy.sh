@@ -11,8 +11,15 @@
 # parsed on its own with that one cheap check (about 1 s each), so that a source leaning on an include
 # of its batch neighbours, or #including a .cpp, still fails here. A source in no such batch (a
 # non-unity build, SKIP_UNITY_BUILD_INCLUSION) gets every check on its own.
+#   scripts/check-tidy.sh [--plan] [BUILD]   (--plan: print the work, one "batch|alone|parse<TAB>file"
+#   line each, and run nothing; tests/scripts/tidy-covers-every-source.sh checks it)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+plan=0
+if [[ "${1:-}" == --plan ]]; then
+  plan=1
+  shift
+fi
 build="${1:-$repo/build}"
 cd "$repo"
 # The engine's own sources; core/probe/ is CUDA-side code whose headers clang-tidy cannot see here.
@@ -39,12 +46,17 @@ while IFS= read -r batch; do
 done < <(sed -n 's/^ *"file": "\(.*\/Unity\/unity_[0-9]*_cxx\.cxx\)",\{0,1\}$/\1/p' "$build/compile_commands.json" | sort -u)
 alone=("${!pending[@]}")
 
-header_filter='(core)/.*\.(h|cpp)$'
-{
+work="$(
   for b in "${batches[@]}"; do printf 'batch\t%s\n' "$b"; done
   for f in "${alone[@]}"; do printf 'alone\t%s\n' "$f"; done
   for f in "${files[@]}"; do [[ -n "${pending[$repo/$f]:-}" ]] || printf 'parse\t%s\n' "$repo/$f"; done
-} | xargs -P "$(nproc)" -d '\n' -n 1 bash -c '
+)"
+if [[ $plan -eq 1 ]]; then
+  printf '%s\n' "$work"
+  exit 0
+fi
+header_filter='(core)/.*\.(h|cpp)$'
+printf '%s\n' "$work" | xargs -P "$(nproc)" -d '\n' -n 1 bash -c '
   kind="${2%%	*}"; file="${2#*	}"
   case "$kind" in
     batch) exec clang-tidy -p "$0" --quiet --header-filter="$1" --checks=-bugprone-suspicious-include "$file" 2>/dev/null ;;
