@@ -7,9 +7,10 @@
 # (nlohmann_json, the standard library) are parsed and matched once per batch instead of once per
 # source (all of core/: 234 CPU-s against 1324 CPU-s source by source, stop 51). Its sources are then
 # "headers" to clang-tidy, so the header filter takes core/*.cpp too, and bugprone-suspicious-include is
-# off for the batch itself (CMake's #include of a .cpp is the batch). Each batched source is then also
-# parsed on its own with that one cheap check (about 1 s each), so that a source leaning on an include
-# of its batch neighbours, or #including a .cpp, still fails here. A source in no such batch (a
+# off for the batch itself (CMake's #include of a .cpp is the batch). Each batched source but the first
+# of its batch (which the batch parses with no neighbour before it) is then also parsed on its own with
+# that one cheap check (about 2 s each), so that a source leaning on an include of its batch neighbours,
+# or #including a .cpp, still fails here. A source in no such batch (a
 # non-unity build, SKIP_UNITY_BUILD_INCLUSION) gets every check on its own.
 #   scripts/check-tidy.sh [--plan] [BUILD]   (--plan: print the work, one "batch|alone|parse<TAB>file"
 #   line each, and run nothing; tests/scripts/tidy-covers-every-source.sh checks it)
@@ -29,7 +30,7 @@ if [[ ${#files[@]} -eq 0 ]]; then
   echo "check-tidy: no sources found under core/" >&2
   exit 1
 fi
-declare -A pending=()
+declare -A pending=() first_in_batch=()
 for f in "${files[@]}"; do pending["$repo/$f"]=1; done
 
 # The batches of compile_commands.json whose every #include is one of the engine's sources.
@@ -43,13 +44,17 @@ while IFS= read -r batch; do
   [[ $ours -eq 1 ]] || continue
   batches+=("$batch")
   for src in "${included[@]}"; do unset "pending[$src]"; done
+  # The batch's first source is parsed with no neighbour before it: the batch itself checks it.
+  first_in_batch["${included[0]}"]=1
 done < <(sed -n 's/^ *"file": "\(.*\/Unity\/unity_[0-9]*_cxx\.cxx\)",\{0,1\}$/\1/p' "$build/compile_commands.json" | sort -u)
 alone=("${!pending[@]}")
 
 work="$(
   for b in "${batches[@]}"; do printf 'batch\t%s\n' "$b"; done
   for f in "${alone[@]}"; do printf 'alone\t%s\n' "$f"; done
-  for f in "${files[@]}"; do [[ -n "${pending[$repo/$f]:-}" ]] || printf 'parse\t%s\n' "$repo/$f"; done
+  for f in "${files[@]}"; do
+    [[ -n "${pending[$repo/$f]:-}" || -n "${first_in_batch[$repo/$f]:-}" ]] || printf 'parse\t%s\n' "$repo/$f"
+  done
 )"
 if [[ $plan -eq 1 ]]; then
   printf '%s\n' "$work"
