@@ -3,6 +3,7 @@
 
 #include "core/Engine.h"
 #include "core/io/ScenarioIo.h"
+#include "core/report/ReportMarkdown.h"
 #include "ui/render/Exporter.h"
 #include "ui/render/GanttRenderer.h"
 #include "ui/render/ReportPictures.h"
@@ -156,6 +157,24 @@ TEST(Export, ReportPicturesRenderInEveryFormat)
 
 // The SVG draws the same picture as the PNG: rendered back with QSvgRenderer, nearly every pixel
 // agrees (text rasterizes a little differently).
+// A serving scenario's title block leads with its serving figures and configuration, not an empty training step
+// ("0.00 s step time, 0.0% MFU" on the rank map it still exports).
+TEST(Export, ServingTitleBlockShowsServingFigures)
+{
+    const core::Scenario s = loadPreset("serve-dsv3-dpattn-8xh200.parallax.json");
+    const core::Report r = core::evaluate(s);
+    ASSERT_TRUE(r.valid);
+    ASSERT_TRUE(r.inference.has_value());
+    const auto title = render::TitleBlock::forReport(s, r, QStringLiteral("rank map"));
+    QStringList captions;
+    for (const auto& f : title.figures)
+        captions << f.caption;
+    EXPECT_EQ(captions.join(u','), QStringLiteral("TTFT,TPOT,tokens/s per GPU,peak memory"));
+    EXPECT_EQ(title.figures[0].value, QString::fromStdString(core::formatSeconds(r.inference->ttftSeconds)));
+    EXPECT_TRUE(title.lines.join(u' ').contains(QStringLiteral("weights fp8")));
+    EXPECT_FALSE(title.lines.join(u' ').contains(QStringLiteral("micro-batch")));
+}
+
 TEST(Export, SvgLooksLikeThePng)
 {
     const render::Picture picture = smallGantt();

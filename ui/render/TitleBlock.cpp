@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/render/TitleBlock.h"
 
+#include "core/inference/InferenceMarkdown.h"
 #include "core/report/ReportMarkdown.h"
 #include "core/search/NumberText.h"
 #include "ui/render/RenderStyle.h"
@@ -29,8 +30,17 @@ TitleBlock TitleBlock::forReport(const core::Scenario& s, const core::Report& r,
     b.chart = chart;
     b.lines << QStringLiteral("Model: ") + q(core::describeModel(s, r))
             << QStringLiteral("Cluster: ") + q(core::describeCluster(s))
-            << QStringLiteral("Configuration: ") + q(core::describeConfiguration(s));
-    if (r.valid) {
+            << QStringLiteral("Configuration: ")
+            + q(r.inference ? core::describeServingConfiguration(*r.inference) : core::describeConfiguration(s));
+    if (r.valid && r.inference) {
+        // A serving report has no training step: its headline is the one the Markdown report's table leads with.
+        const core::InferenceReport& inf = *r.inference;
+        b.figures.push_back({ QStringLiteral("TTFT"), q(core::formatSeconds(inf.ttftSeconds)) });
+        b.figures.push_back({ QStringLiteral("TPOT"), q(core::formatSeconds(inf.tpotSeconds)) });
+        b.figures.push_back({ QStringLiteral("tokens/s per GPU"), q(core::fixedText(inf.tokensPerSecondPerGpu, 1)) });
+        b.figures.push_back({ r.fits ? QStringLiteral("peak memory") : QStringLiteral("peak memory: over HBM"),
+            q(core::gibText(r.peakMemoryBytes)), !r.fits });
+    } else if (r.valid) {
         b.figures.push_back({ QStringLiteral("step time"), q(core::formatSeconds(r.stepTimeSeconds)) });
         b.figures.push_back({ QStringLiteral("bubble"), q(core::percentText(r.bubbleFraction)) });
         b.figures.push_back({ QStringLiteral("MFU"), q(core::percentText(r.mfu)) });
