@@ -70,10 +70,21 @@ ExportDialog::ExportDialog(const ExportRequest& initial, QWidget* parent)
     m_trace = new QCheckBox(tr("Chrome trace JSON of the timeline (opens in Perfetto)"), this);
     m_markdown
         = new QCheckBox(tr("Markdown report (headline numbers, memory table, reasons; embeds the pictures)"), this);
-    m_gantt->setChecked(initial.gantt);
+    m_serving = initial.serving;
+    m_gantt->setChecked(initial.gantt && !m_serving);
     m_rankMap->setChecked(initial.rankMap);
     m_memory->setChecked(initial.memory);
-    m_trace->setChecked(initial.trace);
+    m_trace->setChecked(initial.trace && !m_serving);
+    if (m_serving) {
+        const QString why = tr("A serving design has no training step to draw");
+        for (QCheckBox* box : { m_gantt, m_trace }) {
+            box->setEnabled(false);
+            box->setToolTip(why);
+        }
+        m_gantt->setText(tr("Pipeline schedule (none: a serving design has no training step)"));
+        m_trace->setText(tr("Chrome trace JSON (none: a serving design has no training step)"));
+        m_memory->setText(tr("Memory of the fullest GPU (weights, KV cache pool and reserve against the HBM)"));
+    }
     m_markdown->setChecked(initial.markdown);
     m_preview = new QLabel(this);
     m_preview->setWordWrap(true);
@@ -129,6 +140,7 @@ ExportRequest ExportDialog::request() const
     r.scale = m_scale->value();
     r.ganttRange = static_cast<ExportRequest::GanttRange>(m_ganttRange->currentData().toInt());
     r.firstMicrobatches = m_firstMicrobatches->value();
+    r.serving = m_serving;
     return r;
 }
 

@@ -40,6 +40,7 @@ private:
     QSpinBox* m_firstMicrobatches;
     QLabel* m_error;
     QLabel* m_preview;
+    bool m_serving = false;
 };
 
 } // namespace parallax::ui

@@ -585,6 +585,7 @@ ExportRequest MainWindow::initialExportRequest() const
     initial.baseName = stem.isEmpty() ? QStringLiteral("parallax") : stem;
     initial.format = static_cast<render::ExportFormat>(
         settings.value(QStringLiteral("exportFormat"), static_cast<int>(render::ExportFormat::Svg)).toInt());
+    initial.serving = m_document->scenario().mode == core::ScenarioMode::Inference;
     return initial;
 }
 

@@ -98,6 +98,9 @@ ExportOutcome exportReport(const ExportRequest& request, const ExportSources& so
         return out;
     }
     const QString ext = extensionOf(request.format);
+    const bool serving = e->report.inference.has_value();
+    const QString noStep = QObject::tr(": a serving design has no training step to draw (its memory chart and "
+                                       "Markdown report hold its figures)");
     const double scale = request.format == render::ExportFormat::Png ? request.scale : 1;
     const bool comparing = !sources.comparison.empty();
     core::MarkdownOptions md;
@@ -118,7 +121,9 @@ ExportOutcome exportReport(const ExportRequest& request, const ExportSources& so
         link = QFileInfo(path).fileName().toStdString();
     };
 
-    if (request.gantt) {
+    if (request.gantt && serving) {
+        out.errors << QDir::toNativeSeparators(request.pathOf(QStringLiteral("-gantt"), ext)) + noStep;
+    } else if (request.gantt) {
         std::optional<render::Picture> picture;
         if (sources.gantt)
             picture = render::ganttPicture(sources.gantt,
@@ -131,13 +136,16 @@ ExportOutcome exportReport(const ExportRequest& request, const ExportSources& so
         writePicture(sources.rankMap, QStringLiteral("-rank-map"), QObject::tr("rank map"), md.rankMapPicture);
     if (request.memory) {
         std::optional<render::Picture> picture;
-        if (!e->report.stages.empty())
+        if (!e->report.stages.empty() || serving)
             picture = render::memoryPicture(
                 std::make_shared<const render::MemoryChartRenderer>(render::MemoryChartRenderer::fromReport(e->report)),
                 render::TitleBlock::forReport(e->scenario, e->report, QStringLiteral("memory per GPU")));
         writePicture(picture, QStringLiteral("-memory"), QObject::tr("memory chart"), md.memoryPicture);
     }
-    if (request.trace) {
+    if (request.trace && serving) {
+        out.errors << QDir::toNativeSeparators(request.pathOf(QStringLiteral("-trace"), QStringLiteral("json")))
+                + noStep;
+    } else if (request.trace) {
         const QString path = request.pathOf(QStringLiteral("-trace"), QStringLiteral("json"));
         std::vector<core::TraceProcess> processes;
         auto label = [](const core::Scenario& s) {

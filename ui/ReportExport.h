@@ -37,6 +37,9 @@ struct ExportRequest {
     enum class GanttRange { Visible, WholeStep, FirstMicrobatches };
     GanttRange ganttRange = GanttRange::Visible;
     int firstMicrobatches = 8;
+    // A serving design has no training step: the dialog offers no Gantt and no trace, and its memory
+    // chart is the fullest GPU's bar (weights, KV cache pool, reserve).
+    bool serving = false;
 
     QString pathOf(const QString& suffix, const QString& extension) const; // "<folder>/<base><suffix>.<ext>"
 };

@@ -5,6 +5,7 @@
 #include "ui/ChartStyle.h"
 #include "ui/Format.h"
 #include "ui/Theme.h"
+#include "ui/render/MemoryChartRenderer.h"
 
 #include <QBrush>
 
@@ -69,20 +70,21 @@ QString ServingMemoryModel::rowName(int row)
 
 QColor ServingMemoryModel::rowColor(int row, const QPalette& palette)
 {
+    Q_UNUSED(palette);
+    using Chart = render::MemoryChartRenderer; // one set of colors for the screen and the exported chart
     switch (row) {
     case Weights:
-        return theme::groupColor(0);
+        return Chart::componentColor(Chart::Kind::Serving, Chart::ServingWeights);
     case Workspace:
-        return theme::groupColor(1);
+        return Chart::componentColor(Chart::Kind::Serving, Chart::Workspace);
     case CudaGraphs:
-        return theme::groupColor(2);
+        return Chart::componentColor(Chart::Kind::Serving, Chart::CudaGraphs);
     case Runtime:
-        return theme::groupColor(3);
+        return Chart::componentColor(Chart::Kind::Serving, Chart::Runtime);
     case KvCache:
-        return theme::okColor();
+        return Chart::componentColor(Chart::Kind::Serving, Chart::KvCache);
     case Reserve:
-        Q_UNUSED(palette);
-        return QColor(0x9e, 0x9e, 0x9e); // neutral grey, legible on the light and the dark palette
+        return Chart::componentColor(Chart::Kind::Serving, Chart::Reserve);
     }
     return {};
 }

@@ -197,15 +197,16 @@ int runExport(const std::vector<std::string>& argv)
 #endif
 
     const core::Scenario scenario = scenarioFromArgs(args);
-    // A serving scenario has no training step: its schedule and training memory would draw empty charts
-    // under a "0.00 s step time" header. Its report (verdict, KV cache, latencies, memory table) is --markdown.
+    // A serving scenario has no training step: its schedule and timeline would draw empty charts under a
+    // "0.00 s step time" header. Its report (verdict, KV cache, latencies, memory table) is --markdown, its
+    // fullest GPU's memory --memory.
     if (scenario.mode == core::ScenarioMode::Inference) {
         if (args.has("compare"))
             throw UsageError("--compare: a serving scenario has no pipeline schedule to compare");
         for (const Output& out : outputs)
-            if (out.option == "gantt" || out.option == "memory" || out.option == "trace")
-                throw UsageError("--" + out.option + ": a serving scenario has no training step to draw; "
-                    + "its serving report and memory per GPU are in --markdown, its groups in --rankmap");
+            if (out.option == "gantt" || out.option == "trace")
+                throw UsageError("--" + out.option + ": a serving scenario has no training step to draw; its serving "
+                    + "report is in --markdown, its memory per GPU in --memory, its groups in --rankmap");
     }
     const auto calibration = calibrationFromArgs(args);
     core::EvaluateOptions options;

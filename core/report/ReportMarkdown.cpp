@@ -202,8 +202,10 @@ std::string reportToMarkdown(const Scenario& s, const Report& r, const MarkdownO
         out << "## Pictures\n\n";
         if (!o.ganttPicture.empty())
             out << "### Pipeline schedule\n\n![Pipeline schedule](" << o.ganttPicture << ")\n\n";
-        if (!o.memoryPicture.empty())
-            out << "### Memory per stage\n\n![Memory per stage](" << o.memoryPicture << ")\n\n";
+        if (!o.memoryPicture.empty()) {
+            const char* heading = r.inference ? "Memory of the fullest GPU" : "Memory per stage";
+            out << "### " << heading << "\n\n![" << heading << "](" << o.memoryPicture << ")\n\n";
+        }
         if (!o.rankMapPicture.empty())
             out << "### Rank map\n\n![Rank map](" << o.rankMapPicture << ")\n\n";
         if (!o.tracePath.empty())

@@ -96,3 +96,24 @@ TEST(CliExport, CompareStacksSchedulesAndScheduleOutWritesAPicture)
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_TRUE(r.err.contains(QStringLiteral("unknown schedule")));
 }
+
+// A serving design's --memory is its fullest GPU's bar (weights to reserve against the HBM), and the
+// Markdown report embeds it under that name.
+TEST(CliExport, ServingMemoryPictureIsTheFullestGpu)
+{
+    QTemporaryDir dir;
+    const CliRun r
+        = cli({ QStringLiteral("export"), QStringLiteral("presets/scenarios/serve-dsv3-dpattn-8xh200.parallax.json"),
+            QStringLiteral("--memory"), dir.filePath(QStringLiteral("memory.svg")), QStringLiteral("--markdown"),
+            dir.filePath(QStringLiteral("report.md")) });
+    ASSERT_EQ(r.exitCode, 0) << r.err.toStdString();
+    QFile svg(dir.filePath(QStringLiteral("memory.svg")));
+    ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(svg.readAll());
+    EXPECT_TRUE(text.contains(QStringLiteral("fullest GPU: KV cache pool"))) << "no KV cache segment";
+    EXPECT_TRUE(text.contains(QStringLiteral("fullest GPU: weights")));
+    EXPECT_FALSE(text.contains(QStringLiteral("optimizer states")));
+    QFile md(dir.filePath(QStringLiteral("report.md")));
+    ASSERT_TRUE(md.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(QString::fromUtf8(md.readAll()).contains(QStringLiteral("![Memory of the fullest GPU](memory.svg)")));
+}

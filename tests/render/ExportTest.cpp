@@ -175,6 +175,42 @@ TEST(Export, ServingTitleBlockShowsServingFigures)
     EXPECT_FALSE(title.lines.join(u' ').contains(QStringLiteral("micro-batch")));
 }
 
+// A serving report is one bar, its fullest GPU: what the engine loads, the KV cache pool and the
+// reserve, which fill the HBM exactly when the design fits; a pool that does not fit is drawn as none.
+TEST(MemoryChartRenderer, ReadsAServingReportAsItsFullestGpu)
+{
+    const core::Scenario s = loadPreset("serve-dsv3-dpattn-8xh200.parallax.json");
+    const core::Report r = core::evaluate(s);
+    ASSERT_TRUE(r.valid && r.inference);
+    const core::ServingMemory& m = r.inference->memory;
+    const auto chart = render::MemoryChartRenderer::fromReport(r);
+    EXPECT_EQ(chart.kind(), render::MemoryChartRenderer::Kind::Serving);
+    ASSERT_EQ(chart.bars().size(), 1u);
+    ASSERT_EQ(chart.componentCount(), static_cast<int>(render::MemoryChartRenderer::ServingComponentCount));
+    EXPECT_EQ(chart.componentName(render::MemoryChartRenderer::KvCache), QStringLiteral("KV cache pool"));
+    EXPECT_DOUBLE_EQ(chart.bars()[0].bytes[render::MemoryChartRenderer::KvCache], m.kvCacheBytes);
+    EXPECT_DOUBLE_EQ(chart.bars()[0].bytes[render::MemoryChartRenderer::Reserve], m.reserveBytes);
+    ASSERT_GT(m.kvCacheBytes, 0);
+    EXPECT_NEAR(chart.bars()[0].total(), m.hbmBytes, 1e3);
+    EXPECT_DOUBLE_EQ(chart.hbmBytes(), m.hbmBytes);
+
+    core::ServingMemory short_ = m;
+    short_.weightsBytes = m.hbmBytes; // the weights alone fill the HBM
+    short_.kvCacheBytes = m.hbmBytes - m.reserveBytes - short_.usedBytes();
+    const auto over = render::MemoryChartRenderer::fromServing(short_);
+    EXPECT_EQ(over.bars()[0].bytes[render::MemoryChartRenderer::KvCache], 0);
+    EXPECT_GT(over.bars()[0].total(), m.hbmBytes);
+    // The KV cache pool is drawn in its own color (Tol's teal) in the picture.
+    const QImage image = render::renderImage(
+        render::memoryPicture(std::make_shared<const render::MemoryChartRenderer>(chart), std::nullopt, 800), 1);
+    image.save(render::test::outputPath(QStringLiteral("memory-serving.png")));
+    long teal = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            teal += image.pixel(x, y) == qRgb(0x00, 0x99, 0x88);
+    EXPECT_GT(teal, 1000);
+}
+
 TEST(Export, SvgLooksLikeThePng)
 {
     const render::Picture picture = smallGantt();

@@ -8,6 +8,7 @@
 #include "ui/ScheduleTab.h"
 #include "ui/render/GanttModel.h"
 
+#include <QCheckBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -202,6 +203,49 @@ private Q_SLOTS:
         QCOMPARE(r.format, render::ExportFormat::Pdf);
         QVERIFY(!r.trace);
         QVERIFY(r.gantt && r.rankMap && r.memory && r.markdown);
+    }
+
+    // A serving design: the dialog offers no Gantt and no trace, and File > Export writes its rank map,
+    // the fullest GPU's memory bar (KV cache pool included) and its serving report.
+    void servingDesignExportsItsMemoryAndReport()
+    {
+        test::Window w;
+        w.load(test::presetScenario("serve-dsv3-dpattn-8xh200"));
+        QTemporaryDir dir;
+        ExportRequest initial = w.window.initialExportRequest();
+        QVERIFY(initial.serving);
+        initial.folder = dir.path();
+        initial.baseName = QStringLiteral("serve");
+        {
+            ExportDialog dialog(initial);
+            const ExportRequest r = dialog.request();
+            QVERIFY(!r.gantt && !r.trace);
+            QVERIFY(r.rankMap && r.memory && r.markdown && r.serving);
+            const auto boxes = dialog.findChildren<QCheckBox*>();
+            int disabled = 0;
+            for (const QCheckBox* box : boxes)
+                disabled += box->isEnabled() ? 0 : 1;
+            QCOMPARE(disabled, 2);
+        }
+        initial.gantt = false;
+        initial.trace = false;
+        const ExportOutcome outcome = exportReport(initial, w.window.exportSources());
+        QVERIFY2(outcome.ok(), qPrintable(outcome.errors.join(u'\n')));
+        QCOMPARE(outcome.written.size(), 3);
+        const QString memory = QString::fromUtf8(readAll(dir.filePath(QStringLiteral("serve-memory.svg"))));
+        QVERIFY(memory.contains(QStringLiteral("fullest GPU: KV cache pool")));
+        QVERIFY(QString::fromUtf8(readAll(dir.filePath(QStringLiteral("serve.md"))))
+                    .contains(QStringLiteral("![Memory of the fullest GPU](serve-memory.svg)")));
+
+        // Asked for anyway (a script, an old request), the Gantt and the trace are error lines naming the file.
+        initial.gantt = true;
+        initial.trace = true;
+        const ExportOutcome asked = exportReport(initial, w.window.exportSources());
+        QCOMPARE(asked.errors.size(), 2);
+        QVERIFY2(
+            asked.errors.front().contains(QStringLiteral("serve-gantt.svg: a serving design has no training step")),
+            qPrintable(asked.errors.front()));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("serve-trace.json"))));
     }
 };
 

@@ -25,20 +25,20 @@ struct LegendEntry {
     QString text;
 };
 
-std::vector<LegendEntry> legendEntries(bool over)
+std::vector<LegendEntry> legendEntries(const MemoryChartRenderer& chart, bool over)
 {
     std::vector<LegendEntry> e;
-    for (int c = 0; c < MemoryChartRenderer::ComponentCount; ++c)
-        e.push_back({ c, MemoryChartRenderer::componentName(c) });
+    for (int c = 0; c < chart.componentCount(); ++c)
+        e.push_back({ c, chart.componentName(c) });
     e.push_back({ -1, QStringLiteral("HBM capacity") });
     if (over)
         e.push_back({ -2, QStringLiteral("over capacity (by the amount above the bar)") });
     return e;
 }
 
-double legendFlow(QPainter* p, const std::vector<LegendEntry>& entries, const QRectF& rect, double hbm)
+double legendFlow(
+    QPainter* p, const MemoryChartRenderer& chart, const std::vector<LegendEntry>& entries, const QRectF& rect)
 {
-    Q_UNUSED(hbm);
     const QFont f = style::font(style::kText);
     const QFontMetricsF fm(f);
     const double lineH = std::max(kSwatch, fm.height()) + 6;
@@ -54,7 +54,7 @@ double legendFlow(QPainter* p, const std::vector<LegendEntry>& entries, const QR
         if (p) {
             const QRectF s(x, y + (lineH - kSwatch) / 2, kSwatch, kSwatch);
             if (e.component >= 0) {
-                p->fillRect(s, style::memoryComponent(e.component));
+                p->fillRect(s, chart.componentColor(e.component));
             } else if (e.component == -1) {
                 p->setPen(QPen(style::text(), 2, Qt::DashLine));
                 p->drawLine(QPointF(s.left(), s.center().y()), QPointF(s.right(), s.center().y()));
@@ -95,14 +95,29 @@ double MemoryChartRenderer::Bar::total() const
     return t;
 }
 
-MemoryChartRenderer::MemoryChartRenderer(std::vector<Bar> bars, double hbmBytes)
+MemoryChartRenderer::MemoryChartRenderer(std::vector<Bar> bars, double hbmBytes, Kind kind)
     : m_bars(std::move(bars))
     , m_hbmBytes(hbmBytes)
+    , m_kind(kind)
 {
+    for (Bar& b : m_bars)
+        b.bytes.resize(static_cast<std::size_t>(componentCount()), 0.0);
+}
+
+MemoryChartRenderer MemoryChartRenderer::fromServing(const core::ServingMemory& m)
+{
+    // A pool that does not fit is drawn as none: the bar then rises above the HBM by what is missing.
+    Bar b;
+    b.label = QStringLiteral("fullest GPU");
+    b.bytes = { m.weightsBytes, m.workspaceBytes, m.cudaGraphBytes, m.runtimeBytes, std::max(0.0, m.kvCacheBytes),
+        m.reserveBytes };
+    return MemoryChartRenderer({ b }, m.hbmBytes, Kind::Serving);
 }
 
 MemoryChartRenderer MemoryChartRenderer::fromReport(const core::Report& report)
 {
+    if (report.inference)
+        return fromServing(report.inference->memory);
     std::vector<Bar> bars;
     for (const core::StageMemory& s : report.stages) {
         Bar b;
@@ -113,8 +128,24 @@ MemoryChartRenderer MemoryChartRenderer::fromReport(const core::Report& report)
     return MemoryChartRenderer(std::move(bars), report.hbmBytes);
 }
 
-QString MemoryChartRenderer::componentName(int component)
+QString MemoryChartRenderer::componentName(Kind kind, int component)
 {
+    if (kind == Kind::Serving) {
+        switch (component) {
+        case ServingWeights:
+            return QStringLiteral("weights");
+        case Workspace:
+            return QStringLiteral("activation workspace");
+        case CudaGraphs:
+            return QStringLiteral("CUDA graphs");
+        case Runtime:
+            return QStringLiteral("CUDA context, comm buffers");
+        case KvCache:
+            return QStringLiteral("KV cache pool");
+        default:
+            return QStringLiteral("reserve (1 - gpu_memory_utilization)");
+        }
+    }
     switch (component) {
     case Weights:
         return QStringLiteral("weights");
@@ -129,12 +160,33 @@ QString MemoryChartRenderer::componentName(int component)
     }
 }
 
+QColor MemoryChartRenderer::componentColor(Kind kind, int component)
+{
+    if (kind == Kind::Training)
+        return style::memoryComponent(component);
+    // What the engine loads in Tol's light scheme, the KV cache pool that is left in Tol's vibrant teal,
+    // the reserve a neutral grey legible on the light and the dark palette.
+    switch (component) {
+    case KvCache:
+        return QColor(0x00, 0x99, 0x88);
+    case Reserve:
+        return QColor(0x9e, 0x9e, 0x9e);
+    default:
+        return style::groupColor(component);
+    }
+}
+
+double MemoryChartRenderer::bytesOf(int bar, int component) const
+{
+    return m_bars[static_cast<std::size_t>(bar)].bytes[static_cast<std::size_t>(component)];
+}
+
 double MemoryChartRenderer::legendHeight(double width) const
 {
     bool over = false;
     for (const Bar& b : m_bars)
         over = over || (m_hbmBytes > 0 && b.total() > m_hbmBytes);
-    return legendFlow(nullptr, legendEntries(over), QRectF(0, 0, width - kAxisWidth, 1000), m_hbmBytes);
+    return legendFlow(nullptr, *this, legendEntries(*this, over), QRectF(0, 0, width - kAxisWidth, 1000));
 }
 
 double MemoryChartRenderer::preferredHeight(double width) const
@@ -169,12 +221,11 @@ MemoryChartRenderer::Layout MemoryChartRenderer::layout(const QRectF& area) cons
 
 QRectF MemoryChartRenderer::segmentRect(const Layout& l, int bar, int component) const
 {
-    const Bar& b = m_bars[static_cast<std::size_t>(bar)];
     double below = 0;
     for (int c = 0; c < component; ++c)
-        below += b.bytes[static_cast<std::size_t>(c)];
+        below += bytesOf(bar, c);
     const QRectF full = l.bars[static_cast<std::size_t>(bar)];
-    const double y0 = l.toY(below), y1 = l.toY(below + b.bytes[static_cast<std::size_t>(component)]);
+    const double y0 = l.toY(below), y1 = l.toY(below + bytesOf(bar, component));
     return QRectF(full.left(), y1, full.width(), y0 - y1);
 }
 
@@ -221,11 +272,11 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
     for (int i = 0; i < n; ++i) {
         const Bar& b = m_bars[static_cast<std::size_t>(i)];
         const QRectF full = l.bars[static_cast<std::size_t>(i)];
-        for (int c = 0; c < ComponentCount; ++c) {
+        for (int c = 0; c < componentCount(); ++c) {
             const QRectF r = segmentRect(l, i, c);
             if (r.height() <= 0)
                 continue;
-            p.fillRect(r, style::memoryComponent(c));
+            p.fillRect(r, componentColor(c));
             // The label avoids the HBM line where it crosses the segment.
             QRectF labelRect = r;
             const double yHbm = m_hbmBytes > 0 ? l.toY(m_hbmBytes) : -1;
@@ -236,17 +287,16 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
             }
             if (labelRect.height() >= fs.height() + 2 && r.width() >= 34) {
                 p.setFont(small);
-                p.setPen(style::textOn(style::memoryComponent(c)));
-                p.drawText(labelRect, Qt::AlignCenter,
-                    QString::number(b.bytes[static_cast<std::size_t>(c)] / core::kGiB, 'f', 1));
+                p.setPen(style::textOn(componentColor(c)));
+                p.drawText(labelRect, Qt::AlignCenter, QString::number(bytesOf(i, c) / core::kGiB, 'f', 1));
             }
         }
         // Thin white seams between segments keep neighbours apart in grey scale.
         p.setPen(QPen(style::background(), 1));
         double below = 0;
-        for (int c = 0; c + 1 < ComponentCount; ++c) {
-            below += b.bytes[static_cast<std::size_t>(c)];
-            if (b.bytes[static_cast<std::size_t>(c)] > 0 && below < b.total()) {
+        for (int c = 0; c + 1 < componentCount(); ++c) {
+            below += bytesOf(i, c);
+            if (bytesOf(i, c) > 0 && below < b.total()) {
                 const double y = std::round(l.toY(below)) + 0.5;
                 p.drawLine(QPointF(full.left(), y), QPointF(full.right() - 1, y));
             }
@@ -293,7 +343,8 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
     p.setFont(text);
     p.setPen(style::text());
     p.drawText(QRectF(l.plot.left(), l.plot.bottom() + fs.height() + 6, l.plot.width(), ft.height()), Qt::AlignCenter,
-        QStringLiteral("pipeline stage"));
+        m_kind == Kind::Serving ? QStringLiteral("one model replica's fullest pipeline stage")
+                                : QStringLiteral("pipeline stage"));
 
     if (m_hbmBytes > 0) {
         const double y = std::round(l.toY(m_hbmBytes)) + 0.5;
@@ -311,7 +362,7 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
     for (const Bar& b : m_bars)
         over = over || (m_hbmBytes > 0 && b.total() > m_hbmBytes);
     p.setRenderHint(QPainter::Antialiasing, false);
-    legendFlow(&p, legendEntries(over), l.legend, m_hbmBytes);
+    legendFlow(&p, *this, legendEntries(*this, over), l.legend);
     p.restore();
 }
 
@@ -323,7 +374,7 @@ MemoryChartRenderer::Hit MemoryChartRenderer::hitTest(const Layout& l, QPointF p
             continue;
         if (point.y() > full.bottom() || point.y() < full.top() - 20)
             return {};
-        for (int c = 0; c < ComponentCount; ++c) {
+        for (int c = 0; c < componentCount(); ++c) {
             const QRectF r = segmentRect(l, i, c);
             if (r.height() >= 3 && point.y() >= r.top() && point.y() <= r.bottom())
                 return { i, c };
@@ -339,14 +390,14 @@ QString MemoryChartRenderer::toolTip(const Layout& l, QPointF point) const
     if (!h.valid())
         return {};
     const Bar& b = m_bars[static_cast<std::size_t>(h.bar)];
-    QString text = QStringLiteral("stage ") + b.label + QStringLiteral(": ") + style::gib(b.total(), 2)
-        + QStringLiteral(" per GPU");
+    QString text = (m_kind == Kind::Serving ? b.label : QStringLiteral("stage ") + b.label) + QStringLiteral(": ")
+        + style::gib(b.total(), 2) + QStringLiteral(" per GPU");
     if (m_hbmBytes > 0)
         text += b.total() > m_hbmBytes
             ? QStringLiteral(", ") + style::gib(b.total() - m_hbmBytes, 2) + QStringLiteral(" over the HBM")
             : QStringLiteral(", ") + style::gib(m_hbmBytes - b.total(), 2) + QStringLiteral(" free");
-    for (int c = 0; c < ComponentCount; ++c) {
-        const double bytes = b.bytes[static_cast<std::size_t>(c)];
+    for (int c = 0; c < componentCount(); ++c) {
+        const double bytes = bytesOf(h.bar, c);
         text += u'\n' + (c == h.component ? QStringLiteral("▶ ") : QStringLiteral("   ")) + componentName(c)
             + QStringLiteral(": ") + style::gib(bytes, 2) + QStringLiteral(" (") + style::count(bytes)
             + QStringLiteral(" bytes)");
@@ -357,17 +408,17 @@ QString MemoryChartRenderer::toolTip(const Layout& l, QPointF point) const
 void MemoryChartRenderer::annotate(SvgAnnotations& out, const Layout& l) const
 {
     for (int i = 0; i < static_cast<int>(m_bars.size()); ++i) {
-        for (int c = 0; c < ComponentCount; ++c) {
+        for (int c = 0; c < componentCount(); ++c) {
             const QRectF r = segmentRect(l, i, c);
-            const double bytes = m_bars[static_cast<std::size_t>(i)].bytes[static_cast<std::size_t>(c)];
+            const double bytes = bytesOf(i, c);
             SvgAnnotations::Item item;
             item.rect = r;
             item.id = QStringLiteral("memory-s%1-c%2").arg(i).arg(c);
             item.cssClass = QStringLiteral("memory");
-            item.title = QStringLiteral("stage ") + m_bars[static_cast<std::size_t>(i)].label + QStringLiteral(": ")
+            const QString& label = m_bars[static_cast<std::size_t>(i)].label;
+            item.title = (m_kind == Kind::Serving ? label : QStringLiteral("stage ") + label) + QStringLiteral(": ")
                 + componentName(c) + QStringLiteral(" ") + style::gib(bytes, 2);
-            item.data = { { QStringLiteral("stage"), m_bars[static_cast<std::size_t>(i)].label },
-                { QStringLiteral("component"), componentName(c) },
+            item.data = { { QStringLiteral("stage"), label }, { QStringLiteral("component"), componentName(c) },
                 { QStringLiteral("bytes"), QString::number(bytes, 'f', 0) } };
             out.add(std::move(item));
         }

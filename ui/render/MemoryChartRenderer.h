@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/inference/InferenceReport.h"
 #include "core/report/Report.h"
 
+#include <QColor>
 #include <QFontMetricsF>
 #include <QPointF>
 #include <QRectF>
 #include <QString>
-#include <array>
 #include <vector>
 
 class QPainter;
@@ -16,16 +17,21 @@ namespace parallax::render {
 
 class SvgAnnotations;
 
-// Stacked bars of per-GPU memory, one per pipeline stage (weights, grads, optimizer states,
-// activations, other), against the HBM capacity line; a bar over capacity says by how many GiB.
-// Custom-painted so that the screen and the exports share one code path.
+// Stacked bars of per-GPU memory against the HBM capacity line; a bar over capacity says by how
+// many GiB. A training step has one bar per pipeline stage (weights, grads, optimizer states,
+// activations, other); a serving design one bar, its fullest GPU (weights, workspace, CUDA graphs,
+// runtime buffers, the KV cache pool, the reserve). Custom-painted so that the screen and the
+// exports share one code path.
 class MemoryChartRenderer {
 public:
+    enum class Kind { Training, Serving };
     enum Component { Weights, Grads, Optimizer, Activations, Other, ComponentCount };
+    // The serving bar's segments, in stacking order (as the Memory tab's serving chart stacks them).
+    enum ServingComponent { ServingWeights, Workspace, CudaGraphs, Runtime, KvCache, Reserve, ServingComponentCount };
 
     struct Bar {
         QString label; // "0" (the x axis says "pipeline stage")
-        std::array<double, ComponentCount> bytes {};
+        std::vector<double> bytes; // one per component of the chart's kind
         double total() const;
     };
 
@@ -48,9 +54,20 @@ public:
         bool valid() const { return bar >= 0; }
     };
 
-    MemoryChartRenderer(std::vector<Bar> bars, double hbmBytes);
+    MemoryChartRenderer(std::vector<Bar> bars, double hbmBytes, Kind kind = Kind::Training);
+    // A training report's stages, or a serving report's fullest GPU (report.inference).
     static MemoryChartRenderer fromReport(const core::Report& report);
-    static QString componentName(int component);
+    static MemoryChartRenderer fromServing(const core::ServingMemory& memory);
+    static QString componentName(Kind kind, int component);
+
+    Kind kind() const { return m_kind; }
+    int componentCount() const
+    {
+        return m_kind == Kind::Serving ? static_cast<int>(ServingComponentCount) : static_cast<int>(ComponentCount);
+    }
+    QString componentName(int component) const { return componentName(m_kind, component); }
+    QColor componentColor(int component) const { return componentColor(m_kind, component); }
+    static QColor componentColor(Kind kind, int component);
 
     const std::vector<Bar>& bars() const { return m_bars; }
     double hbmBytes() const { return m_hbmBytes; }
@@ -68,8 +85,11 @@ private:
     double legendHeight(double width) const;
     QRectF segmentRect(const Layout& layout, int bar, int component) const;
 
+    double bytesOf(int bar, int component) const;
+
     std::vector<Bar> m_bars;
     double m_hbmBytes = 0;
+    Kind m_kind = Kind::Training;
 };
 
 } // namespace parallax::render
