@@ -75,6 +75,17 @@ int Args::integer(const std::string& key, int fallback, int min, int max) const
     return static_cast<int>(v);
 }
 
+std::vector<std::string> Args::list(const std::string& key) const
+{
+    std::vector<std::string> out;
+    std::stringstream in(value(key));
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
 void Args::allowOnly(const std::vector<std::string>& known) const
 {
     for (const auto& [key, v] : m_values) {

@@ -36,6 +36,8 @@ public:
     std::string value(const std::string& key, const std::string& fallback = "") const;
     int integer(const std::string& key, int fallback, int min, int max) const;
     double number(const std::string& key, double fallback, double min, double max) const;
+    // A comma-separated value ("1f1b,dualpipe"), its empty items dropped; none when the option is absent.
+    std::vector<std::string> list(const std::string& key) const;
     const std::vector<std::string>& positional() const { return m_positional; }
     // Fails on any option not in `known` (so typos are reported, not ignored).
     void allowOnly(const std::vector<std::string>& known) const;

@@ -10,7 +10,6 @@
 
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 #include <unistd.h>
 
 #ifdef PARALLAX_HAS_RENDER
@@ -87,17 +86,6 @@ std::string relativeLink(const std::string& target, const std::string& markdownP
     const fs::path to = fs::weakly_canonical(fs::absolute(target), ec);
     const fs::path rel = to.lexically_relative(from);
     return rel.empty() ? target : rel.generic_string();
-}
-
-std::vector<std::string> splitList(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
-        if (!item.empty())
-            out.push_back(item);
-    return out;
 }
 
 struct Evaluated {
@@ -180,7 +168,7 @@ int runExport(const std::vector<std::string>& argv)
         throw UsageError("--rankmap-dim: unknown dimension \"" + args.value("rankmap-dim")
             + "\"; use tp, cp, dp, pp, ep, edp or etp");
     std::vector<core::ScheduleKind> compare;
-    for (const std::string& name : splitList(args.value("compare"))) {
+    for (const std::string& name : args.list("compare")) {
         core::ScheduleKind kind;
         if (!core::parseSchedule(name, kind))
             throw UsageError("--compare: unknown schedule \"" + name

@@ -3,36 +3,98 @@
 #include "Commands.h"
 #include "TextFormat.h"
 
+#include "core/Limits.h"
+#include "core/io/PresetLibrary.h"
 #include "core/search/DecisionMatrix.h"
 #include "core/search/SearchJson.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 namespace parallax::cli {
 
-int runMatrix(const std::vector<std::string>& argv)
+namespace {
+// Each cell is a full search (about half a second for a 1024-GPU cell): a bound keeps a typo from running for hours.
+constexpr std::size_t kMaxMatrixRows = 16;
+constexpr std::size_t kMaxMatrixColumns = 16;
+
+// The guide's matrix by default (core::DecisionMatrixSettings); the options give another cluster or rows.
+core::DecisionMatrixSettings matrixSettings(const Args& args)
 {
-    const Args args(argv, { "json" });
-    args.allowOnly({ "json", "calibration", "global-batch", "seq-len", "dtype" });
-    const auto calibration = calibrationFromArgs(args);
     core::DecisionMatrixSettings settings;
+    const auto& presets = core::PresetLibrary::instance();
+    if (args.has("models")) {
+        settings.models = args.list("models");
+        if (settings.models.empty() || settings.models.size() > kMaxMatrixRows)
+            throw UsageError(
+                "--models: give one to " + std::to_string(kMaxMatrixRows) + " model presets, separated by commas");
+        for (const std::string& id : settings.models)
+            if (!presets.findModel(id))
+                throw UsageError("--models: no model preset \"" + id + "\"; use one of " + presets.modelIds());
+    }
+    if (args.has("gpu")) {
+        settings.gpu = args.value("gpu");
+        const auto gpu = presets.gpu(settings.gpu);
+        if (!gpu) {
+            std::string ids;
+            for (const core::GpuSpec& g : presets.gpus())
+                ids += (ids.empty() ? "" : ", ") + g.id;
+            throw UsageError("--gpu: no GPU preset \"" + settings.gpu + "\"; use one of " + ids);
+        }
+        settings.gpusPerNode = gpu->nvlinkDomainSize; // a GB200 NVL72 rack is one domain of 72
+    }
+    settings.gpusPerNode = args.integer("gpus-per-node", settings.gpusPerNode, 1, 1024);
+    settings.nicGbps = args.number("nic-gbps", settings.nicGbps, 1, 1e5);
+    if (args.has("gpu-counts")) {
+        settings.gpuCounts.clear();
+        for (const std::string& item : args.list("gpu-counts")) {
+            char* end = nullptr;
+            const long long n = std::strtoll(item.c_str(), &end, 10);
+            if (end == item.c_str() || *end != '\0' || n < 1 || n > core::kMaxGpus || n % settings.gpusPerNode != 0)
+                throw UsageError("--gpu-counts: \"" + item + "\" is not a whole number of "
+                    + std::to_string(settings.gpusPerNode) + "-GPU nodes up to " + std::to_string(core::kMaxGpus)
+                    + " (--gpus-per-node sets the node)");
+            settings.gpuCounts.push_back(static_cast<int>(n));
+        }
+        if (settings.gpuCounts.empty() || settings.gpuCounts.size() > kMaxMatrixColumns)
+            throw UsageError(
+                "--gpu-counts: give one to " + std::to_string(kMaxMatrixColumns) + " GPU counts, separated by commas");
+    } else {
+        for (int n : settings.gpuCounts)
+            if (n % settings.gpusPerNode != 0)
+                throw UsageError("--gpus-per-node " + std::to_string(settings.gpusPerNode) + ": the default GPU counts "
+                    + "(8, 64, 1024) are not whole nodes of it; give --gpu-counts");
+    }
     settings.globalBatch = args.integer("global-batch", settings.globalBatch, 1, 1 << 24);
     settings.seqLen = args.integer("seq-len", settings.seqLen, 16, 1 << 22);
     if (args.has("dtype") && !core::parseDType(args.value("dtype"), settings.dtype))
         throw UsageError("--dtype: expected bf16 or fp8, got \"" + args.value("dtype") + "\"");
+    return settings;
+}
+} // namespace
+
+int runMatrix(const std::vector<std::string>& argv)
+{
+    const Args args(argv, { "json" });
+    args.allowOnly({ "json", "calibration", "global-batch", "seq-len", "dtype", "models", "gpu-counts", "gpu",
+        "gpus-per-node", "nic-gbps" });
+    const auto calibration = calibrationFromArgs(args);
+    const core::DecisionMatrixSettings settings = matrixSettings(args);
     const core::DecisionMatrix m = core::buildDecisionMatrix(settings, calibration ? &*calibration : nullptr);
     if (args.has("json")) {
         std::cout << core::decisionMatrixToJson(m).dump(2) << "\n";
         return kExitOk;
     }
     const double tokens = static_cast<double>(settings.globalBatch) * settings.seqLen;
+    const core::DecisionMatrixSettings guide;
+    const bool guideBatch = settings.globalBatch == guide.globalBatch && settings.seqLen == guide.seqLen;
     std::cout << "Summary decision matrix (the table shared/guide/parallelism-decision-guide.txt announces)\n"
-              << "  cluster  " << m.gpuName << " (" << gib(m.hbmBytes, 0) << "), HGX nodes of " << settings.gpusPerNode
-              << " on NVLink, " << settings.nicGbps << " Gb/s InfiniBand per GPU\n"
+              << "  cluster  " << m.gpuName << " (" << gib(m.hbmBytes, 0) << "), NVLink domains of "
+              << settings.gpusPerNode << ", " << settings.nicGbps << " Gb/s InfiniBand per GPU\n"
               << "  batch    " << settings.globalBatch << " sequences x " << settings.seqLen
               << " tokens = " << tokens / 1e6 << "M tokens per step, " << core::toString(settings.dtype)
-              << " (Llama 3 405B's initial batch, arXiv:2407.21783 sec. 3.4.1)\n"
+              << (guideBatch ? " (Llama 3 405B's initial batch, arXiv:2407.21783 sec. 3.4.1)" : "") << "\n"
               << "  each cell: the best of every valid configuration (TP, CP, PP, v, DP, EP, ZeRO, micro-batch, "
                  "recompute, schedule), simulated\n\n";
     std::size_t nameWidth = 8;

@@ -24,6 +24,8 @@ usage:
   parallax-cli recommend [FILE] [--flags] [--top K] [--json] [--lesson] [--calibration FILE]
                         (with --cp-comm-type the search keeps that CP communication; without, it tries each)
   parallax-cli matrix [--json] [--global-batch N] [--seq-len N] [--dtype bf16|fp8] [--calibration FILE]
+                     [--models ID,ID,...] [--gpu-counts N,N,...] [--gpu ID] [--gpus-per-node G] [--nic-gbps X]
+                     the guide's summary matrix (3 models x 8, 64, 1024 H100), or the rows and cluster given
   parallax-cli presets [--json]
   parallax-cli ranks [FILE] [--flags] [--dim tp|cp|dp|pp|ep|etp|edp|dp-cp] [--json] [--limit N | --all]
                      the communicator groups Megatron-Core builds for the layout, and where each rank runs

@@ -1,2 +1,2 @@
-args: matrix --json
+args: matrix --json --models llama3-70b,moe-1t --gpu-counts 8,64
 exit: 0
