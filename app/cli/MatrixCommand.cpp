@@ -3,73 +3,42 @@
 #include "Commands.h"
 #include "TextFormat.h"
 
-#include "core/Limits.h"
 #include "core/io/PresetLibrary.h"
 #include "core/search/DecisionMatrix.h"
 #include "core/search/SearchJson.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <iostream>
 
 namespace parallax::cli {
 
 namespace {
-// Each cell is a full search (about half a second for a 1024-GPU cell): a bound keeps a typo from running for hours.
-constexpr std::size_t kMaxMatrixRows = 16;
-constexpr std::size_t kMaxMatrixColumns = 16;
-
 // The guide's matrix by default (core::DecisionMatrixSettings); the options give another cluster or rows.
 core::DecisionMatrixSettings matrixSettings(const Args& args)
 {
     core::DecisionMatrixSettings settings;
-    const auto& presets = core::PresetLibrary::instance();
-    if (args.has("models")) {
+    if (args.has("models"))
         settings.models = args.list("models");
-        if (settings.models.empty() || settings.models.size() > kMaxMatrixRows)
-            throw UsageError(
-                "--models: give one to " + std::to_string(kMaxMatrixRows) + " model presets, separated by commas");
-        for (const std::string& id : settings.models)
-            if (!presets.findModel(id))
-                throw UsageError("--models: no model preset \"" + id + "\"; use one of " + presets.modelIds());
-    }
     if (args.has("gpu")) {
         settings.gpu = args.value("gpu");
-        const auto gpu = presets.gpu(settings.gpu);
-        if (!gpu) {
-            std::string ids;
-            for (const core::GpuSpec& g : presets.gpus())
-                ids += (ids.empty() ? "" : ", ") + g.id;
-            throw UsageError("--gpu: no GPU preset \"" + settings.gpu + "\"; use one of " + ids);
-        }
-        settings.gpusPerNode = gpu->nvlinkDomainSize; // a GB200 NVL72 rack is one domain of 72
+        if (const auto gpu = core::PresetLibrary::instance().gpu(settings.gpu))
+            settings.gpusPerNode = gpu->nvlinkDomainSize; // a GB200 NVL72 rack is one domain of 72
     }
     settings.gpusPerNode = args.integer("gpus-per-node", settings.gpusPerNode, 1, 1024);
     settings.nicGbps = args.number("nic-gbps", settings.nicGbps, 1, 1e5);
     if (args.has("gpu-counts")) {
-        settings.gpuCounts.clear();
-        for (const std::string& item : args.list("gpu-counts")) {
-            char* end = nullptr;
-            const long long n = std::strtoll(item.c_str(), &end, 10);
-            if (end == item.c_str() || *end != '\0' || n < 1 || n > core::kMaxGpus || n % settings.gpusPerNode != 0)
-                throw UsageError("--gpu-counts: \"" + item + "\" is not a whole number of "
-                    + std::to_string(settings.gpusPerNode) + "-GPU nodes up to " + std::to_string(core::kMaxGpus)
-                    + " (--gpus-per-node sets the node)");
-            settings.gpuCounts.push_back(static_cast<int>(n));
-        }
-        if (settings.gpuCounts.empty() || settings.gpuCounts.size() > kMaxMatrixColumns)
-            throw UsageError(
-                "--gpu-counts: give one to " + std::to_string(kMaxMatrixColumns) + " GPU counts, separated by commas");
-    } else {
-        for (int n : settings.gpuCounts)
-            if (n % settings.gpusPerNode != 0)
-                throw UsageError("--gpus-per-node " + std::to_string(settings.gpusPerNode) + ": the default GPU counts "
-                    + "(8, 64, 1024) are not whole nodes of it; give --gpu-counts");
+        std::string bad;
+        const auto counts = core::parseGpuCounts(args.value("gpu-counts"), bad);
+        if (!counts)
+            throw UsageError("--gpu-counts: \"" + bad + "\" is not a positive whole number of GPUs");
+        settings.gpuCounts = *counts;
     }
     settings.globalBatch = args.integer("global-batch", settings.globalBatch, 1, 1 << 24);
     settings.seqLen = args.integer("seq-len", settings.seqLen, 16, 1 << 22);
     if (args.has("dtype") && !core::parseDType(args.value("dtype"), settings.dtype))
         throw UsageError("--dtype: expected bf16 or fp8, got \"" + args.value("dtype") + "\"");
+    if (const auto problem = core::checkDecisionMatrixSettings(settings))
+        throw UsageError("--" + problem->field + ": " + problem->text);
     return settings;
 }
 } // namespace

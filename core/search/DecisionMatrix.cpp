@@ -138,6 +138,60 @@ FitFix fixForNothingFits(const Scenario& base, const SearchResult& result, const
     return fix;
 }
 
+std::optional<MatrixSettingsProblem> checkDecisionMatrixSettings(const DecisionMatrixSettings& s)
+{
+    const auto& presets = PresetLibrary::instance();
+    if (s.models.empty() || s.models.size() > kMaxMatrixModels)
+        return MatrixSettingsProblem { "models",
+            "give one to " + std::to_string(kMaxMatrixModels) + " model presets (" + std::to_string(s.models.size())
+                + " given)" };
+    for (const std::string& id : s.models)
+        if (!presets.findModel(id))
+            return MatrixSettingsProblem { "models",
+                "no model preset \"" + id + "\"; use one of " + presets.modelIds() };
+    if (!presets.gpu(s.gpu)) {
+        std::string ids;
+        for (const GpuSpec& g : presets.gpus())
+            ids += (ids.empty() ? "" : ", ") + g.id;
+        return MatrixSettingsProblem { "gpu", "no GPU preset \"" + s.gpu + "\"; use one of " + ids };
+    }
+    if (s.gpusPerNode < 1 || s.gpusPerNode > 1024)
+        return MatrixSettingsProblem { "gpus-per-node",
+            std::to_string(s.gpusPerNode) + " GPUs per NVLink domain: give 1 to 1024 (8 on HGX, 72 on NVL72)" };
+    if (s.gpuCounts.empty() || s.gpuCounts.size() > kMaxMatrixGpuCounts)
+        return MatrixSettingsProblem { "gpu-counts",
+            "give one to " + std::to_string(kMaxMatrixGpuCounts) + " GPU counts (" + std::to_string(s.gpuCounts.size())
+                + " given)" };
+    for (int n : s.gpuCounts)
+        if (n < 1 || n > kMaxGpus || n % s.gpusPerNode != 0)
+            return MatrixSettingsProblem { "gpu-counts",
+                std::to_string(n) + " is not a whole number of " + std::to_string(s.gpusPerNode) + "-GPU nodes up to "
+                    + std::to_string(kMaxGpus) + " (the GPUs per node set the node)" };
+    return std::nullopt;
+}
+
+std::optional<std::vector<int>> parseGpuCounts(const std::string& text, std::string& bad)
+{
+    std::vector<int> counts;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        std::string item = text.substr(at, comma - at);
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        at = comma + 1;
+        if (item.empty())
+            continue;
+        const bool digits = item.size() <= 9 && item.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoi(item) < 1) {
+            bad = item;
+            return std::nullopt;
+        }
+        counts.push_back(std::stoi(item));
+    }
+    return counts;
+}
+
 Scenario decisionMatrixScenario(const DecisionMatrixSettings& settings, const std::string& model, int gpus)
 {
     Scenario s;

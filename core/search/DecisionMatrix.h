@@ -74,6 +74,21 @@ struct DecisionMatrix {
 DecisionMatrix buildDecisionMatrix(const DecisionMatrixSettings& settings, const Calibration* calibration,
     const std::function<void(int, int)>& progress = {}, const std::atomic<bool>* cancel = nullptr);
 
+// What keeps settings from being filled, naming the field as the CLI spells its option ("gpu-counts").
+struct MatrixSettingsProblem {
+    std::string field; // "models", "gpu", "gpu-counts" or "gpus-per-node"
+    std::string text;
+};
+// Each cell is a full search (about half a second for a 1024-GPU H100 cell): a bound keeps a typo in a
+// list from running for hours.
+inline constexpr std::size_t kMaxMatrixModels = 16;
+inline constexpr std::size_t kMaxMatrixGpuCounts = 16;
+// Known model and GPU presets, one to 16 of each list, every count a whole number of NVLink domains
+// (gpusPerNode) up to kMaxGpus; nullopt when the settings can be filled.
+std::optional<MatrixSettingsProblem> checkDecisionMatrixSettings(const DecisionMatrixSettings& settings);
+// "8, 64,1024" as counts; nullopt with `bad` set to the first item that is not a positive integer.
+std::optional<std::vector<int>> parseGpuCounts(const std::string& text, std::string& bad);
+
 // A regular cluster of `gpus` GPUs of the settings' kind with the settings' batch, for one model.
 Scenario decisionMatrixScenario(const DecisionMatrixSettings& settings, const std::string& model, int gpus);
 

@@ -52,4 +52,40 @@ TEST(DecisionMatrix, CellsRecommendWhatFitsAndFixWhatDoesNot)
     EXPECT_EQ(j["seq_len"], 2048);
 }
 
+// Settings the matrix cannot fill name their field; the guide's defaults and a GB200 rack pass.
+TEST(DecisionMatrix, SettingsCheckNamesTheField)
+{
+    DecisionMatrixSettings s;
+    EXPECT_FALSE(checkDecisionMatrixSettings(s));
+    s.gpu = "gb200";
+    s.gpusPerNode = 72;
+    s.gpuCounts = { 72, 576 };
+    EXPECT_FALSE(checkDecisionMatrixSettings(s));
+    s.gpuCounts = { 72, 100 };
+    auto p = checkDecisionMatrixSettings(s);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->field, "gpu-counts");
+    EXPECT_NE(p->text.find("100 is not a whole number of 72-GPU nodes"), std::string::npos) << p->text;
+    s.gpuCounts = std::vector<int>(kMaxMatrixGpuCounts + 1, 72);
+    EXPECT_EQ(checkDecisionMatrixSettings(s)->field, "gpu-counts");
+    s.gpuCounts = { 72 };
+    s.models = { "llama3-70b", "no-such-model" };
+    p = checkDecisionMatrixSettings(s);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->field, "models");
+    EXPECT_NE(p->text.find("\"no-such-model\""), std::string::npos);
+    s.models = {};
+    EXPECT_EQ(checkDecisionMatrixSettings(s)->field, "models");
+    s.models = { "llama3-70b" };
+    s.gpu = "h300";
+    EXPECT_EQ(checkDecisionMatrixSettings(s)->field, "gpu");
+
+    std::string bad;
+    EXPECT_EQ(parseGpuCounts(" 8, 64 ,1024,", bad), (std::vector<int> { 8, 64, 1024 }));
+    EXPECT_FALSE(parseGpuCounts("8,sixty-four", bad));
+    EXPECT_EQ(bad, "sixty-four");
+    EXPECT_FALSE(parseGpuCounts("8,0", bad));
+    EXPECT_FALSE(parseGpuCounts("99999999999", bad));
+}
+
 } // namespace
