@@ -10,6 +10,7 @@
 #include "core/memory/RangeText.h"
 #include "ui/AccuracyDialog.h"
 #include "ui/ConfigPanel.h"
+#include "ui/DecisionMatrixDialog.h"
 #include "ui/DesignCompareTab.h"
 #include "ui/ExportDialog.h"
 #include "ui/Format.h"
@@ -233,6 +234,10 @@ void MainWindow::createMenus()
     m_darkAction->setCheckable(true);
     m_darkAction->setChecked(QSettings().value(QStringLiteral("darkPalette"), false).toBool());
     connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDarkPalette);
+
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    tools->addAction(tr("Decision &Matrix…"), this, &MainWindow::showDecisionMatrix)
+        ->setStatusTip(tr("The guide's summary table: the best configuration per model and GPU count, searched"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     m_lessonAction = help->addAction(tr("&Lesson of This Scenario"), this, &MainWindow::showLesson);
@@ -639,18 +644,32 @@ AccuracyDialog* MainWindow::showAccuracy()
     if (!m_accuracy) {
         m_accuracy = new AccuracyDialog(
             QString::fromStdString(m_document->evaluation()->report.stepTimeFamily),
-            [this](const core::Scenario& s) {
-                if (!maybeSave())
-                    return;
-                m_document->reset(s);
-                m_topology->fitAll();
-            },
-            this);
+            [this](const core::Scenario& s) { replaceDocument(s); }, this);
         m_accuracy->setAttribute(Qt::WA_DeleteOnClose);
     }
     m_accuracy->show();
     m_accuracy->raise();
     return m_accuracy;
+}
+
+void MainWindow::replaceDocument(const core::Scenario& s)
+{
+    if (!maybeSave())
+        return;
+    m_document->reset(s);
+    m_topology->fitAll();
+}
+
+DecisionMatrixDialog* MainWindow::showDecisionMatrix()
+{
+    if (!m_decisionMatrix) {
+        m_decisionMatrix = new DecisionMatrixDialog(
+            m_document->calibration(), [this](const core::Scenario& s) { replaceDocument(s); }, this);
+        m_decisionMatrix->setAttribute(Qt::WA_DeleteOnClose);
+    }
+    m_decisionMatrix->show();
+    m_decisionMatrix->raise();
+    return m_decisionMatrix;
 }
 
 void MainWindow::showLesson()

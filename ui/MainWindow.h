@@ -18,6 +18,7 @@ struct Scenario;
 namespace parallax::ui {
 
 class AccuracyDialog;
+class DecisionMatrixDialog;
 class ConfigPanel;
 class DesignCompareTab;
 class MemoryTab;
@@ -87,6 +88,10 @@ public:
     void setDarkPalette(bool dark);
     // Help > Accuracy on Published Runs: the one non-modal dialog, opened or raised.
     AccuracyDialog* showAccuracy();
+    // Tools > Decision Matrix (modeless, one at a time): a cell it opens replaces the document (asking to save).
+    DecisionMatrixDialog* showDecisionMatrix();
+    // A scenario a dialog opens (a published run, a matrix cell) replaces the document, asking to save first.
+    void replaceDocument(const core::Scenario& s);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -115,6 +120,7 @@ private:
     DesignCompareTab* m_compare = nullptr;
     ProbeTab* m_probe;
     QPointer<AccuracyDialog> m_accuracy;
+    QPointer<DecisionMatrixDialog> m_decisionMatrix;
     QMenu* m_recentMenu = nullptr;
     QAction* m_lessonAction = nullptr;
     QString m_titleDesign; // designLine() of the scenario as opened or saved

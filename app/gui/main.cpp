@@ -2,6 +2,7 @@
 // parallax: the desktop application. Thin: options, then the main window (ui/).
 #include "core/io/PresetLibrary.h"
 #include "core/parallel/ParallelConfig.h"
+#include "ui/DecisionMatrixDialog.h"
 #include "ui/DesignCompareTab.h"
 #include "ui/GanttView.h"
 #include "ui/MainWindow.h"
@@ -134,9 +135,12 @@ int main(int argc, char** argv)
         QStringLiteral("Rank map: search for \"rank 517\", \"gpu 12\" or a domain name."), QStringLiteral("QUERY"));
     const QCommandLineOption mapZoomOption(
         QStringLiteral("map-zoom"), QStringLiteral("Rank map: zoom factor (1 fits the view)."), QStringLiteral("Z"));
+    const QCommandLineOption matrixOption(QStringLiteral("matrix"),
+        QStringLiteral("Open Tools > Decision Matrix and fill the guide's matrix (--screenshot waits for it and "
+                       "captures the dialog)."));
     parser.addOptions({ screenshotOption, sizeOption, tabOption, dimOption, darkOption, compareOption, cursorOption,
         zoomOption, searchOption, calibrationOption, probeOption, runProbeOption, designBOption, gpuOption, findOption,
-        mapZoomOption });
+        mapZoomOption, matrixOption });
     parser.process(app);
 
     QTemporaryDir settingsDir;
@@ -244,6 +248,9 @@ int main(int argc, char** argv)
     parallax::ui::RecommendationsTab* recommendations = window.recommendationsTab();
     if (parser.isSet(searchOption))
         recommendations->startSearch();
+    parallax::ui::DecisionMatrixDialog* matrix = parser.isSet(matrixOption) ? window.showDecisionMatrix() : nullptr;
+    if (matrix)
+        matrix->fill();
     if (parser.isSet(runProbeOption) && !probe->runProbe())
         std::fprintf(stderr, "parallax: the probe did not run: %s\n", qPrintable(probe->statusText()));
     if (!screenshot)
@@ -288,9 +295,14 @@ int main(int argc, char** argv)
         probe->setApplied(probe->calibration() != nullptr);
         window.document()->waitForEvaluation(120000);
     }
+    if (matrix && !waitUntil([matrix] { return !matrix->running(); }, 600000)) {
+        std::fprintf(stderr, "parallax: the decision matrix did not fill in time\n");
+        return 1;
+    }
     QApplication::processEvents();
     const QString out = parser.value(screenshotOption);
-    if (!window.grab().save(out)) {
+    QWidget* shown = matrix ? static_cast<QWidget*>(matrix) : &window;
+    if (!shown->grab().save(out)) {
         std::fprintf(stderr, "parallax: cannot write %s\n", qPrintable(out));
         return 1;
     }
