@@ -6,6 +6,7 @@
 #include "ui/Theme.h"
 
 #include "core/io/PresetLibrary.h"
+#include "core/search/DecisionMatrixMarkdown.h"
 #include "core/search/SearchSpace.h"
 
 #include <QApplication>
@@ -40,37 +41,6 @@ QString fieldLabel(const std::string& field)
     return QObject::tr("GPU counts");
 }
 
-// "12.3 s · MFU 41.2 % · 71.3 GiB" of a recommendation, "tight" when its memory range straddles the HBM.
-QString figures(const core::Report& r)
-{
-    return format::seconds(r.stepTimeSeconds) + QStringLiteral(" · MFU ") + format::percent(r.mfu)
-        + QStringLiteral(" · ") + format::bytes(r.peakMemoryBytes)
-        + (r.memoryVerdict == core::MemoryVerdict::Tight ? QObject::tr(" (tight)") : QString());
-}
-
-// The changes that fit, each in a few words ("fits with fp8; on 128 GPUs"); the tooltip has the full text.
-QString briefFix(const core::FitFix& fix)
-{
-    QStringList parts;
-    for (const core::FitChange& c : fix.changes) {
-        if (c.kind == "shorter-sequence")
-            parts << QObject::tr("seq_len %1").arg(c.seqLen);
-        else if (c.kind == "fp8")
-            parts << QObject::tr("fp8");
-        else if (c.kind == "cpu-offload")
-            parts << QObject::tr("the optimizer states in CPU memory");
-        else if (c.kind == "more-gpus")
-            parts << QObject::tr("%1 GPUs").arg(c.gpus);
-    }
-    return parts.isEmpty() ? QString() : QObject::tr("fits with %1").arg(parts.join(QObject::tr(", or ")));
-}
-
-QString nothingFits(const core::DecisionMatrixCell& c, double hbmBytes)
-{
-    return c.leanestPeakBytes > 0 ? QObject::tr("nothing fits: the leanest needs %1 of %2")
-                                        .arg(format::bytes(c.leanestPeakBytes), format::bytes(hbmBytes))
-                                  : QObject::tr("nothing fits");
-}
 } // namespace
 
 DecisionMatrixDialog::DecisionMatrixDialog(
@@ -318,12 +288,13 @@ void DecisionMatrixDialog::showMatrix(std::shared_ptr<const core::DecisionMatrix
                 item->setText(tr("not searched (cancelled)"));
                 item->setForeground(palette().color(QPalette::PlaceholderText));
             } else if (cell->recommended && cell->report) {
-                item->setText(
-                    QString::fromStdString(core::describe(*cell->recommended)) + u'\n' + figures(*cell->report));
+                item->setText(QString::fromStdString(
+                    core::describe(*cell->recommended) + "\n" + core::matrixCellFigures(*cell->report)));
                 item->setToolTip(
                     tr("Why: %1\nDouble-click to open this design.").arg(QString::fromStdString(cell->why)));
             } else {
-                item->setText(nothingFits(*cell, m_matrix->hbmBytes) + u'\n' + briefFix(cell->fix));
+                item->setText(QString::fromStdString(
+                    core::matrixNothingFits(*cell, m_matrix->hbmBytes) + "\n" + core::matrixBriefFix(cell->fix)));
                 item->setForeground(theme::problemColor());
                 item->setToolTip(QString::fromStdString(cell->why) + QStringLiteral("\n\n")
                     + QString::fromStdString(cell->fix.text));
@@ -372,38 +343,7 @@ QString DecisionMatrixDialog::status() const
 
 QString DecisionMatrixDialog::markdown() const
 {
-    if (!m_matrix)
-        return {};
-    const core::DecisionMatrixSettings& s = m_matrix->settings;
-    QString md = tr("Decision matrix: %1 (%2), NVLink domains of %3; %4 sequences × %5 tokens per step, %6. "
-                    "Each cell is the best of every valid configuration, simulated by Parallax.\n\n")
-                     .arg(QString::fromStdString(m_matrix->gpuName), format::bytes(m_matrix->hbmBytes))
-                     .arg(s.gpusPerNode)
-                     .arg(s.globalBatch)
-                     .arg(s.seqLen)
-                     .arg(QString::fromLatin1(core::toString(s.dtype)));
-    md += QStringLiteral("| model |");
-    for (int n : s.gpuCounts)
-        md += tr(" %1 GPUs |").arg(n);
-    md += QStringLiteral("\n|---|") + QStringLiteral("---|").repeated(static_cast<int>(s.gpuCounts.size())) + u'\n';
-    for (int r = 0; r < m_table->rowCount(); ++r) {
-        md += QStringLiteral("| ") + m_table->verticalHeaderItem(r)->text() + QStringLiteral(" |");
-        for (int c = 0; c < m_table->columnCount(); ++c) {
-            const core::DecisionMatrixCell* cell = cellAt(r, c);
-            QString text;
-            if (!cell)
-                text = tr("not searched");
-            else if (cell->recommended && cell->report)
-                text = QString::fromStdString(core::describe(*cell->recommended)) + QStringLiteral("<br>")
-                    + figures(*cell->report);
-            else
-                text = nothingFits(*cell, m_matrix->hbmBytes) + QStringLiteral("<br>")
-                    + QString::fromStdString(cell->fix.text);
-            md += u' ' + text.replace(u'|', QStringLiteral("\\|")) + QStringLiteral(" |");
-        }
-        md += u'\n';
-    }
-    return md;
+    return m_matrix ? QString::fromStdString(core::decisionMatrixToMarkdown(*m_matrix)) : QString();
 }
 
 void DecisionMatrixDialog::updateButtons()

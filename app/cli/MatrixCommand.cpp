@@ -5,6 +5,7 @@
 
 #include "core/io/PresetLibrary.h"
 #include "core/search/DecisionMatrix.h"
+#include "core/search/DecisionMatrixMarkdown.h"
 #include "core/search/SearchJson.h"
 
 #include <algorithm>
@@ -45,14 +46,18 @@ core::DecisionMatrixSettings matrixSettings(const Args& args)
 
 int runMatrix(const std::vector<std::string>& argv)
 {
-    const Args args(argv, { "json" });
-    args.allowOnly({ "json", "calibration", "global-batch", "seq-len", "dtype", "models", "gpu-counts", "gpu",
-        "gpus-per-node", "nic-gbps" });
+    const Args args(argv, { "json", "markdown" });
+    args.allowOnly({ "json", "markdown", "calibration", "global-batch", "seq-len", "dtype", "models", "gpu-counts",
+        "gpu", "gpus-per-node", "nic-gbps" });
     const auto calibration = calibrationFromArgs(args);
     const core::DecisionMatrixSettings settings = matrixSettings(args);
     const core::DecisionMatrix m = core::buildDecisionMatrix(settings, calibration ? &*calibration : nullptr);
     if (args.has("json")) {
         std::cout << core::decisionMatrixToJson(m).dump(2) << "\n";
+        return kExitOk;
+    }
+    if (args.has("markdown")) {
+        std::cout << core::decisionMatrixToMarkdown(m);
         return kExitOk;
     }
     const double tokens = static_cast<double>(settings.globalBatch) * settings.seqLen;

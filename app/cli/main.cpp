@@ -23,7 +23,7 @@ usage:
   parallax-cli export [FILE] [--flags] --launch megatron|nemo|torchtitan|slurm|vllm|sglang|trtllm OUT|-   launch of the design
   parallax-cli recommend [FILE] [--flags] [--top K] [--json] [--lesson] [--calibration FILE]
                         (with --cp-comm-type the search keeps that CP communication; without, it tries each)
-  parallax-cli matrix [--json] [--global-batch N] [--seq-len N] [--dtype bf16|fp8] [--calibration FILE]
+  parallax-cli matrix [--json | --markdown] [--global-batch N] [--seq-len N] [--dtype bf16|fp8] [--calibration FILE]
                      [--models ID,ID,...] [--gpu-counts N,N,...] [--gpu ID] [--gpus-per-node G] [--nic-gbps X]
                      the guide's summary matrix (3 models x 8, 64, 1024 H100), or the rows and cluster given
   parallax-cli presets [--json]

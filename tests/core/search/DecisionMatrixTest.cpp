@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/DecisionMatrix.h"
 #include "core/Engine.h"
+#include "core/search/DecisionMatrixMarkdown.h"
 #include "core/search/SearchJson.h"
 
 #include <gtest/gtest.h>
@@ -50,6 +51,17 @@ TEST(DecisionMatrix, CellsRecommendWhatFitsAndFixWhatDoesNot)
     EXPECT_TRUE(j["cells"][0]["recommended"].is_object());
     EXPECT_EQ(j["global_batch"], 64);
     EXPECT_EQ(j["seq_len"], 2048);
+
+    // The Markdown table: one row per model, one column per count, each cell the engine's figures.
+    const std::string md = decisionMatrixToMarkdown(m);
+    EXPECT_NE(md.find("| model | 8 GPUs | 16 GPUs |\n|---|---|---|\n"), std::string::npos) << md;
+    EXPECT_NE(md.find("| Llama 3 70B | " + matrixNothingFits(big, m.hbmBytes) + "<br>"), std::string::npos) << md;
+    EXPECT_NE(
+        md.find(describe(*m.cells[0].recommended) + "<br>" + matrixCellFigures(*m.cells[0].report)), std::string::npos);
+    EXPECT_NE(matrixBriefFix(big.fix).find("GPUs"), std::string::npos) << matrixBriefFix(big.fix);
+    DecisionMatrix partial = m;
+    partial.cells.resize(1); // a cancelled fill
+    EXPECT_NE(decisionMatrixToMarkdown(partial).find("not searched"), std::string::npos);
 }
 
 // Settings the matrix cannot fill name their field; the guide's defaults and a GB200 rack pass.
