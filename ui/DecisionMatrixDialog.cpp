@@ -22,6 +22,7 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -41,6 +42,49 @@ QString fieldLabel(const std::string& field)
     return QObject::tr("GPU counts");
 }
 
+const QString kSettingsGroup = QStringLiteral("decisionMatrix");
+
+// The settings of the last fill, or the guide's when there are none or they no longer check (a preset gone).
+core::DecisionMatrixSettings savedSettings()
+{
+    QSettings q;
+    q.beginGroup(kSettingsGroup);
+    core::DecisionMatrixSettings s;
+    if (!q.contains(QStringLiteral("gpu")))
+        return s;
+    s.gpu = q.value(QStringLiteral("gpu")).toString().toStdString();
+    s.gpusPerNode = q.value(QStringLiteral("gpusPerNode"), s.gpusPerNode).toInt();
+    s.models.clear();
+    for (const QString& id : q.value(QStringLiteral("models")).toStringList())
+        s.models.push_back(id.toStdString());
+    std::string bad;
+    s.gpuCounts = core::parseGpuCounts(q.value(QStringLiteral("gpuCounts")).toString().toStdString(), bad)
+                      .value_or(std::vector<int> {});
+    s.globalBatch = q.value(QStringLiteral("globalBatch"), s.globalBatch).toInt();
+    s.seqLen = q.value(QStringLiteral("seqLen"), s.seqLen).toInt();
+    s.dtype
+        = q.value(QStringLiteral("dtype")).toString() == QStringLiteral("fp8") ? core::DType::Fp8 : core::DType::Bf16;
+    const bool usable = !core::checkDecisionMatrixSettings(s) && s.globalBatch > 0 && s.seqLen >= 16;
+    return usable ? s : core::DecisionMatrixSettings {};
+}
+
+void saveSettings(const core::DecisionMatrixSettings& s)
+{
+    QSettings q;
+    q.beginGroup(kSettingsGroup);
+    q.setValue(QStringLiteral("gpu"), QString::fromStdString(s.gpu));
+    q.setValue(QStringLiteral("gpusPerNode"), s.gpusPerNode);
+    QStringList models, counts;
+    for (const std::string& id : s.models)
+        models << QString::fromStdString(id);
+    for (int n : s.gpuCounts)
+        counts << QString::number(n);
+    q.setValue(QStringLiteral("models"), models);
+    q.setValue(QStringLiteral("gpuCounts"), counts.join(u','));
+    q.setValue(QStringLiteral("globalBatch"), s.globalBatch);
+    q.setValue(QStringLiteral("seqLen"), s.seqLen);
+    q.setValue(QStringLiteral("dtype"), QString::fromLatin1(core::toString(s.dtype)));
+}
 } // namespace
 
 DecisionMatrixDialog::DecisionMatrixDialog(
@@ -108,6 +152,10 @@ DecisionMatrixDialog::DecisionMatrixDialog(
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
+    auto* guide = new QPushButton(tr("Guide's Matrix"), this);
+    guide->setToolTip(tr("Llama 3 70B, Llama 3 405B and the 1T MoE on 8, 64 and 1024 H100, 4M tokens per step"));
+    connect(guide, &QPushButton::clicked, this, [this] { setSettings(core::DecisionMatrixSettings {}); });
+    run->insertWidget(2, guide);
     m_copy = new QPushButton(tr("Copy as Markdown"), this);
     m_openButton = new QPushButton(tr("Open Design"), this);
     m_openButton->setToolTip(tr("Opens the selected cell's recommendation as the scenario"));
@@ -132,8 +180,8 @@ DecisionMatrixDialog::DecisionMatrixDialog(
     connect(m_table, &QTableWidget::currentCellChanged, this, &DecisionMatrixDialog::updateButtons);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
-    setSettings(core::DecisionMatrixSettings {}); // the guide's matrix
-    m_status->setText(tr("The guide's summary matrix: press Fill (each cell is a full search, a few seconds in all)."));
+    setSettings(savedSettings()); // the last fill's, else the guide's matrix
+    m_status->setText(tr("Press Fill: each cell is a full search (the guide's matrix takes a few seconds in all)."));
     updateButtons();
     resize(1100, 760);
 }
@@ -218,6 +266,7 @@ void DecisionMatrixDialog::fill()
         m_status->setText(error);
         return;
     }
+    saveSettings(s);
     const std::uint64_t generation = ++m_generation;
     m_running = true;
     m_cancelFlag = std::make_shared<std::atomic<bool>>(false);

@@ -8,6 +8,7 @@
 
 #include <QComboBox>
 #include <QLineEdit>
+#include <QSettings>
 #include <QTableWidget>
 
 using namespace parallax;
@@ -33,6 +34,7 @@ private Q_SLOTS:
 
     void opensOnTheGuidesMatrix()
     {
+        QSettings().remove(QStringLiteral("decisionMatrix"));
         test::Window w;
         DecisionMatrixDialog* d = w.window.showDecisionMatrix();
         QVERIFY(d && d->isVisible());
@@ -84,6 +86,15 @@ private Q_SLOTS:
         QCOMPARE(opened.parallel.tp, d->matrix()->cells[1].recommended->tp);
         QVERIFY(w.doc()->waitForEvaluation());
         QVERIFY(w.doc()->evaluation()->report.valid);
+
+        // The dialog opens again on the last fill's settings.
+        d->close();
+        QTRY_VERIFY(!w.window.findChild<DecisionMatrixDialog*>());
+        const core::DecisionMatrixSettings again = w.window.showDecisionMatrix()->settings();
+        QCOMPARE(again.models, smallMatrix().models);
+        QCOMPARE(again.gpuCounts, smallMatrix().gpuCounts);
+        QCOMPARE(again.globalBatch, 64);
+        QCOMPARE(again.seqLen, 2048);
     }
 
     void cancelStopsBetweenCells()
