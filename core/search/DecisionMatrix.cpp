@@ -12,10 +12,11 @@
 namespace parallax::core {
 
 namespace {
-SearchResult quickSearch(const Scenario& s, const Calibration* calibration)
+SearchResult quickSearch(const Scenario& s, const Calibration* calibration, const std::atomic<bool>* cancel)
 {
     SearchOptions o;
     o.calibration = calibration;
+    o.cancel = cancel;
     o.topK = 1;
     o.explain = false;
     return searchConfigurations(s, o);
@@ -56,7 +57,8 @@ Scenario scaledOut(const Scenario& base, int factor)
 }
 } // namespace
 
-FitFix fixForNothingFits(const Scenario& base, const SearchResult& result, const Calibration* calibration)
+FitFix fixForNothingFits(
+    const Scenario& base, const SearchResult& result, const Calibration* calibration, const std::atomic<bool>* cancel)
 {
     FitFix fix;
     if (!result.candidates.empty() || !result.error.empty())
@@ -68,7 +70,7 @@ FitFix fixForNothingFits(const Scenario& base, const SearchResult& result, const
         s.training.globalBatch = base.training.globalBatch * div;
         if (s.training.seqLen < 512)
             break;
-        const SearchResult r = quickSearch(s, calibration);
+        const SearchResult r = quickSearch(s, calibration, cancel);
         if (!r.candidates.empty()) {
             fix.changes.push_back(changeFrom("shorter-sequence",
                 "seq_len " + std::to_string(s.training.seqLen) + " (" + std::to_string(s.training.globalBatch)
@@ -81,7 +83,7 @@ FitFix fixForNothingFits(const Scenario& base, const SearchResult& result, const
     if (base.training.dtype != DType::Fp8 && gpu.fp8FlopsPerSecond > 0) {
         Scenario s = base;
         s.training.dtype = DType::Fp8;
-        const SearchResult r = quickSearch(s, calibration);
+        const SearchResult r = quickSearch(s, calibration, cancel);
         if (!r.candidates.empty())
             fix.changes.push_back(changeFrom("fp8", "fp8", s, r.candidates.front()));
     }
@@ -91,6 +93,7 @@ FitFix fixForNothingFits(const Scenario& base, const SearchResult& result, const
         o.topK = 1;
         o.explain = false;
         o.optimizerOffload = true;
+        o.cancel = cancel;
         const SearchResult r = searchConfigurations(base, o);
         if (!r.candidates.empty()) {
             const Candidate& c = r.candidates.front();
@@ -118,7 +121,7 @@ FitFix fixForNothingFits(const Scenario& base, const SearchResult& result, const
          factor *= 2) {
         const Scenario s = scaledOut(base, factor);
         tried = s.topology.gpuCount();
-        const SearchResult r = quickSearch(s, calibration);
+        const SearchResult r = quickSearch(s, calibration, cancel);
         if (!r.candidates.empty()) {
             fix.changes.push_back(changeFrom("more-gpus",
                 std::to_string(s.topology.gpuCount()) + " GPUs (" + std::to_string(s.topology.domains.size())
@@ -127,6 +130,8 @@ FitFix fixForNothingFits(const Scenario& base, const SearchResult& result, const
             break;
         }
     }
+    if (cancel && cancel->load())
+        return {}; // a cancelled search found nothing because it stopped, not because nothing fits
     if (fix.changes.empty()) {
         fix.text = "nothing tried fits: seq_len down to " + std::to_string(base.seqLen() / 4)
             + ", fp8, CPU offload, up to " + std::to_string(tried) + " GPUs";
@@ -256,8 +261,12 @@ DecisionMatrix buildDecisionMatrix(const DecisionMatrixSettings& settings, const
                 } else {
                     cell.why = "nothing fits";
                 }
-                cell.fix = fixForNothingFits(s, r, calibration);
+                cell.fix = fixForNothingFits(s, r, calibration, cancel);
             }
+            // A cell searched in part is no answer (its best so far, or "nothing fits" that is only "not yet"):
+            // a cancelled fill keeps the cells it finished.
+            if (r.cancelled || (cancel && cancel->load()))
+                return matrix;
             matrix.cells.push_back(std::move(cell));
             if (progress)
                 progress(static_cast<int>(matrix.cells.size()), total);

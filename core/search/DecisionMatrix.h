@@ -34,7 +34,9 @@ struct FitFix {
 // per step, with fp8, with the optimizer states offloaded to CPU memory (ZeRO-Offload,
 // arXiv:2101.06840: the leanest configuration without its optimizer bytes), and with 2x, 4x, ...
 // the GPUs (whole nodes of the same kind) until something fits. Empty text when something fits.
-FitFix fixForNothingFits(const Scenario& base, const SearchResult& result, const Calibration* calibration);
+// `cancel` stops it between (and inside) its searches, with the changes found so far.
+FitFix fixForNothingFits(const Scenario& base, const SearchResult& result, const Calibration* calibration,
+    const std::atomic<bool>* cancel = nullptr);
 
 // The guide's "Summary Decision Matrix" (shared/guide/parallelism-decision-guide.txt, sec. 5),
 // computed: models x GPU counts on HGX H100 nodes.

@@ -4,6 +4,7 @@
 #include "core/search/DecisionMatrixMarkdown.h"
 #include "core/search/SearchJson.h"
 
+#include <atomic>
 #include <gtest/gtest.h>
 
 using namespace parallax::core;
@@ -62,6 +63,34 @@ TEST(DecisionMatrix, CellsRecommendWhatFitsAndFixWhatDoesNot)
     DecisionMatrix partial = m;
     partial.cells.resize(1); // a cancelled fill
     EXPECT_NE(decisionMatrixToMarkdown(partial).find("not searched"), std::string::npos);
+}
+
+// Cancel keeps the cells finished before it and no cell searched in part; a cancelled fix claims nothing.
+TEST(DecisionMatrix, CancelKeepsOnlyFinishedCells)
+{
+    DecisionMatrixSettings settings;
+    settings.models = { "llama3-8b", "llama3-70b" };
+    settings.gpuCounts = { 8, 16 };
+    settings.globalBatch = 64;
+    settings.seqLen = 2048;
+    std::atomic<bool> cancel { false };
+    const DecisionMatrix m = buildDecisionMatrix(
+        settings, nullptr, [&](int done, int) { cancel.store(done == 1); }, &cancel);
+    ASSERT_EQ(m.cells.size(), 1u);
+    EXPECT_TRUE(m.cells[0].recommended);
+    const DecisionMatrix none = buildDecisionMatrix(settings, nullptr, {}, &cancel);
+    EXPECT_TRUE(none.cells.empty());
+
+    // 70B on 8 GPUs fits nowhere; with the search cancelled, its fix is empty rather than "nothing tried fits".
+    const Scenario big = decisionMatrixScenario(settings, "llama3-70b", 8);
+    SearchOptions o;
+    o.topK = 1;
+    const SearchResult r = searchConfigurations(big, o);
+    ASSERT_TRUE(r.candidates.empty());
+    EXPECT_FALSE(fixForNothingFits(big, r, nullptr).text.empty());
+    const FitFix cancelled = fixForNothingFits(big, r, nullptr, &cancel);
+    EXPECT_TRUE(cancelled.text.empty());
+    EXPECT_TRUE(cancelled.changes.empty());
 }
 
 // Settings the matrix cannot fill name their field; the guide's defaults and a GB200 rack pass.
