@@ -39,6 +39,8 @@ QString fieldLabel(const std::string& field)
         return QObject::tr("GPU");
     if (field == "gpus-per-node")
         return QObject::tr("GPUs per NVLink domain");
+    if (field == "dtype")
+        return QObject::tr("Precision");
     return QObject::tr("GPU counts");
 }
 

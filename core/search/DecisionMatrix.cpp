@@ -154,12 +154,16 @@ std::optional<MatrixSettingsProblem> checkDecisionMatrixSettings(const DecisionM
         if (!presets.findModel(id))
             return MatrixSettingsProblem { "models",
                 "no model preset \"" + id + "\"; use one of " + presets.modelIds() };
-    if (!presets.gpu(s.gpu)) {
+    const auto gpu = presets.gpu(s.gpu);
+    if (!gpu) {
         std::string ids;
         for (const GpuSpec& g : presets.gpus())
             ids += (ids.empty() ? "" : ", ") + g.id;
         return MatrixSettingsProblem { "gpu", "no GPU preset \"" + s.gpu + "\"; use one of " + ids };
     }
+    // Every configuration would be rejected (Validation.cpp's training.dtype check), each cell "nothing fits".
+    if (s.dtype == DType::Fp8 && gpu->fp8FlopsPerSecond <= 0)
+        return MatrixSettingsProblem { "dtype", gpu->name + " has no fp8 tensor cores: use bf16" };
     if (s.gpusPerNode < 1 || s.gpusPerNode > 1024)
         return MatrixSettingsProblem { "gpus-per-node",
             std::to_string(s.gpusPerNode) + " GPUs per NVLink domain: give 1 to 1024 (8 on HGX, 72 on NVL72)" };

@@ -78,7 +78,7 @@ DecisionMatrix buildDecisionMatrix(const DecisionMatrixSettings& settings, const
 
 // What keeps settings from being filled, naming the field as the CLI spells its option ("gpu-counts").
 struct MatrixSettingsProblem {
-    std::string field; // "models", "gpu", "gpu-counts" or "gpus-per-node"
+    std::string field; // "models", "gpu", "gpu-counts", "gpus-per-node" or "dtype"
     std::string text;
 };
 // Each cell is a full search (about half a second for a 1024-GPU H100 cell): a bound keeps a typo in a
@@ -86,7 +86,7 @@ struct MatrixSettingsProblem {
 inline constexpr std::size_t kMaxMatrixModels = 16;
 inline constexpr std::size_t kMaxMatrixGpuCounts = 16;
 // Known model and GPU presets, one to 16 of each list, every count a whole number of NVLink domains
-// (gpusPerNode) up to kMaxGpus; nullopt when the settings can be filled.
+// (gpusPerNode) up to kMaxGpus, fp8 only on a GPU with fp8 tensor cores; nullopt when the settings can be filled.
 std::optional<MatrixSettingsProblem> checkDecisionMatrixSettings(const DecisionMatrixSettings& settings);
 // "8, 64,1024" as counts; nullopt with `bad` set to the first item that is not a positive integer.
 std::optional<std::vector<int>> parseGpuCounts(const std::string& text, std::string& bad);

@@ -120,6 +120,15 @@ TEST(DecisionMatrix, SettingsCheckNamesTheField)
     s.models = { "llama3-70b" };
     s.gpu = "h300";
     EXPECT_EQ(checkDecisionMatrixSettings(s)->field, "gpu");
+    s.gpu = "a100-sxm-80gb"; // no fp8 tensor cores: every configuration would be rejected
+    s.gpusPerNode = 8;
+    s.gpuCounts = { 8 };
+    s.dtype = DType::Fp8;
+    p = checkDecisionMatrixSettings(s);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->field, "dtype");
+    s.dtype = DType::Bf16;
+    EXPECT_FALSE(checkDecisionMatrixSettings(s));
 
     std::string bad;
     EXPECT_EQ(parseGpuCounts(" 8, 64 ,1024,", bad), (std::vector<int> { 8, 64, 1024 }));
