@@ -11,14 +11,21 @@ using namespace parallax::core;
 
 namespace {
 
-// A two-by-two matrix: one cell where nothing fits (a fix is computed), three that fit.
-TEST(DecisionMatrix, CellsRecommendWhatFitsAndFixWhatDoesNot)
+// Llama 3 8B and 70B on one and two HGX H100 nodes, 64 sequences of 2048 tokens: the 70B on 8 GPUs fits nowhere.
+DecisionMatrixSettings twoByTwo()
 {
     DecisionMatrixSettings settings;
     settings.models = { "llama3-8b", "llama3-70b" };
     settings.gpuCounts = { 8, 16 };
     settings.globalBatch = 64;
     settings.seqLen = 2048;
+    return settings;
+}
+
+// A two-by-two matrix: one cell where nothing fits (a fix is computed), three that fit.
+TEST(DecisionMatrix, CellsRecommendWhatFitsAndFixWhatDoesNot)
+{
+    const DecisionMatrixSettings settings = twoByTwo();
     int progressCalls = 0;
     const DecisionMatrix m = buildDecisionMatrix(settings, nullptr, [&](int, int) { ++progressCalls; });
     ASSERT_EQ(m.cells.size(), 4u);
@@ -68,11 +75,7 @@ TEST(DecisionMatrix, CellsRecommendWhatFitsAndFixWhatDoesNot)
 // Cancel keeps the cells finished before it and no cell searched in part; a cancelled fix claims nothing.
 TEST(DecisionMatrix, CancelKeepsOnlyFinishedCells)
 {
-    DecisionMatrixSettings settings;
-    settings.models = { "llama3-8b", "llama3-70b" };
-    settings.gpuCounts = { 8, 16 };
-    settings.globalBatch = 64;
-    settings.seqLen = 2048;
+    const DecisionMatrixSettings settings = twoByTwo();
     std::atomic<bool> cancel { false };
     const DecisionMatrix m = buildDecisionMatrix(
         settings, nullptr, [&](int done, int) { cancel.store(done == 1); }, &cancel);
