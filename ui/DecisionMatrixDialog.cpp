@@ -89,8 +89,7 @@ void saveSettings(const core::DecisionMatrixSettings& s)
 }
 } // namespace
 
-DecisionMatrixDialog::DecisionMatrixDialog(
-    std::shared_ptr<const core::Calibration> calibration, OpenScenario open, QWidget* parent)
+DecisionMatrixDialog::DecisionMatrixDialog(CurrentCalibration calibration, OpenScenario open, QWidget* parent)
     : QDialog(parent)
     , m_calibration(std::move(calibration))
     , m_open(std::move(open))
@@ -279,7 +278,8 @@ void DecisionMatrixDialog::fill()
     m_status->setText(tr("Searching %1 cells…").arg(total));
     updateButtons();
     const auto cancelFlag = m_cancelFlag;
-    const auto calibration = m_calibration;
+    // Captured by the work, so that it outlives the fill that points at it.
+    const std::shared_ptr<const core::Calibration> calibration = m_calibration ? m_calibration() : nullptr;
     auto progress = [this, generation](int done, int) {
         QMetaObject::invokeMethod(
             this,

@@ -33,9 +33,10 @@ namespace parallax::ui {
 class DecisionMatrixDialog : public QDialog {
 public:
     using OpenScenario = std::function<void(const core::Scenario&)>;
+    // The probe calibration a fill uses (null: datasheet numbers), asked at each fill: the document's now.
+    using CurrentCalibration = std::function<std::shared_ptr<const core::Calibration>()>;
 
-    DecisionMatrixDialog(
-        std::shared_ptr<const core::Calibration> calibration, OpenScenario open, QWidget* parent = nullptr);
+    DecisionMatrixDialog(CurrentCalibration calibration, OpenScenario open, QWidget* parent = nullptr);
 
     // The settings the fields give; `error` names the field that keeps them from being filled.
     core::DecisionMatrixSettings settings(QString* error = nullptr) const;
@@ -56,7 +57,7 @@ private:
     const core::DecisionMatrixCell* cellAt(int row, int column) const;
     void updateButtons();
 
-    std::shared_ptr<const core::Calibration> m_calibration;
+    CurrentCalibration m_calibration;
     OpenScenario m_open;
     QComboBox* m_gpu;
     QSpinBox* m_gpusPerNode;

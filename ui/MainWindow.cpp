@@ -663,8 +663,8 @@ void MainWindow::replaceDocument(const core::Scenario& s)
 DecisionMatrixDialog* MainWindow::showDecisionMatrix()
 {
     if (!m_decisionMatrix) {
-        m_decisionMatrix = new DecisionMatrixDialog(
-            m_document->calibration(), [this](const core::Scenario& s) { replaceDocument(s); }, this);
+        m_decisionMatrix = new DecisionMatrixDialog([this] { return m_document->calibration(); },
+            [this](const core::Scenario& s) { replaceDocument(s); }, this);
         m_decisionMatrix->setAttribute(Qt::WA_DeleteOnClose);
     }
     m_decisionMatrix->show();

@@ -3,6 +3,7 @@
 // settings checked field by field, cells that open as scenarios and a Markdown copy.
 #include "TestSupport.h"
 
+#include "core/calibration/Calibration.h"
 #include "ui/DecisionMatrixDialog.h"
 #include "ui/Format.h"
 
@@ -95,6 +96,39 @@ private Q_SLOTS:
         QCOMPARE(again.gpuCounts, smallMatrix().gpuCounts);
         QCOMPARE(again.globalBatch, 64);
         QCOMPARE(again.seqLen, 2048);
+    }
+
+    // A calibration applied while the dialog is open is the one the next fill uses.
+    void fillUsesTheCalibrationAppliedSinceOpening()
+    {
+        test::Window w;
+        DecisionMatrixDialog* d = w.window.showDecisionMatrix();
+        core::DecisionMatrixSettings one = smallMatrix();
+        one.models = { "llama3-8b" };
+        one.gpuCounts = { 8 };
+        d->setSettings(one);
+        d->fill();
+        QTRY_VERIFY_WITH_TIMEOUT(!d->running(), 120000);
+        QVERIFY(d->matrix()->cells.at(0).report);
+        const double datasheet = d->matrix()->cells[0].report->stepTimeSeconds;
+
+        // A probe that measured half the datasheet's GEMM rate on the square 8192 GEMM.
+        const core::GpuSpec gpu = *core::PresetLibrary::instance().gpu("h100-sxm");
+        auto slow = std::make_shared<core::Calibration>();
+        slow->path = "half-gemm.json";
+        core::Calibration::GemmPoint g;
+        g.m = g.n = g.k = 8192;
+        g.flopsPerSecond = gpu.gemmFractionOfPeak * gpu.bf16FlopsPerSecond / 2;
+        g.spread = 0.01;
+        slow->gemm.push_back(g);
+        w.doc()->setCalibration(slow);
+        d->fill();
+        QTRY_VERIFY_WITH_TIMEOUT(!d->running(), 120000);
+        QVERIFY(d->matrix()->cells.at(0).report);
+        QVERIFY2(d->matrix()->cells[0].report->stepTimeSeconds > 1.3 * datasheet,
+            qPrintable(QStringLiteral("%1 s calibrated vs %2 s datasheet")
+                           .arg(d->matrix()->cells[0].report->stepTimeSeconds)
+                           .arg(datasheet)));
     }
 
     void cancelStopsBetweenCells()
