@@ -326,10 +326,8 @@ void DecisionMatrixDialog::showMatrix(std::shared_ptr<const core::DecisionMatrix
         columns << tr("%1 GPUs").arg(n);
     m_table->setHorizontalHeaderLabels(columns);
     QStringList rows;
-    for (const std::string& id : s.models) {
-        const core::ModelSpec* m = core::PresetLibrary::instance().findModel(id);
-        rows << QString::fromStdString(m ? m->name : id);
-    }
+    for (std::size_t r = 0; r < s.models.size(); ++r)
+        rows << QString::fromStdString(core::matrixRowName(*m_matrix, r));
     m_table->setVerticalHeaderLabels(rows);
     for (int r = 0; r < m_table->rowCount(); ++r) {
         for (int c = 0; c < m_table->columnCount(); ++c) {
@@ -368,12 +366,9 @@ void DecisionMatrixDialog::showMatrix(std::shared_ptr<const core::DecisionMatrix
 
 const core::DecisionMatrixCell* DecisionMatrixDialog::cellAt(int row, int column) const
 {
-    if (!m_matrix || row < 0 || column < 0)
-        return nullptr;
-    const auto columns = m_matrix->settings.gpuCounts.size();
-    const auto index = static_cast<std::size_t>(row) * columns + static_cast<std::size_t>(column);
-    return static_cast<std::size_t>(column) < columns && index < m_matrix->cells.size() ? &m_matrix->cells[index]
-                                                                                        : nullptr;
+    return m_matrix && row >= 0 && column >= 0
+        ? core::matrixCell(*m_matrix, static_cast<std::size_t>(row), static_cast<std::size_t>(column))
+        : nullptr;
 }
 
 bool DecisionMatrixDialog::openCell(int row, int column)

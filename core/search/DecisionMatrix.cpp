@@ -201,6 +201,20 @@ std::optional<std::vector<int>> parseGpuCounts(const std::string& text, std::str
     return counts;
 }
 
+const DecisionMatrixCell* matrixCell(const DecisionMatrix& m, std::size_t model, std::size_t column)
+{
+    const std::size_t columns = m.settings.gpuCounts.size();
+    const std::size_t index = model * columns + column;
+    return model < m.settings.models.size() && column < columns && index < m.cells.size() ? &m.cells[index] : nullptr;
+}
+
+std::string matrixRowName(const DecisionMatrix& m, std::size_t model)
+{
+    const std::string& id = m.settings.models.at(model);
+    const ModelSpec* spec = PresetLibrary::instance().findModel(id);
+    return spec ? spec->name : id;
+}
+
 Scenario decisionMatrixScenario(const DecisionMatrixSettings& settings, const std::string& model, int gpus)
 {
     Scenario s;

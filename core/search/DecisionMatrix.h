@@ -72,6 +72,12 @@ struct DecisionMatrix {
     std::vector<DecisionMatrixCell> cells; // model-major
 };
 
+// The cell of row `model` (settings.models) and column `column` (settings.gpuCounts); null outside the table or
+// for a cell a cancelled fill did not reach (cells are model-major).
+const DecisionMatrixCell* matrixCell(const DecisionMatrix& matrix, std::size_t model, std::size_t column);
+// A row's model name ("Llama 3 70B"), or its preset id when the preset is gone.
+std::string matrixRowName(const DecisionMatrix& matrix, std::size_t model);
+
 // `progress(done, total)` after each cell; `cancel` stops between searches.
 DecisionMatrix buildDecisionMatrix(const DecisionMatrixSettings& settings, const Calibration* calibration,
     const std::function<void(int, int)>& progress = {}, const std::atomic<bool>* cancel = nullptr);

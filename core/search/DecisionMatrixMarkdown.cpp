@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/search/DecisionMatrixMarkdown.h"
 
-#include "core/io/PresetLibrary.h"
 #include "core/search/NumberText.h"
 #include "core/search/SearchSpace.h"
 
@@ -64,17 +63,13 @@ std::string decisionMatrixToMarkdown(const DecisionMatrix& m)
         out << "---|";
     out << "\n";
     for (std::size_t r = 0; r < s.models.size(); ++r) {
-        const ModelSpec* model = PresetLibrary::instance().findModel(s.models[r]);
-        out << "| " << escapeCell(model ? model->name : s.models[r]) << " |";
+        out << "| " << escapeCell(matrixRowName(m, r)) << " |";
         for (std::size_t c = 0; c < s.gpuCounts.size(); ++c) {
-            const std::size_t index = r * s.gpuCounts.size() + c;
             std::string text = "not searched";
-            if (index < m.cells.size()) {
-                const DecisionMatrixCell& cell = m.cells[index];
-                text = cell.recommended && cell.report
-                    ? describe(*cell.recommended) + "<br>" + matrixCellFigures(*cell.report)
-                    : matrixNothingFits(cell, m.hbmBytes) + "<br>" + cell.fix.text;
-            }
+            if (const DecisionMatrixCell* cell = matrixCell(m, r, c))
+                text = cell->recommended && cell->report
+                    ? describe(*cell->recommended) + "<br>" + matrixCellFigures(*cell->report)
+                    : matrixNothingFits(*cell, m.hbmBytes) + "<br>" + cell->fix.text;
             out << " " << escapeCell(text) << " |";
         }
         out << "\n";

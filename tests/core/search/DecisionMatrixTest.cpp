@@ -81,6 +81,10 @@ TEST(DecisionMatrix, CancelKeepsOnlyFinishedCells)
         settings, nullptr, [&](int done, int) { cancel.store(done == 1); }, &cancel);
     ASSERT_EQ(m.cells.size(), 1u);
     EXPECT_TRUE(m.cells[0].recommended);
+    EXPECT_EQ(matrixCell(m, 0, 0), &m.cells[0]);
+    EXPECT_EQ(matrixCell(m, 0, 1), nullptr); // not reached
+    EXPECT_EQ(matrixCell(m, 0, 2), nullptr); // outside the table
+    EXPECT_EQ(matrixRowName(m, 1), "Llama 3 70B");
     const DecisionMatrix none = buildDecisionMatrix(settings, nullptr, {}, &cancel);
     EXPECT_TRUE(none.cells.empty());
 
