@@ -244,16 +244,19 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
 
     // Tensor parallelism splits heads, query groups and the FFN (arXiv:1909.08053 sec. 3).
     // The fix is searched only when a tp rule fails.
+    // Sequence parallelism splits each CP rank's share of the sequence over tp; when cp itself does not
+    // divide the sequence, the cp error below names the fix and the share is not checked.
+    const bool cpSplitsSequence = p.cp <= 1 || seq % (2 * p.cp) == 0;
+    const bool spRuleFails = p.sp && p.tp > 1 && cpSplitsSequence && (seq / std::max(1, p.cp)) % p.tp != 0;
     const bool tpRuleFails = p.tp > 0
-        && (m.heads % p.tp != 0 || (!m.mla && m.kvHeads % p.tp != 0) || m.ffnHidden % p.tp != 0
-            || (p.sp && p.tp > 1 && (seq / std::max(1, p.cp)) % p.tp != 0));
+        && (m.heads % p.tp != 0 || (!m.mla && m.kvHeads % p.tp != 0) || m.ffnHidden % p.tp != 0 || spRuleFails);
     const int tpFix = tpRuleFails ? tpSatisfyingAllRules(s, seq) : 0;
     c.divides("parallel.tp", "tp", p.tp, "heads", m.heads, tpFix);
     if (!m.mla)
         c.divides("parallel.tp", "tp", p.tp, "kv_heads", m.kvHeads, tpFix);
     c.divides("parallel.tp", "tp", p.tp, "ffn_hidden", m.ffnHidden, tpFix);
-    if (p.sp && p.tp > 1)
-        c.divides("parallel.sp", "tp", p.tp, "seq_len", seq / std::max(1, p.cp), tpFix);
+    if (p.sp && p.tp > 1 && cpSplitsSequence)
+        c.divides("parallel.sp", "tp", p.tp, p.cp > 1 ? "seq_len/cp" : "seq_len", seq / std::max(1, p.cp), tpFix);
     if (p.sp && p.tp == 1)
         c.note("parallel.sp", "sequence parallelism has no effect with tp=1");
     if (p.ddpBucketSize > 0 && !p.dpOverlap)
@@ -387,12 +390,12 @@ ValidationResult validateScenario(const Scenario& s, const TopologySummary& topo
             "dense and shared-expert MLPs only; drop moe_act to keep the experts' input in fp8 instead");
 
     // Pipeline: schedule shape, chunks and layers.
-    if (p.vpp > 1 && p.schedule != ScheduleKind::Interleaved1F1B)
-        c.error("parallel.vpp",
-            std::string("vpp=") + str(p.vpp) + " needs schedule interleaved-1f1b (" + toString(p.schedule)
-                + " places its own chunks): set vpp=1 or schedule=interleaved-1f1b");
+    if (const std::string problem = vppScheduleProblem(p.schedule, p.vpp); !problem.empty())
+        c.error("parallel.vpp", problem.substr(problem.find(": ") + 2));
     if (p.pp > 1 && microbatches >= 1) {
-        ScheduleShape shape { p.schedule, p.pp, microbatches, p.vpp };
+        // The vpp of a schedule that does not interleave is reported above; its shape is checked as run.
+        const int vpp = p.schedule == ScheduleKind::Interleaved1F1B ? p.vpp : 1;
+        ScheduleShape shape { p.schedule, p.pp, microbatches, vpp };
         const std::string problem = checkShape(shape);
         if (!problem.empty()) {
             const auto colon = problem.find(": ");

@@ -81,7 +81,7 @@ int runSchedule(const std::vector<std::string>& argv)
         if (!report.valid) {
             for (const auto& e : report.errors)
                 std::cerr << "parallax-cli schedule: " << e.field << ": " << e.text << "\n";
-            return kExitUsage;
+            return kExitInvalidConfig;
         }
         result = report.schedule;
         title = scenario->name + ": " + core::toString(scenario->parallel.schedule) + ", engine op times";

@@ -60,6 +60,10 @@ int parameterCopies(const ScheduleShape& s);
 // Directions micro-batches travel in: 2 for DualPipe, 1 otherwise.
 int directionCount(const ScheduleShape& s);
 
+// "parallel.vpp: ..." when a schedule other than interleaved 1F1B is given vpp > 1 (the others place
+// their own chunks); empty otherwise.
+std::string vppScheduleProblem(ScheduleKind kind, int vpp);
+
 // Empty string when the shape is allowed; otherwise a message naming the field and the fix,
 // e.g. "parallel.pp: DualPipe needs an even number of pipeline ranks, got 3".
 std::string checkShape(const ScheduleShape& s);

@@ -119,6 +119,14 @@ int directionCount(const ScheduleShape& s)
     return s.kind == ScheduleKind::DualPipe ? 2 : 1;
 }
 
+std::string vppScheduleProblem(ScheduleKind kind, int vpp)
+{
+    if (vpp <= 1 || kind == ScheduleKind::Interleaved1F1B)
+        return {};
+    return "parallel.vpp: vpp=" + std::to_string(vpp) + " needs schedule interleaved-1f1b (" + toString(kind)
+        + " places its own chunks): set vpp=1 or schedule=interleaved-1f1b";
+}
+
 std::string checkShape(const ScheduleShape& s)
 {
     const std::string p = std::to_string(s.ranks);
@@ -132,6 +140,8 @@ std::string checkShape(const ScheduleShape& s)
     if (chunksPerRank(s) > kMaxChunksPerRank)
         return "parallel.vpp: at most " + std::to_string(kMaxChunksPerRank) + " virtual stages per rank, got "
             + std::to_string(s.virtualStages);
+    if (std::string problem = vppScheduleProblem(s.kind, s.virtualStages); !problem.empty())
+        return problem;
     switch (s.kind) {
     case ScheduleKind::Interleaved1F1B:
         // Megatron-LM's interleaved order groups micro-batches p at a time (arXiv:2104.04473 sec 2.2.2).

@@ -195,3 +195,23 @@ TEST(Validation, NearestDivisor)
     EXPECT_EQ(nearestDivisor(7, 4), 1); // tie between 1 and 7: the smaller
     EXPECT_EQ(divisorsOf(12), (std::vector<int> { 1, 2, 3, 4, 6, 12 }));
 }
+
+// A cp that does not split the sequence is the one error: the sequence-parallel rule, which checks
+// each CP rank's share, is not also reported with a tp "fix" that the heads rule then rejects.
+TEST(Validation, CpThatDoesNotSplitTheSequenceIsTheOnlyError)
+{
+    // tp=8 cp=3 pp=4 dp=1 on 96 GPUs: 8192 is not divisible by 2*cp=6.
+    Scenario s = makeScenario("llama3-70b", "h100-sxm", 12, 8, degrees(8, 4, 1, 3), batch(1, 64, 8192));
+    const auto errors = validateScenario(s).errors;
+    ASSERT_FALSE(errors.empty());
+    for (const auto& e : errors)
+        EXPECT_EQ(e.field, "parallel.cp") << e.field << ": " << e.text;
+
+    // With a cp that splits it, the share per CP rank is what sequence parallelism must divide:
+    // 8200 / (2 cp) is whole, 8200 / cp = 2050 is not divisible by tp=8.
+    s = makeScenario("llama3-70b", "h100-sxm", 16, 8, degrees(8, 4, 1, 4), batch(1, 64, 8200));
+    bool named = false;
+    for (const auto& e : validateScenario(s).errors)
+        named = named || (e.field == "parallel.sp" && e.text.find("seq_len/cp=2050") != std::string::npos);
+    EXPECT_TRUE(named);
+}

@@ -31,7 +31,9 @@ TEST(ScheduleShape, CheckShapeNamesTheField)
         { { ScheduleKind::Interleaved1F1B, 4, 12, 3 }, "" },
         { { ScheduleKind::Interleaved1F1B, 4, 8, kMaxChunksPerRank }, "" },
         { { ScheduleKind::Interleaved1F1B, 4, 8, kMaxChunksPerRank + 1 }, "parallel.vpp: " },
-        { { ScheduleKind::GPipe, 4, 8, kMaxChunksPerRank + 1 }, "" }, // one chunk per rank whatever vpp says
+        // Only the interleaved schedule takes vpp; the others place their own chunks.
+        { { ScheduleKind::GPipe, 4, 8, 2 }, "parallel.vpp: " },
+        { { ScheduleKind::ZbV, 4, 8, 2 }, "parallel.vpp: " },
         { { ScheduleKind::ZbH1, 4, 1, 1 }, "" },
         { { ScheduleKind::ZbH2, 4, 3, 1 }, "" },
         { { ScheduleKind::ZbV, 3, 1, 1 }, "" },
