@@ -9,6 +9,7 @@
 #include "core/io/JsonReader.h"
 #include "core/io/JsonText.h"
 #include "core/io/PresetLibrary.h"
+#include "core/io/ScenarioExtras.h"
 
 #include <map>
 
@@ -53,7 +54,47 @@ GpuSpec readGpu(JsonReader& r)
     return g;
 }
 
-ModelSpec readModel(JsonReader& r)
+MoeSpec readMoe(JsonReader& mr, int layers)
+{
+    MoeSpec moe;
+    moe.experts = static_cast<int>(mr.integer("experts", 1, kMaxExperts));
+    moe.topK = static_cast<int>(mr.integer("top_k", 1, moe.experts));
+    moe.sharedExperts = static_cast<int>(mr.integer("shared_experts", 0, kMaxExperts, 0));
+    moe.expertFfnHidden = mr.integer("expert_ffn_hidden", 1, 1LL << 24);
+    moe.firstDenseLayers = static_cast<int>(mr.integer("first_dense_layers", 0, layers - 1, 0));
+    // At least one MoE layer after the dense ones.
+    moe.layerStep = static_cast<int>(mr.integer("layer_step", 1, layers - moe.firstDenseLayers, 1));
+    moe.routerGroups = static_cast<int>(mr.integer("router_groups", 1, moe.experts, 0));
+    moe.routerGroupTopk = static_cast<int>(mr.integer("router_group_topk", 1, std::max(1, moe.routerGroups), 0));
+    if (moe.routerGroups > 0 && moe.experts % moe.routerGroups != 0)
+        mr.fail("router_groups",
+            "experts=" + std::to_string(moe.experts) + " is not divisible by router_groups="
+                + std::to_string(moe.routerGroups) + ": choose a group count that divides the experts");
+    if ((moe.routerGroups > 0) != (moe.routerGroupTopk > 0))
+        mr.fail(moe.routerGroups > 0 ? "router_group_topk" : "router_groups",
+            "group-limited routing needs both router_groups and router_group_topk (Megatron-Core "
+            "--moe-router-num-groups and --moe-router-group-topk)");
+    else if (moe.routerGroups > 0
+        && static_cast<std::int64_t>(moe.routerGroupTopk) * (moe.experts / moe.routerGroups) < moe.topK)
+        mr.fail("router_group_topk",
+            "the " + std::to_string(moe.routerGroupTopk) + " chosen groups hold fewer than top_k="
+                + std::to_string(moe.topK) + " experts: raise router_group_topk");
+    return moe;
+}
+
+MlaSpec readMla(JsonReader& ar)
+{
+    MlaSpec mla;
+    mla.qLoraRank = static_cast<int>(ar.integer("q_lora_rank", 0, kMaxHidden, 0));
+    mla.kvLoraRank = static_cast<int>(ar.integer("kv_lora_rank", 1, kMaxHidden));
+    mla.qkNopeHeadDim = static_cast<int>(ar.integer("qk_nope_head_dim", 1, kMaxHidden));
+    mla.qkRopeHeadDim = static_cast<int>(ar.integer("qk_rope_head_dim", 0, kMaxHidden));
+    mla.vHeadDim = static_cast<int>(ar.integer("v_head_dim", 1, kMaxHidden));
+    return mla;
+}
+
+// `kept` receives what the writer will not write back (Scenario::extra, "model").
+ModelSpec readModel(JsonReader& r, json& kept)
 {
     ModelSpec m;
     m.id = r.string("id", "");
@@ -101,47 +142,24 @@ ModelSpec readModel(JsonReader& r)
                 + ": give head_dim explicitly");
     if (r.has("moe")) {
         JsonReader mr = r.object("moe");
-        MoeSpec moe;
-        moe.experts = static_cast<int>(mr.integer("experts", 1, kMaxExperts));
-        moe.topK = static_cast<int>(mr.integer("top_k", 1, moe.experts));
-        moe.sharedExperts = static_cast<int>(mr.integer("shared_experts", 0, kMaxExperts, 0));
-        moe.expertFfnHidden = mr.integer("expert_ffn_hidden", 1, 1LL << 24);
-        moe.firstDenseLayers = static_cast<int>(mr.integer("first_dense_layers", 0, m.layers - 1, 0));
-        // At least one MoE layer after the dense ones.
-        moe.layerStep = static_cast<int>(mr.integer("layer_step", 1, m.layers - moe.firstDenseLayers, 1));
-        moe.routerGroups = static_cast<int>(mr.integer("router_groups", 1, moe.experts, 0));
-        moe.routerGroupTopk = static_cast<int>(mr.integer("router_group_topk", 1, std::max(1, moe.routerGroups), 0));
-        if (moe.routerGroups > 0 && moe.experts % moe.routerGroups != 0)
-            mr.fail("router_groups",
-                "experts=" + std::to_string(moe.experts) + " is not divisible by router_groups="
-                    + std::to_string(moe.routerGroups) + ": choose a group count that divides the experts");
-        if ((moe.routerGroups > 0) != (moe.routerGroupTopk > 0))
-            mr.fail(moe.routerGroups > 0 ? "router_group_topk" : "router_groups",
-                "group-limited routing needs both router_groups and router_group_topk (Megatron-Core "
-                "--moe-router-num-groups and --moe-router-group-topk)");
-        else if (moe.routerGroups > 0
-            && static_cast<std::int64_t>(moe.routerGroupTopk) * (moe.experts / moe.routerGroups) < moe.topK)
-            mr.fail("router_group_topk",
-                "the " + std::to_string(moe.routerGroupTopk) + " chosen groups hold fewer than top_k="
-                    + std::to_string(moe.topK) + " experts: raise router_group_topk");
-        m.moe = moe;
+        m.moe = readMoe(mr, m.layers);
+        keepExtras(kept, "moe", unwrittenKeys(mr));
     }
     if (r.has("mla")) {
         JsonReader ar = r.object("mla");
-        MlaSpec mla;
-        mla.qLoraRank = static_cast<int>(ar.integer("q_lora_rank", 0, kMaxHidden, 0));
-        mla.kvLoraRank = static_cast<int>(ar.integer("kv_lora_rank", 1, kMaxHidden));
-        mla.qkNopeHeadDim = static_cast<int>(ar.integer("qk_nope_head_dim", 1, kMaxHidden));
-        mla.qkRopeHeadDim = static_cast<int>(ar.integer("qk_rope_head_dim", 0, kMaxHidden));
-        mla.vHeadDim = static_cast<int>(ar.integer("v_head_dim", 1, kMaxHidden));
-        m.mla = mla;
+        m.mla = readMla(ar);
+        keepExtras(kept, "mla", unwrittenKeys(ar));
     }
     r.string("format", "");
     r.integer("version", 1, 1, 1);
+    // params_active has no field (the engine counts the active parameters itself): kept as it is.
+    kept.update(unwrittenKeys(r, { "params_active", "format", "version" }));
     return m;
 }
 
-GpuSpec resolveGpu(JsonReader& parent, const std::string& key, std::string& presetName)
+// A GPU preset name or an inline GpuSpec object; kept[key] receives what the writer will not write back of
+// the object (its sources fold into GpuSpec::source, which gpuSpecToJson does not write).
+GpuSpec resolveGpu(JsonReader& parent, const std::string& key, std::string& presetName, json& kept)
 {
     const json& v = parent.at(key);
     if (v.is_string()) {
@@ -155,13 +173,18 @@ GpuSpec resolveGpu(JsonReader& parent, const std::string& key, std::string& pres
     }
     presetName.clear();
     JsonReader gr(v, parent.childPath(key));
-    return readGpu(gr);
+    GpuSpec gpu = readGpu(gr);
+    json gpuKept = unwrittenKeys(gr, { "source", "sources", "format", "version" });
+    if (!gpuKept.empty())
+        gpuKept["id"] = gpu.id; // the GPU they belong to (ScenarioExtras.h)
+    keepExtras(kept, key, std::move(gpuKept));
+    return gpu;
 }
 
-void readRegularCluster(JsonReader& c, Scenario& s, json& extra)
+void readRegularCluster(JsonReader& c, Scenario& s, json& kept)
 {
     s.regularCluster = true;
-    const GpuSpec gpu = resolveGpu(c, "gpu", s.gpuPreset);
+    const GpuSpec gpu = resolveGpu(c, "gpu", s.gpuPreset, kept);
     // Each factor may exceed the GPU cap on its own: the product's check below gives the advice.
     s.nodes = static_cast<int>(c.integer("nodes", 1, 1LL << 30));
     s.gpusPerNode = static_cast<int>(c.integer("gpus_per_node", 1, 1LL << 30));
@@ -186,7 +209,7 @@ void readRegularCluster(JsonReader& c, Scenario& s, json& extra)
         oversub = ib.number("oversubscription", 1, 1e3, 1.0);
         rail = ib.boolean("rail_optimized", true);
         pxn = ib.boolean("pxn", true);
-        ib.collectUnknown(extra["cluster"]["ib"]);
+        keepExtras(kept, "ib", unwrittenKeys(ib));
     }
     s.topology = Topology::regular(gpu, s.nodes, s.gpusPerNode, nicGbps, nicsPerNode);
     for (auto& f : s.topology.fabrics) {
@@ -197,7 +220,60 @@ void readRegularCluster(JsonReader& c, Scenario& s, json& extra)
     }
 }
 
-void readExplicitTopology(JsonReader& c, Scenario& s, json& extra)
+// One element of cluster.topology.domains; `kept` receives what the writer will not write back.
+NvlinkDomain readDomain(JsonReader& d, std::size_t index, json& kept)
+{
+    NvlinkDomain dom;
+    dom.name = d.string("name", "domain" + std::to_string(index));
+    std::string preset;
+    dom.gpu = resolveGpu(d, "gpu", preset, kept);
+    dom.gpuCount = static_cast<int>(d.integer("count", 1, kMaxGpus));
+    dom.nvlinkBytesPerSecond = d.number("nvlink_gb_per_s_per_direction", 0, 1e5, 0) * kGB;
+    kept.update(unwrittenKeys(d));
+    return dom;
+}
+
+// One element of cluster.topology.fabrics; `byName` indexes the domains read before it.
+Fabric readFabric(JsonReader& f, std::size_t index, const std::map<std::string, int>& byName, json& kept)
+{
+    Fabric fab;
+    fab.name = f.string("name", "fabric" + std::to_string(index));
+    fab.nicGbps = f.number("nic_gbps", 1, 1e5, 400);
+    fab.nicsPerDomain = static_cast<int>(f.integer("nics_per_domain", 1, kMaxGpus, 0));
+    fab.latencySeconds = f.number("latency_us", 0, 1e6, 5) * 1e-6;
+    fab.oversubscription = f.number("oversubscription", 1, 1e3, 1);
+    fab.railOptimized = f.boolean("rail_optimized", true);
+    fab.pxn = f.boolean("pxn", true);
+    const json& members = f.at("domains");
+    if (!members.is_array())
+        f.fail("domains", "must be an array of domain names");
+    for (const auto& name : members) {
+        if (!name.is_string() || !byName.count(name.get<std::string>()))
+            f.fail("domains", "names an unknown domain " + name.dump() + "; use a name from topology.domains");
+        fab.domains.push_back(byName.at(name.get<std::string>()));
+    }
+    kept = unwrittenKeys(f);
+    return fab;
+}
+
+void readFabrics(JsonReader& t, Topology& topo, const std::map<std::string, int>& byName, json& kept)
+{
+    const json& fabrics = t.at("fabrics");
+    if (!fabrics.is_array())
+        t.fail("fabrics", "must be an array of { name, nic_gbps, domains }");
+    std::vector<std::string> names;
+    std::vector<json> keptOf(fabrics.size(), json::object());
+    for (std::size_t i = 0; i < fabrics.size(); ++i) {
+        JsonReader f(fabrics[i], t.childPath("fabrics") + "[" + std::to_string(i) + "]");
+        topo.fabrics.push_back(readFabric(f, i, byName, keptOf[i]));
+        names.push_back(topo.fabrics.back().name);
+    }
+    keepExtras(kept, "fabrics", extrasByName(names, keptOf));
+}
+
+// `kept` is the cluster's holder in Scenario::extra: it receives "topology", keyed by domain and fabric name
+// (ScenarioExtras.h).
+void readExplicitTopology(JsonReader& c, Scenario& s, json& kept)
 {
     s.regularCluster = false;
     JsonReader t = c.object("topology");
@@ -206,15 +282,12 @@ void readExplicitTopology(JsonReader& c, Scenario& s, json& extra)
         t.fail("domains", "must be a non-empty array of { name, gpu, count }");
     Topology topo;
     std::map<std::string, int> byName;
+    std::vector<std::string> names;
+    std::vector<json> keptOf(domains.size(), json::object());
     long long total = 0;
     for (std::size_t i = 0; i < domains.size(); ++i) {
         JsonReader d(domains[i], t.childPath("domains") + "[" + std::to_string(i) + "]");
-        NvlinkDomain dom;
-        dom.name = d.string("name", "domain" + std::to_string(i));
-        std::string preset;
-        dom.gpu = resolveGpu(d, "gpu", preset);
-        dom.gpuCount = static_cast<int>(d.integer("count", 1, kMaxGpus));
-        dom.nvlinkBytesPerSecond = d.number("nvlink_gb_per_s_per_direction", 0, 1e5, 0) * kGB;
+        const NvlinkDomain dom = readDomain(d, i, keptOf[i]);
         total += dom.gpuCount;
         if (total > kMaxGpus)
             d.fail("count",
@@ -223,37 +296,18 @@ void readExplicitTopology(JsonReader& c, Scenario& s, json& extra)
         if (byName.count(dom.name))
             d.fail("name", "duplicate domain name \"" + dom.name + "\": names must be unique");
         byName[dom.name] = static_cast<int>(topo.domains.size());
+        names.push_back(dom.name);
         topo.domains.push_back(dom);
     }
-    if (t.has("fabrics")) {
-        const json& fabrics = t.at("fabrics");
-        if (!fabrics.is_array())
-            t.fail("fabrics", "must be an array of { name, nic_gbps, domains }");
-        for (std::size_t i = 0; i < fabrics.size(); ++i) {
-            JsonReader f(fabrics[i], t.childPath("fabrics") + "[" + std::to_string(i) + "]");
-            Fabric fab;
-            fab.name = f.string("name", "fabric" + std::to_string(i));
-            fab.nicGbps = f.number("nic_gbps", 1, 1e5, 400);
-            fab.nicsPerDomain = static_cast<int>(f.integer("nics_per_domain", 1, kMaxGpus, 0));
-            fab.latencySeconds = f.number("latency_us", 0, 1e6, 5) * 1e-6;
-            fab.oversubscription = f.number("oversubscription", 1, 1e3, 1);
-            fab.railOptimized = f.boolean("rail_optimized", true);
-            fab.pxn = f.boolean("pxn", true);
-            const json& members = f.at("domains");
-            if (!members.is_array())
-                f.fail("domains", "must be an array of domain names");
-            for (const auto& name : members) {
-                if (!name.is_string() || !byName.count(name.get<std::string>()))
-                    f.fail("domains", "names an unknown domain " + name.dump() + "; use a name from topology.domains");
-                fab.domains.push_back(byName[name.get<std::string>()]);
-            }
-            topo.fabrics.push_back(fab);
-        }
-    }
+    json topologyKept = json::object();
+    keepExtras(topologyKept, "domains", extrasByName(names, keptOf));
+    if (t.has("fabrics"))
+        readFabrics(t, topo, byName, topologyKept);
     s.topology = topo;
     s.nodes = static_cast<int>(topo.domains.size());
     s.gpusPerNode = topo.domains.empty() ? 0 : topo.domains.front().gpuCount;
-    t.collectUnknown(extra["cluster"]["topology"]);
+    topologyKept.update(unwrittenKeys(t));
+    keepExtras(kept, "topology", std::move(topologyKept));
 }
 
 void readParallel(JsonReader& p, ParallelConfig& c)
@@ -320,7 +374,7 @@ void readRecomputeModules(JsonReader& t, TrainingConfig& c)
 
 // training.optimizer: Megatron-Core's precision-aware optimizer (OptimizerConfig); the rules that
 // combine its keys with each other and with parallel.zero are checked by validateScenario.
-void readOptimizer(JsonReader& t, OptimizerPrecision& o, json& extra)
+void readOptimizer(JsonReader& t, OptimizerPrecision& o, json& kept)
 {
     if (!t.has("optimizer"))
         return;
@@ -337,13 +391,10 @@ void readOptimizer(JsonReader& t, OptimizerPrecision& o, json& extra)
                     + "\"");
         o.*fieldMember(f) = d;
     }
-    json unknown = json::object();
-    r.collectUnknown(unknown);
-    if (!unknown.empty())
-        extra["optimizer"] = std::move(unknown);
+    keepExtras(kept, "optimizer", unwrittenKeys(r));
 }
 
-void readTraining(JsonReader& t, TrainingConfig& c, json& extra)
+void readTraining(JsonReader& t, TrainingConfig& c, json& kept)
 {
     c.microBatch = static_cast<int>(t.integer("micro_batch", 1, 1 << 20, 1));
     c.globalBatch = static_cast<int>(t.integer("global_batch", 1, kMaxGlobalBatch));
@@ -375,21 +426,13 @@ void readTraining(JsonReader& t, TrainingConfig& c, json& extra)
                 + dispatcher + "\"");
     c.moeDeepepNumSms = static_cast<int>(t.integer("moe_deepep_num_sms", 1, 1024, 20));
     c.deepseekFp8Dispatch = t.boolean("deepseek_fp8_dispatch", false);
-    readOptimizer(t, c.optimizer, extra);
+    readOptimizer(t, c.optimizer, kept);
+    kept.update(unwrittenKeys(t));
 }
 
-Scenario readScenario(const json& doc)
+// "model": a preset name or an inline ModelSpec object.
+void readScenarioModel(JsonReader& r, Scenario& s, json& extra)
 {
-    JsonReader r(doc, "");
-    Scenario s;
-    json extra = json::object(); // unknown keys, by JSON path (Scenario::extra)
-    const std::string format = r.string("format", "parallax-scenario");
-    if (format != "parallax-scenario")
-        r.fail("format", "must be \"parallax-scenario\", got \"" + format + "\"");
-    r.integer("version", 1, 1, 1);
-    s.name = r.string("name", "Untitled");
-    s.description = r.string("description", "");
-
     const json& model = r.at("model");
     if (model.is_string()) {
         s.modelPreset = model.get<std::string>();
@@ -398,24 +441,45 @@ Scenario readScenario(const json& doc)
             r.fail("model",
                 "unknown model preset \"" + s.modelPreset + "\"; known: " + PresetLibrary::instance().modelIds());
         s.model = *m;
-    } else {
-        if (!model.is_object())
-            r.fail("model", "must be a model preset name (a string) or a model object, got " + jsonTypeName(model));
-        JsonReader mr(model, "model");
-        s.model = readModel(mr);
-        mr.collectUnknown(extra["model"]);
+        return;
     }
+    if (!model.is_object())
+        r.fail("model", "must be a model preset name (a string) or a model object, got " + jsonTypeName(model));
+    JsonReader mr(model, "model");
+    json kept = json::object();
+    s.model = readModel(mr, kept);
+    keepExtras(extra, "model", std::move(kept));
+}
 
+void readCluster(JsonReader& r, Scenario& s, json& extra)
+{
     JsonReader c = r.object("cluster");
+    json kept = json::object();
     if (c.has("topology"))
-        readExplicitTopology(c, s, extra);
+        readExplicitTopology(c, s, kept);
     else
-        readRegularCluster(c, s, extra);
-    c.collectUnknown(extra["cluster"]);
+        readRegularCluster(c, s, kept);
+    kept.update(unwrittenKeys(c));
+    keepExtras(extra, "cluster", std::move(kept));
+}
+
+Scenario readScenario(const json& doc)
+{
+    JsonReader r(doc, "");
+    Scenario s;
+    json extra = json::object(); // what the writer will not write back, by JSON path (ScenarioExtras.h)
+    const std::string format = r.string("format", "parallax-scenario");
+    if (format != "parallax-scenario")
+        r.fail("format", "must be \"parallax-scenario\", got \"" + format + "\"");
+    r.integer("version", 1, 1, 1);
+    s.name = r.string("name", "Untitled");
+    s.description = r.string("description", "");
+    readScenarioModel(r, s, extra);
+    readCluster(r, s, extra);
 
     JsonReader p = r.object("parallel");
     readParallel(p, s.parallel);
-    p.collectUnknown(extra["parallel"]);
+    keepExtras(extra, "parallel", unwrittenKeys(p));
 
     const std::string mode = r.string("mode", "training");
     if (!parseScenarioMode(mode, s.mode))
@@ -423,49 +487,21 @@ Scenario readScenario(const json& doc)
     // A serving scenario needs no training block; one that has it keeps it.
     if (s.mode == ScenarioMode::Training || r.has("training")) {
         JsonReader t = r.object("training");
-        readTraining(t, s.training, extra["training"]);
-        t.collectUnknown(extra["training"]);
+        json kept = json::object();
+        readTraining(t, s.training, kept);
+        keepExtras(extra, "training", std::move(kept));
     }
     if (s.mode == ScenarioMode::Inference) {
         static const json kEmpty = json::object();
         JsonReader in = r.has("inference") ? r.object("inference") : JsonReader(kEmpty, "inference");
         s.inference = readInferenceConfig(in);
-        in.collectUnknown(extra["inference"]);
+        keepExtras(extra, "inference", unwrittenKeys(in));
     }
 
-    r.collectUnknown(extra);
-    // Drop empty holders created above so that `extra` only lists what was really unknown.
-    for (auto it = extra.begin(); it != extra.end();) {
-        if (it->is_object() && it->empty())
-            it = extra.erase(it);
-        else
-            ++it;
-    }
-    if (extra.contains("cluster")) {
-        auto& cl = extra["cluster"];
-        for (const char* k : { "ib", "topology" }) {
-            if (cl.contains(k) && cl[k].is_object() && cl[k].empty())
-                cl.erase(k);
-        }
-        if (cl.empty())
-            extra.erase("cluster");
-    }
+    extra.update(unwrittenKeys(r));
     if (!extra.empty())
         s.extra = std::make_shared<const json>(std::move(extra));
     return s;
-}
-
-// Adds the keys of `extra` that `out` lacks, recursively (known keys always win).
-void mergeUnknown(json& out, const json& extra)
-{
-    if (!extra.is_object() || !out.is_object())
-        return;
-    for (auto it = extra.begin(); it != extra.end(); ++it) {
-        if (!out.contains(it.key()))
-            out[it.key()] = it.value();
-        else if (out[it.key()].is_object())
-            mergeUnknown(out[it.key()], it.value());
-    }
 }
 
 } // namespace
@@ -485,7 +521,8 @@ std::optional<ModelSpec> parseModelSpec(const json& j, const std::string& path, 
 {
     try {
         JsonReader r(j, path);
-        return readModel(r);
+        json unused = json::object(); // only a scenario keeps what its writer does not write
+        return readModel(r, unused);
     } catch (const JsonFieldError& e) {
         error = { e.path, e.what() };
     }
@@ -575,6 +612,8 @@ json modelSpecToJson(const ModelSpec& m)
         j["parallel_block"] = true;
     if (m.publishedParams > 0)
         j["params"] = m.publishedParams;
+    if (!m.source.empty())
+        j["source"] = m.source;
     if (m.slidingWindow > 0)
         j["sliding_window"] = m.slidingWindow;
     if (m.slidingWindowPattern > 0)
@@ -599,6 +638,58 @@ json modelSpecToJson(const ModelSpec& m)
             { "v_head_dim", m.mla->vHeadDim } };
     return j;
 }
+
+namespace {
+
+// A domain's GPU: its preset's name when it equals that preset and its file object kept nothing the writer does
+// not write (a custom GPU that borrows a preset's id keeps its own numbers). `presets` caches gpuSpecToJson of
+// the presets met so far.
+json domainGpuToJson(const GpuSpec& g, bool keptKeys, std::map<std::string, json>& presets)
+{
+    if (keptKeys || g.id.empty())
+        return gpuSpecToJson(g);
+    auto found = presets.find(g.id);
+    if (found == presets.end()) {
+        const auto preset = PresetLibrary::instance().gpu(g.id);
+        found = presets.emplace(g.id, preset ? gpuSpecToJson(*preset) : json()).first;
+    }
+    json spec = gpuSpecToJson(g);
+    return spec == found->second ? json(g.id) : spec;
+}
+
+// cluster.topology; `extra` is Scenario::extra (null when none), read for the domains' kept GPU keys.
+json topologyToJson(const Topology& t, const json* extra)
+{
+    std::map<std::string, json> presets;
+    json domains = json::array();
+    for (const auto& d : t.domains) {
+        json dj { { "name", d.name }, { "count", d.gpuCount } };
+        dj["gpu"] = domainGpuToJson(d.gpu, domainGpuExtras(extra, d.name, d.gpu.id) != nullptr, presets);
+        if (d.nvlinkBytesPerSecond > 0)
+            dj["nvlink_gb_per_s_per_direction"] = d.nvlinkBytesPerSecond / kGB;
+        domains.push_back(dj);
+    }
+    json fabrics = json::array();
+    for (const auto& f : t.fabrics) {
+        json names = json::array();
+        for (int d : f.domains)
+            names.push_back(t.domains[d].name);
+        json fj { { "name", f.name }, { "nic_gbps", f.nicGbps }, { "domains", names },
+            { "latency_us", f.latencySeconds * 1e6 } };
+        if (f.nicsPerDomain > 0)
+            fj["nics_per_domain"] = f.nicsPerDomain;
+        if (f.oversubscription != 1.0)
+            fj["oversubscription"] = f.oversubscription;
+        if (!f.railOptimized)
+            fj["rail_optimized"] = false;
+        if (!f.pxn)
+            fj["pxn"] = false;
+        fabrics.push_back(fj);
+    }
+    return { { "domains", domains }, { "fabrics", fabrics } };
+}
+
+} // namespace
 
 json scenarioToJson(const Scenario& s)
 {
@@ -630,35 +721,8 @@ json scenarioToJson(const Scenario& s)
             if (!f.pxn)
                 cluster["ib"]["pxn"] = false;
         }
-    } else {
-        json domains = json::array();
-        for (const auto& d : s.topology.domains) {
-            json dj { { "name", d.name }, { "count", d.gpuCount } };
-            dj["gpu"]
-                = d.gpu.id.empty() || !PresetLibrary::instance().gpu(d.gpu.id) ? gpuSpecToJson(d.gpu) : json(d.gpu.id);
-            if (d.nvlinkBytesPerSecond > 0)
-                dj["nvlink_gb_per_s_per_direction"] = d.nvlinkBytesPerSecond / kGB;
-            domains.push_back(dj);
-        }
-        json fabrics = json::array();
-        for (const auto& f : s.topology.fabrics) {
-            json names = json::array();
-            for (int d : f.domains)
-                names.push_back(s.topology.domains[d].name);
-            json fj { { "name", f.name }, { "nic_gbps", f.nicGbps }, { "domains", names },
-                { "latency_us", f.latencySeconds * 1e6 } };
-            if (f.nicsPerDomain > 0)
-                fj["nics_per_domain"] = f.nicsPerDomain;
-            if (f.oversubscription != 1.0)
-                fj["oversubscription"] = f.oversubscription;
-            if (!f.railOptimized)
-                fj["rail_optimized"] = false;
-            if (!f.pxn)
-                fj["pxn"] = false;
-            fabrics.push_back(fj);
-        }
-        cluster["topology"] = { { "domains", domains }, { "fabrics", fabrics } };
-    }
+    } else
+        cluster["topology"] = topologyToJson(s.topology, s.extra.get());
     j["cluster"] = cluster;
 
     const ParallelConfig& p = s.parallel;
@@ -722,7 +786,7 @@ json scenarioToJson(const Scenario& s)
         j["inference"] = inferenceConfigToJson(s.inference);
     }
     if (s.extra)
-        mergeUnknown(j, *s.extra);
+        mergeScenarioExtras(j, *s.extra);
     return j;
 }
 

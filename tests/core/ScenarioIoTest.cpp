@@ -91,6 +91,169 @@ TEST(ScenarioIo, InlineModelAndExplicitTopologyRoundTrip)
     EXPECT_EQ(serializeScenario(*again), serializeScenario(*s));
 }
 
+namespace {
+// An inline MoE + MLA model on an explicit topology: domain "a" has an inline GPU object, "b" a preset.
+json inlineModelOnExplicitTopology()
+{
+    json doc = defaultDoc();
+    doc["model"] = { { "name", "tiny" }, { "layers", 4 }, { "hidden", 1024 }, { "heads", 16 }, { "kv_heads", 4 },
+        { "ffn_hidden", 4096 }, { "vocab", 32000 }, { "activation", "swiglu" },
+        { "moe", { { "experts", 8 }, { "top_k", 2 }, { "expert_ffn_hidden", 2048 } } },
+        { "mla",
+            { { "kv_lora_rank", 512 }, { "qk_nope_head_dim", 128 }, { "qk_rope_head_dim", 64 },
+                { "v_head_dim", 128 } } } };
+    json gpu = gpuSpecToJson(*PresetLibrary::instance().gpu("h100-sxm"));
+    gpu["id"] = "lab-gpu";
+    doc["cluster"] = { { "topology",
+        { { "domains",
+              { { { "name", "a" }, { "gpu", gpu }, { "count", 4 } },
+                  { { "name", "b" }, { "gpu", "h200" }, { "count", 8 } } } },
+            { "fabrics", { { { "name", "ib" }, { "nic_gbps", 400 }, { "domains", { "a", "b" } } } } } } } };
+    doc["parallel"] = { { "tp", 4 }, { "pp", 1 }, { "dp", 3 }, { "ep", 4 } };
+    return doc;
+}
+
+// The default scenario with its GPU given as an inline object (the regular cluster form).
+json inlineGpuOnRegularCluster()
+{
+    json doc = defaultDoc();
+    doc["cluster"]["gpu"] = gpuSpecToJson(*PresetLibrary::instance().gpu("h100-sxm"));
+    doc["cluster"]["gpu"]["id"] = "lab-gpu";
+    return doc;
+}
+
+// load -> save -> load -> save; the second save, which must equal the first (null when a load fails).
+json roundTrip(const json& doc)
+{
+    LoadError error;
+    const auto s = parseScenario(doc.dump(), error);
+    EXPECT_TRUE(s) << error.text();
+    if (!s)
+        return {};
+    const std::string saved = serializeScenario(*s);
+    const auto again = parseScenario(saved, error);
+    EXPECT_TRUE(again) << error.text();
+    if (!again)
+        return {};
+    EXPECT_EQ(serializeScenario(*again), saved);
+    return json::parse(serializeScenario(*again));
+}
+} // namespace
+
+// SCENARIO.md: what the writer has no field for survives the round trip below the top-level objects too:
+// unknown keys of model.moe, model.mla, each domain and fabric and an inline GPU object, and the known keys
+// read into nothing the writer writes (model.params_active, a GPU's source / sources).
+TEST(ScenarioIo, KeptKeysSurviveRoundTripInNestedObjects)
+{
+    const struct {
+        json (*base)();
+        const char* pointer;
+        json value;
+    } cases[] = {
+        { inlineModelOnExplicitTopology, "/model/moe/aux_loss_coeff", 0.01 },
+        { inlineModelOnExplicitTopology, "/model/mla/rope_scaling", { { "factor", 40 } } },
+        { inlineModelOnExplicitTopology, "/model/params_active", 1.2e9 },
+        { inlineModelOnExplicitTopology, "/model/source", "arXiv:2412.19437 table 1" },
+        { inlineModelOnExplicitTopology, "/model/format", "parallax-model" },
+        { inlineModelOnExplicitTopology, "/cluster/topology/domains/0/rack", "A7" },
+        { inlineModelOnExplicitTopology, "/cluster/topology/domains/1/power_kw", 10.2 },
+        { inlineModelOnExplicitTopology, "/cluster/topology/fabrics/0/switch", { { "vendor", "x" } } },
+        { inlineModelOnExplicitTopology, "/cluster/topology/domains/0/gpu/sku", "lab-1" },
+        { inlineModelOnExplicitTopology, "/cluster/topology/domains/0/gpu/source", "lab datasheet" },
+        { inlineModelOnExplicitTopology, "/cluster/topology/domains/0/gpu/sources", { { "hbm_gib", "p. 2" } } },
+        { inlineGpuOnRegularCluster, "/cluster/gpu/sku", "lab-1" },
+        { inlineGpuOnRegularCluster, "/cluster/gpu/source", "lab datasheet" },
+        { inlineGpuOnRegularCluster, "/cluster/gpu/sources", { { "hbm_gib", "p. 2" } } },
+        { inlineGpuOnRegularCluster, "/cluster/gpu/version", 1 },
+    };
+    for (const auto& c : cases) {
+        json doc = c.base();
+        const json::json_pointer at(c.pointer);
+        doc[at] = c.value;
+        EXPECT_EQ(roundTrip(doc).value(at, json()), c.value) << c.pointer;
+    }
+}
+
+// A domain's inline GPU object that borrows a preset's id is written back as the preset's name only when it is
+// that preset and holds nothing more; one with its own numbers, or with keys of its own, stays an object.
+TEST(ScenarioIo, DomainGpuWithAPresetIdKeepsItsOwnNumbers)
+{
+    json doc = inlineModelOnExplicitTopology();
+    json& gpu = doc["cluster"]["topology"]["domains"][0]["gpu"];
+    gpu = gpuSpecToJson(*PresetLibrary::instance().gpu("h100-sxm"));
+    EXPECT_EQ(roundTrip(doc)["cluster"]["topology"]["domains"][0]["gpu"], "h100-sxm");
+    gpu["sources"] = { { "hbm_gib", "p. 2" } };
+    EXPECT_EQ(roundTrip(doc)["cluster"]["topology"]["domains"][0]["gpu"], gpu);
+    gpu.erase("sources");
+    gpu["hbm_gib"] = 96;
+    gpu["bf16_dense_tflops"] = 900.5;
+    const json out = roundTrip(doc)["cluster"]["topology"]["domains"][0]["gpu"];
+    ASSERT_TRUE(out.is_object()) << out.dump();
+    EXPECT_EQ(out["id"], "h100-sxm");
+    EXPECT_EQ(out["hbm_gib"], 96);
+    EXPECT_EQ(out["bf16_dense_tflops"], 900.5);
+}
+
+// Kept keys follow their domain or fabric by name, and the objects they sit in: an editor that renames or
+// removes a domain, drops the MoE or turns the topology regular saves a file that loads, with no key lent to
+// another element.
+TEST(ScenarioIo, KeptKeysFollowEditsWithoutLendingThem)
+{
+    json doc = inlineModelOnExplicitTopology();
+    doc["model"]["moe"]["aux_loss_coeff"] = 0.01;
+    doc["model"]["mla"]["rope_scaling"] = 40;
+    doc["cluster"]["topology"]["spine"] = "fat-tree";
+    doc["cluster"]["topology"]["domains"][0]["rack"] = "A7";
+    doc["cluster"]["topology"]["domains"][0]["gpu"]["sku"] = "lab-1";
+    doc["cluster"]["topology"]["domains"][1]["rack"] = "B2";
+    doc["cluster"]["topology"]["fabrics"][0]["switch"] = "s1";
+    LoadError error;
+    const auto loaded = parseScenario(doc.dump(), error);
+    ASSERT_TRUE(loaded) << error.text();
+    auto saveAndLoad = [](const Scenario& s) {
+        const json out = scenarioToJson(s);
+        LoadError e;
+        EXPECT_TRUE(parseScenario(out.dump(), e)) << e.text() << "\n" << out.dump();
+        return out;
+    };
+
+    Scenario renamed = *loaded;
+    renamed.topology.domains[0].name = "c";
+    renamed.topology.fabrics[0].name = "ib9";
+    json out = saveAndLoad(renamed);
+    EXPECT_FALSE(out["cluster"]["topology"]["domains"][0].contains("rack")) << out.dump();
+    EXPECT_EQ(out["cluster"]["topology"]["domains"][1]["rack"], "B2");
+    EXPECT_FALSE(out["cluster"]["topology"]["fabrics"][0].contains("switch"));
+
+    Scenario removed = *loaded; // "a" goes, "b" becomes the first domain and keeps only its own keys
+    removed.topology.domains.erase(removed.topology.domains.begin());
+    removed.topology.fabrics[0].domains = { 0 };
+    out = saveAndLoad(removed);
+    ASSERT_EQ(out["cluster"]["topology"]["domains"].size(), 1u);
+    EXPECT_EQ(out["cluster"]["topology"]["domains"][0]["rack"], "B2");
+    EXPECT_EQ(out["cluster"]["topology"]["domains"][0]["gpu"], "h200");
+
+    Scenario swapped = *loaded; // another GPU in place of the inline one: the old one's keys go with it
+    swapped.topology.domains[0].gpu = *PresetLibrary::instance().gpu("h100-sxm");
+    out = saveAndLoad(swapped);
+    EXPECT_EQ(out["cluster"]["topology"]["domains"][0]["gpu"], "h100-sxm");
+    swapped.topology.domains[0].gpu.id = "other-lab-gpu";
+    out = saveAndLoad(swapped);
+    EXPECT_FALSE(out["cluster"]["topology"]["domains"][0]["gpu"].contains("sku")) << out.dump();
+    EXPECT_EQ(out["cluster"]["topology"]["domains"][0]["rack"], "A7");
+
+    Scenario dense = *loaded;
+    dense.model.moe.reset();
+    dense.model.mla.reset();
+    dense.topology = Topology::regular(*PresetLibrary::instance().gpu("h100-sxm"), 2, 8, 400);
+    dense.regularCluster = true;
+    dense.gpuPreset = "h100-sxm";
+    out = saveAndLoad(dense);
+    EXPECT_FALSE(out["model"].contains("moe")) << out.dump();
+    EXPECT_FALSE(out["model"].contains("mla"));
+    EXPECT_FALSE(out["cluster"].contains("topology"));
+}
+
 struct BadInput {
     const char* name;
     std::function<void(json&)> mutate;
