@@ -74,7 +74,7 @@ Report evaluate(const Scenario& scenario, const EvaluateOptions& options, const 
 
     // 6. Memory per pipeline rank against HBM.
     const MemoryInputs memory = memoryInputs(scenario, pipeline, costs, report);
-    memoryStage(memory, report);
+    memoryStage(memory, scenario.topology, report);
 
     // 7. Data-parallel sync and optimizer step of the slowest rank.
     const DataParallelSyncResult dp = dataParallelSyncStage(memory, pipeline, layout, costs, report);

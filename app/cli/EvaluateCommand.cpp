@@ -9,6 +9,7 @@
 #include "core/report/ReportJson.h"
 
 #include <iostream>
+#include <optional>
 
 namespace parallax::cli {
 
@@ -18,7 +19,16 @@ int runEvaluate(const std::vector<std::string>& argv)
     std::vector<std::string> known = scenarioFlagNames();
     known.insert(known.end(), { "json", "calibration", "no-groups" });
     args.allowOnly(known);
-    const core::Scenario scenario = scenarioFromArgs(args);
+    std::optional<core::Scenario> read;
+    try {
+        read = scenarioFromArgs(args);
+    } catch (const InvalidConfigError& e) {
+        // With --json a script still gets the object SCENARIO.md promises, saying why (and stderr the line).
+        if (args.has("json"))
+            std::cout << core::invalidReportJson(e.what()).dump(2) << "\n";
+        throw;
+    }
+    const core::Scenario& scenario = *read;
     const auto calibration = calibrationFromArgs(args);
     core::EvaluateOptions options;
     options.calibration = calibration ? &*calibration : nullptr;

@@ -6,15 +6,40 @@
 #include "core/Units.h"
 #include "core/memory/RangeText.h"
 #include "core/model/ModelMath.h"
+#include "core/report/ReportMarkdown.h"
 #include "core/search/NumberText.h"
 
+#include <algorithm>
 #include <iomanip>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace parallax::cli {
 
 using namespace parallax::core;
 
 namespace {
+// "NVIDIA H100 SXM5 80GB", or for a cluster of several GPU types each with its count, in the order the
+// domains list them: "8 NVIDIA H200 SXM 141GB, 8 NVIDIA H100 SXM5 80GB".
+std::string gpuTypesText(const core::Topology& t)
+{
+    std::vector<std::pair<std::string, long long>> types;
+    for (const core::NvlinkDomain& d : t.domains) {
+        const auto it = std::find_if(types.begin(), types.end(), [&](const auto& e) { return e.first == d.gpu.name; });
+        if (it != types.end())
+            it->second += d.gpuCount;
+        else
+            types.emplace_back(d.gpu.name, d.gpuCount);
+    }
+    if (types.size() <= 1)
+        return types.empty() ? std::string() : types.front().first;
+    std::string text;
+    for (const auto& [name, count] : types)
+        text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + name;
+    return text;
+}
+
 // The verdict as the table prints it: upper case when it needs the reader's attention.
 std::string memoryVerdictText(MemoryVerdict v)
 {
@@ -74,7 +99,7 @@ void printReport(std::ostream& out, const Scenario& s, const Report& r)
         out << ", parallel attention + MLP blocks";
     out << ", sequence " << r.seqLen << "\n";
     out << "  cluster  " << r.gpus << " GPUs in " << s.topology.domains.size() << " NVLink domain"
-        << (s.topology.domains.size() == 1 ? "" : "s") << " (" << s.topology.domains.front().gpu.name << ")\n";
+        << (s.topology.domains.size() == 1 ? "" : "s") << " (" << gpuTypesText(s.topology) << ")\n";
     out << "  config   " << configLine(s) << "\n\n";
     if (!r.valid) {
         printMessages(out, "Invalid configuration", r.errors);
@@ -102,6 +127,8 @@ void printReport(std::ostream& out, const Scenario& s, const Report& r)
             << padLeft(gibBoundsText(st.lowBytes, st.highBytes), 11) << "  " << std::setprecision(2)
             << padLeft(std::to_string(st.inflightMicrobatches).substr(0, 5), 9) << "\n";
     }
+    if (!core::stagesShareOneHbm(r))
+        out << "\n" << core::stageHbmText(r) << "\n";
     out << "\nCommunication per step on the busiest stage: TP " << duration(r.comm.tpSeconds) << ", CP "
         << duration(r.comm.cpSeconds) << ", EP " << duration(r.comm.epSeconds) << ", PP " << duration(r.comm.ppSeconds)
         << ", DP " << duration(r.comm.dpTotalSeconds) << " (" << duration(r.comm.dpSeconds) << " exposed)\n";

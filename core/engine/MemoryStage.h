@@ -11,7 +11,9 @@ MemoryInputs memoryInputs(
     const Scenario& scenario, const PipelineInputs& pipeline, const LayerCostStageResult& costs, const Report& report);
 
 // Stage 6: memory per pipeline rank, its range from the model's measured error, the peak and the
-// verdict against HBM. Writes report.stages, peakMemory*, memoryVerdict and fits.
-void memoryStage(const MemoryInputs& memory, Report& report);
+// verdict, each stage against the HBM of the GPUs that hold it (core/cluster/StageHbm.h). The peak is
+// the stage with the least headroom; report.hbmBytes becomes its HBM (in a cluster of one GPU type,
+// the GPU's). Reads report.rankMap; writes report.stages, peakMemory*, hbmBytes, memoryVerdict and fits.
+void memoryStage(const MemoryInputs& memory, const Topology& topology, Report& report);
 
 } // namespace parallax::core

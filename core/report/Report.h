@@ -37,6 +37,7 @@ struct StageMemory {
     // applied to the allocator-visible part; the CUDA context and NCCL buffers are taken as stated.
     double lowBytes = 0;
     double highBytes = 0;
+    double hbmBytes = 0; // the smallest HBM among the GPUs of this pipeline rank (core/cluster/StageHbm.h)
     double totalBytes() const { return weightsBytes + gradsBytes + optimizerBytes + activationsBytes + otherBytes; }
 };
 
@@ -88,7 +89,7 @@ struct Report {
     double hardwareFlopsPerStep = 0;
     double peakFlopsPerSecond = 0; // per GPU, for the training dtype
 
-    double hbmBytes = 0; // smallest HBM among the GPUs used
+    double hbmBytes = 0; // HBM of the peak stage's GPUs (in a cluster of one GPU type, the GPU's)
     std::vector<StageMemory> stages;
     double peakMemoryBytes = 0;
     double peakMemoryLowBytes = 0; // the highest stage's range

@@ -17,7 +17,28 @@ json messages(const std::vector<Message>& list)
         out.push_back(m.field.empty() ? m.text : m.field + ": " + m.text);
     return out;
 }
+// The figures SCENARIO.md lists for every evaluate --json object, as null: a configuration that cannot
+// run has none, and a script reading them gets null rather than a missing key.
+void addUnmeasuredFields(json& j)
+{
+    for (const char* key : { "step_time_s", "step_time_range_s", "tflops_per_gpu", "mfu", "hfu", "tokens_per_s",
+             "bubble_fraction", "memory_verdict", "peak_memory_range_bytes" })
+        j[key] = nullptr;
+    j["memory"] = { { "hbm_bytes", nullptr }, { "peak_bytes", nullptr }, { "stages", json::array() } };
+    j["comm"]
+        = { { "tp_s", nullptr }, { "pp_s", nullptr }, { "dp_s", nullptr }, { "ep_s", nullptr }, { "cp_s", nullptr } };
+    if (!j.contains("rank_map"))
+        j["rank_map"] = { { "groups_crossing_domains", nullptr } };
+}
 } // namespace
+
+json invalidReportJson(const std::string& error)
+{
+    json j { { "valid", false }, { "fits", false }, { "errors", json::array({ error }) }, { "warnings", json::array() },
+        { "notes", json::array() }, { "params_total", nullptr }, { "params_active", nullptr } };
+    addUnmeasuredFields(j);
+    return j;
+}
 
 json parallelConfigToJson(const ParallelConfig& p, const TrainingConfig& t)
 {
@@ -85,8 +106,10 @@ json reportToJson(const Scenario& scenario, const Report& r)
     j["seq_len"] = r.seqLen;
     j["microbatches"] = r.microbatches;
     j["config"] = parallelConfigToJson(scenario.parallel, scenario.training);
-    if (!r.valid)
+    if (!r.valid) {
+        addUnmeasuredFields(j);
         return j;
+    }
     j["step_time_s"] = r.stepTimeSeconds;
     j["step_time_range_s"] = { r.stepTimeLowSeconds, r.stepTimeHighSeconds };
     j["step_time_family"] = r.stepTimeFamily;
@@ -108,7 +131,7 @@ json reportToJson(const Scenario& scenario, const Report& r)
             { "grads_bytes", s.gradsBytes }, { "optimizer_bytes", s.optimizerBytes },
             { "activations_bytes", s.activationsBytes }, { "other_bytes", s.otherBytes },
             { "total_bytes", s.totalBytes() }, { "range_bytes", { s.lowBytes, s.highBytes } },
-            { "inflight_microbatches", s.inflightMicrobatches } });
+            { "inflight_microbatches", s.inflightMicrobatches }, { "hbm_bytes", s.hbmBytes } });
     }
     j["memory"] = { { "hbm_bytes", r.hbmBytes }, { "peak_bytes", r.peakMemoryBytes },
         { "peak_stage", r.peakMemoryStage }, { "stages", stages } };

@@ -141,6 +141,25 @@ std::string describeConfiguration(const Scenario& s)
     return text;
 }
 
+bool stagesShareOneHbm(const Report& r)
+{
+    for (const StageMemory& st : r.stages) {
+        if (st.hbmBytes != r.stages.front().hbmBytes)
+            return false;
+    }
+    return true;
+}
+
+std::string stageHbmText(const Report& r)
+{
+    if (stagesShareOneHbm(r))
+        return "HBM per GPU: " + gibText(r.stages.empty() ? r.hbmBytes : r.stages.front().hbmBytes, 0) + ".";
+    std::string text = "HBM per GPU, by stage (the smallest of its GPUs):";
+    for (const StageMemory& st : r.stages)
+        text += " " + std::to_string(st.stage) + ": " + gibText(st.hbmBytes, 0) + (&st == &r.stages.back() ? "." : ",");
+    return text;
+}
+
 std::string reportToMarkdown(const Scenario& s, const Report& r, const MarkdownOptions& o)
 {
     std::ostringstream out;
@@ -186,14 +205,14 @@ std::string reportToMarkdown(const Scenario& s, const Report& r, const MarkdownO
         out << "| Stage | Layers | Weights | Grads | Optimizer | Activations | Other | Total | Range | In flight |\n";
         out << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
         for (const StageMemory& st : r.stages) {
-            const bool over = r.hbmBytes > 0 && st.totalBytes() > r.hbmBytes;
+            const bool over = st.hbmBytes > 0 && st.totalBytes() > st.hbmBytes;
             out << "| " << st.stage << " | " << st.layers << " | " << gibText(st.weightsBytes) << " | "
                 << gibText(st.gradsBytes) << " | " << gibText(st.optimizerBytes) << " | "
                 << gibText(st.activationsBytes) << " | " << gibText(st.otherBytes) << " | " << (over ? "**" : "")
                 << gibText(st.totalBytes()) << (over ? "**" : "") << " | " << fixed(st.lowBytes / kGiB, 1) << "-"
                 << fixed(st.highBytes / kGiB, 1) << " | " << fixed(st.inflightMicrobatches, 1) << " |\n";
         }
-        out << "\nHBM per GPU: " << gibText(r.hbmBytes, 0) << ".\n\n";
+        out << "\n" << stageHbmText(r) << "\n\n";
     }
 
     const bool pictures

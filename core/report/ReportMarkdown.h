@@ -14,6 +14,10 @@ namespace parallax::core {
 std::string describeModel(
     const Scenario& scenario, const Report& report); // "Llama 3 70B, 70.55 B parameters, sequence 8192"
 std::string describeCluster(const Scenario& scenario); // "64 x H100 SXM: 8 NVLink domains of 8, IB 400 Gb/s per NIC"
+// "HBM per GPU: 80 GiB." or, where the stages sit on GPUs of different HBM (a mixed cluster), each
+// stage's: "HBM per GPU, by stage (the smallest of its GPUs): 0: 141 GiB, 1: 80 GiB."
+std::string stageHbmText(const Report& report);
+bool stagesShareOneHbm(const Report& report); // every stage's GPUs have one HBM size
 std::string describeConfiguration(const Scenario& scenario); // "TP 8 (SP) · PP 8 · VPP 2 · DP 1 · ZeRO-1 · ..."
 
 // Report times: "4.56 s" / "812 ms" / "45.6 µs" (GiB and percentages: core/search/NumberText.h).

@@ -131,7 +131,9 @@ ClosedFormScorer::ClosedFormScorer(const Scenario& base, const Calibration* cali
     for (const auto& d : topo.domains) {
         if (d.gpu.bf16FlopsPerSecond < m_gpu.bf16FlopsPerSecond)
             m_gpu = d.gpu;
-        m_hbm = std::min(m_hbm, d.gpu.hbmBytes);
+        // The largest HBM: the bound prunes only what fits on no GPU; in a mixed cluster the simulated check
+        // (fitsInMemory) holds each stage to the HBM of its own GPUs.
+        m_hbm = std::max(m_hbm, d.gpu.hbmBytes);
         const auto& f = topo.domains.front();
         m_uniformTopology = m_uniformTopology && d.gpuCount == f.gpuCount && d.gpu.id == f.gpu.id
             && d.nvlinkBytesPerSecond == f.nvlinkBytesPerSecond;

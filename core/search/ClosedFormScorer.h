@@ -62,6 +62,7 @@ public:
     ClosedFormScorer(const ClosedFormScorer&) = delete;
     ClosedFormScorer& operator=(const ClosedFormScorer&) = delete;
 
+    // The largest HBM of the cluster (of its one GPU type, usually): what the memory bound prunes against.
     double hbmBytes() const { return m_hbm; }
     // Fit without the optimizer states (ZeRO-Offload, arXiv:2101.06840): scores' `fits` and the
     // state bound leave the optimizer bytes out.

@@ -70,7 +70,7 @@ bool fitsInMemory(const Report& report, bool optimizerOffload)
         return false;
     for (const StageMemory& st : report.stages) {
         const double need = st.totalBytes() - (optimizerOffload ? st.optimizerBytes : 0.0);
-        if (need > report.hbmBytes)
+        if (need > st.hbmBytes)
             return false;
     }
     return true;

@@ -123,6 +123,7 @@ MemoryChartRenderer MemoryChartRenderer::fromReport(const core::Report& report)
         Bar b;
         b.label = QString::number(s.stage);
         b.bytes = { s.weightsBytes, s.gradsBytes, s.optimizerBytes, s.activationsBytes, s.otherBytes };
+        b.hbmBytes = s.hbmBytes;
         bars.push_back(b);
     }
     return MemoryChartRenderer(std::move(bars), report.hbmBytes);
@@ -181,11 +182,33 @@ double MemoryChartRenderer::bytesOf(int bar, int component) const
     return m_bars[static_cast<std::size_t>(bar)].bytes[static_cast<std::size_t>(component)];
 }
 
+double MemoryChartRenderer::hbmBytes(int bar) const
+{
+    const double own = m_bars[static_cast<std::size_t>(bar)].hbmBytes;
+    return own > 0 ? own : m_hbmBytes;
+}
+
+bool MemoryChartRenderer::oneCapacity() const
+{
+    for (int i = 0; i < static_cast<int>(m_bars.size()); ++i) {
+        if (hbmBytes(i) != m_hbmBytes)
+            return false;
+    }
+    return true;
+}
+
+bool MemoryChartRenderer::anyOver() const
+{
+    for (int i = 0; i < static_cast<int>(m_bars.size()); ++i) {
+        if (hbmBytes(i) > 0 && m_bars[static_cast<std::size_t>(i)].total() > hbmBytes(i))
+            return true;
+    }
+    return false;
+}
+
 double MemoryChartRenderer::legendHeight(double width) const
 {
-    bool over = false;
-    for (const Bar& b : m_bars)
-        over = over || (m_hbmBytes > 0 && b.total() > m_hbmBytes);
+    const bool over = anyOver();
     return legendFlow(nullptr, *this, legendEntries(*this, over), QRectF(0, 0, width - kAxisWidth, 1000));
 }
 
@@ -203,8 +226,8 @@ MemoryChartRenderer::Layout MemoryChartRenderer::layout(const QRectF& area) cons
     l.plot = QRectF(area.left() + kAxisWidth, l.legend.bottom() + kTop, area.width() - kAxisWidth - 16,
         std::max(40.0, area.height() - legendH - kTop - kBottom - 8));
     double top = m_hbmBytes;
-    for (const Bar& b : m_bars)
-        top = std::max(top, b.total());
+    for (int i = 0; i < static_cast<int>(m_bars.size()); ++i)
+        top = std::max({ top, m_bars[static_cast<std::size_t>(i)].total(), hbmBytes(i) });
     // Head room for the labels over the tallest bar; the grid step comes from TimeAxis' 1-2-5 rule.
     const double step = TimeAxis::niceStep(std::max(top, 1.0) * 1.08 / core::kGiB / 6) * core::kGiB;
     l.yMaxBytes = std::ceil(std::max(top, 1.0) * 1.08 / step) * step;
@@ -257,17 +280,21 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
     p.restore();
 
     // The capacity line under the bars (an excess is outlined on top of them), its label
-    // right-aligned above it.
-    if (m_hbmBytes > 0) {
+    // right-aligned above it; where the stages sit on GPUs of different HBM, one piece per bar.
+    const int n = static_cast<int>(m_bars.size());
+    const double slot = n > 0 ? l.plot.width() / n : l.plot.width();
+    p.setPen(QPen(style::text(), 2, Qt::DashLine));
+    if (oneCapacity() && m_hbmBytes > 0) {
         const double y = std::round(l.toY(m_hbmBytes)) + 0.5;
-        p.setPen(QPen(style::text(), 2, Qt::DashLine));
         p.drawLine(QPointF(l.plot.left(), y), QPointF(l.plot.right(), y));
+    }
+    for (int i = 0; i < n && !oneCapacity(); ++i) {
+        const double y = std::round(l.toY(hbmBytes(i))) + 0.5;
+        p.drawLine(QPointF(l.plot.left() + slot * i, y), QPointF(l.plot.left() + slot * (i + 1), y));
     }
 
     p.setFont(text);
     // The bars, bottom-up.
-    const int n = static_cast<int>(m_bars.size());
-    const double slot = n > 0 ? l.plot.width() / n : l.plot.width();
     const int labelEvery = std::max(1, static_cast<int>(std::ceil(fs.horizontalAdvance(QStringLiteral("000")) / slot)));
     for (int i = 0; i < n; ++i) {
         const Bar& b = m_bars[static_cast<std::size_t>(i)];
@@ -279,7 +306,7 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
             p.fillRect(r, componentColor(c));
             // The label avoids the HBM line where it crosses the segment.
             QRectF labelRect = r;
-            const double yHbm = m_hbmBytes > 0 ? l.toY(m_hbmBytes) : -1;
+            const double yHbm = hbmBytes(i) > 0 ? l.toY(hbmBytes(i)) : -1;
             if (yHbm > r.top() && yHbm < r.bottom()) {
                 const QRectF above(r.left(), r.top(), r.width(), yHbm - r.top() - 2);
                 const QRectF below(r.left(), yHbm + 2, r.width(), r.bottom() - yHbm - 2);
@@ -301,10 +328,11 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
                 p.drawLine(QPointF(full.left(), y), QPointF(full.right() - 1, y));
             }
         }
-        const bool over = m_hbmBytes > 0 && b.total() > m_hbmBytes;
+        const double hbm = hbmBytes(i);
+        const bool over = hbm > 0 && b.total() > hbm;
         if (over) {
             // The part above the HBM: a red dashed frame, and a bracket beside the bar.
-            const double yHbm = std::round(l.toY(m_hbmBytes));
+            const double yHbm = std::round(l.toY(hbm));
             const QRectF excess(full.left(), full.top(), full.width(), yHbm - full.top());
             QPen frame(style::problem(), 2, Qt::DashLine);
             frame.setJoinStyle(Qt::MiterJoin);
@@ -319,7 +347,7 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
             const QFont f = over ? style::font(style::kSmallText, true) : small;
             p.setFont(f);
             const QFontMetricsF fm(f);
-            const QString label = over ? overCapacityLabel(b.total() - m_hbmBytes, slot, fm) : style::gib(b.total());
+            const QString label = over ? overCapacityLabel(b.total() - hbm, slot, fm) : style::gib(b.total());
             if (fm.horizontalAdvance(label) <= slot - 2 || over) {
                 p.setPen(over ? style::problem() : style::text());
                 const double w = std::max(slot, fm.horizontalAdvance(label) + 4);
@@ -346,23 +374,28 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
         m_kind == Kind::Serving ? QStringLiteral("one model replica's fullest pipeline stage")
                                 : QStringLiteral("pipeline stage"));
 
-    if (m_hbmBytes > 0) {
-        const double y = std::round(l.toY(m_hbmBytes)) + 0.5;
-        const QString label = QStringLiteral("HBM ") + style::gib(m_hbmBytes, 0);
-        p.setFont(style::font(style::kText, true));
-        const QFontMetricsF fb(p.font());
+    // The capacity's label, right-aligned above its line: at the plot's end, or where the stages sit on
+    // GPUs of different HBM, at the end of each run of bars with one HBM.
+    p.setFont(style::font(style::kText, true));
+    const QFontMetricsF fb(p.font());
+    const auto capacityLabel = [&](double hbm, double right) {
+        const double y = std::round(l.toY(hbm)) + 0.5;
+        const QString label = QStringLiteral("HBM ") + style::gib(hbm, 0);
         const double w = fb.horizontalAdvance(label) + 8;
-        const QRectF box(l.plot.right() - w, y - fb.height() - 3, w, fb.height());
+        const QRectF box(right - w, y - fb.height() - 3, w, fb.height());
         p.fillRect(box, style::backing(230));
         p.setPen(style::text());
         p.drawText(box, Qt::AlignCenter, label);
+    };
+    if (oneCapacity() && m_hbmBytes > 0)
+        capacityLabel(m_hbmBytes, l.plot.right());
+    for (int i = 0; i < n && !oneCapacity(); ++i) {
+        if (hbmBytes(i) > 0 && (i + 1 == n || hbmBytes(i + 1) != hbmBytes(i)))
+            capacityLabel(hbmBytes(i), l.plot.left() + slot * (i + 1));
     }
 
-    bool over = false;
-    for (const Bar& b : m_bars)
-        over = over || (m_hbmBytes > 0 && b.total() > m_hbmBytes);
     p.setRenderHint(QPainter::Antialiasing, false);
-    legendFlow(&p, *this, legendEntries(*this, over), l.legend);
+    legendFlow(&p, *this, legendEntries(*this, anyOver()), l.legend);
     p.restore();
 }
 
@@ -392,10 +425,13 @@ QString MemoryChartRenderer::toolTip(const Layout& l, QPointF point) const
     const Bar& b = m_bars[static_cast<std::size_t>(h.bar)];
     QString text = (m_kind == Kind::Serving ? b.label : QStringLiteral("stage ") + b.label) + QStringLiteral(": ")
         + style::gib(b.total(), 2) + QStringLiteral(" per GPU");
-    if (m_hbmBytes > 0)
-        text += b.total() > m_hbmBytes
-            ? QStringLiteral(", ") + style::gib(b.total() - m_hbmBytes, 2) + QStringLiteral(" over the HBM")
-            : QStringLiteral(", ") + style::gib(m_hbmBytes - b.total(), 2) + QStringLiteral(" free");
+    const double hbm = hbmBytes(h.bar);
+    if (hbm > 0)
+        text += b.total() > hbm
+            ? QStringLiteral(", ") + style::gib(b.total() - hbm, 2) + QStringLiteral(" over the HBM")
+            : QStringLiteral(", ") + style::gib(hbm - b.total(), 2) + QStringLiteral(" free");
+    if (!oneCapacity())
+        text += QStringLiteral(" of ") + style::gib(hbm, 0);
     for (int c = 0; c < componentCount(); ++c) {
         const double bytes = bytesOf(h.bar, c);
         text += u'\n' + (c == h.component ? QStringLiteral("▶ ") : QStringLiteral("   ")) + componentName(c)

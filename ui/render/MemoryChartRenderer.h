@@ -32,6 +32,7 @@ public:
     struct Bar {
         QString label; // "0" (the x axis says "pipeline stage")
         std::vector<double> bytes; // one per component of the chart's kind
+        double hbmBytes = 0; // the capacity of this bar's GPUs; 0: the chart's (a mixed cluster's stages differ)
         double total() const;
     };
 
@@ -71,6 +72,8 @@ public:
 
     const std::vector<Bar>& bars() const { return m_bars; }
     double hbmBytes() const { return m_hbmBytes; }
+    double hbmBytes(int bar) const; // the bar's own capacity, else the chart's
+    bool oneCapacity() const; // every bar has the chart's capacity
 
     Layout layout(const QRectF& area) const;
     double preferredHeight(double width) const;
@@ -83,6 +86,7 @@ public:
 
 private:
     double legendHeight(double width) const;
+    bool anyOver() const; // some bar exceeds its capacity
     QRectF segmentRect(const Layout& layout, int bar, int component) const;
 
     double bytesOf(int bar, int component) const;

@@ -1,0 +1,3 @@
+args: evaluate --json --schedule foo
+exit: 1
+stderr: schedule
