@@ -53,7 +53,7 @@ double StageMemoryModel::value(const core::StageMemory& s, int column) const
     case Inflight:
         return s.inflightMicrobatches;
     case HbmShare:
-        return m_evaluation->report.hbmBytes > 0 ? s.totalBytes() / m_evaluation->report.hbmBytes : 0.0;
+        return s.hbmBytes > 0 ? s.totalBytes() / s.hbmBytes : 0.0;
     default:
         return 0;
     }
@@ -66,7 +66,7 @@ QVariant StageMemoryModel::data(const QModelIndex& index, int role) const
     const core::StageMemory& s = m_evaluation->report.stages[static_cast<std::size_t>(index.row())];
     const int column = index.column();
     const double v = value(s, column);
-    const bool over = m_evaluation->report.hbmBytes > 0 && s.totalBytes() > m_evaluation->report.hbmBytes;
+    const bool over = s.hbmBytes > 0 && s.totalBytes() > s.hbmBytes; // each stage's own GPUs (a mixed cluster)
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
@@ -87,8 +87,7 @@ QVariant StageMemoryModel::data(const QModelIndex& index, int role) const
             return QObject::tr("Peak activations held, in micro-batches of one stage (from the simulated schedule)");
         if (column == HbmShare && over)
             return QObject::tr("Over the %1 of HBM by %2")
-                .arg(format::bytes(m_evaluation->report.hbmBytes),
-                    format::bytes(s.totalBytes() - m_evaluation->report.hbmBytes));
+                .arg(format::bytes(s.hbmBytes), format::bytes(s.totalBytes() - s.hbmBytes));
         return {};
     case Qt::TextAlignmentRole:
         return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));

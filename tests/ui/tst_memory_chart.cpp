@@ -3,6 +3,7 @@
 // hover gives a segment's bytes, and it follows every edit.
 #include "TestSupport.h"
 
+#include "core/io/PresetLibrary.h"
 #include "ui/Format.h"
 #include "ui/MemoryChartWidget.h"
 #include "ui/MemoryTab.h"
@@ -93,6 +94,37 @@ private Q_SLOTS:
         QVERIFY(chart->renderer()->bars().at(0).total() > chart->renderer()->hbmBytes());
         const QString tip = chart->toolTipAt(chart->chartLayout().bars.at(0).topLeft() + QPointF(4, 2));
         QVERIFY2(tip.contains(QStringLiteral("over the HBM")), qPrintable(tip));
+    }
+
+    // A mixed cluster: the 48-layer stage on 8 H200s, the rest on 8 H100s. Each bar and table row is
+    // measured against its own GPUs' HBM, so the full stage is not drawn or coloured as over capacity.
+    void mixedClusterMeasuresEachStageAgainstItsGpus()
+    {
+        core::Scenario s = test::smallCluster(2, 8, 8);
+        s.topology.domains[0].gpu = *core::PresetLibrary::instance().gpu("h200");
+        s.parallel.pp = 2;
+        s.parallel.dp = 1;
+        s.parallel.firstStageLayers = 48;
+        s.training.globalBatch = 16;
+        s.training.seqLen = 4096;
+        s.training.recompute = core::Recompute::Full;
+        test::Window w;
+        w.window.tabs()->setCurrentWidget(w.window.memoryTab());
+        w.load(s);
+        const auto& report = w.doc()->evaluation()->report;
+        QVERIFY(report.valid);
+        QVERIFY(report.fits);
+        QVERIFY(report.stages.at(0).totalBytes() > report.stages.at(1).hbmBytes); // more than an H100 holds
+        const auto* chart = w.window.memoryTab()->chart()->renderer();
+        QVERIFY(chart);
+        QVERIFY(!chart->oneCapacity());
+        QCOMPARE(chart->hbmBytes(0), report.stages.at(0).hbmBytes);
+        QCOMPARE(chart->hbmBytes(1), report.stages.at(1).hbmBytes);
+        const StageMemoryModel* table = w.window.memoryTab()->model();
+        const QModelIndex full = table->index(0, StageMemoryModel::HbmShare);
+        const double share = table->data(full, StageMemoryModel::SortRole).toDouble();
+        QVERIFY2(share > 0 && share < 1, qPrintable(QString::number(share)));
+        QVERIFY(!table->data(full, StageMemoryModel::OverCapacityRole).toBool());
     }
 
     // The summary line follows the engine's verdict from its measured error, not the point estimate:
