@@ -5,6 +5,7 @@
 #include "ReportTable.h"
 
 #include "core/Engine.h"
+#include "core/io/PresetLibrary.h"
 #include "core/launch/RankGroupsJson.h"
 #include "core/report/ReportJson.h"
 
@@ -56,6 +57,11 @@ int runEvaluate(const std::vector<std::string>& argv)
     if (!report.valid) {
         for (const auto& e : report.errors)
             std::cerr << "parallax-cli: " << e.field << ": " << e.text << "\n";
+        if (args.positional().empty())
+            std::cerr << "parallax-cli: (no FILE: the fields no flag sets are the default scenario's, "
+                      << core::kDefaultScenarioPreset << ": tp " << scenario.parallel.tp << ", pp "
+                      << scenario.parallel.pp << ", vpp " << scenario.parallel.vpp << ", cp " << scenario.parallel.cp
+                      << ", global batch " << scenario.training.globalBatch << ")\n";
         return kExitInvalidConfig;
     }
     return kExitOk;

@@ -44,6 +44,7 @@ scenario flags: --model NAME|FILE.json|config.json (Hugging Face) --gpu NAME --n
   --cp-comm-type p2p|all_gather|a2a|a2a+p2p --cp-a2a-size N (the all-to-all level of a2a+p2p)
   --recompute none|selective|full --dtype bf16|fp8 --flash-attention on|off --parallel-block on|off --tp-comm-overlap on|off
   --dp-overlap on|off --p2p-overlap on|off --ddp-bucket-size PARAMS
+  (without FILE the flags edit the default scenario, llama3-70b-64xh100: what they leave out is its, e.g. pp 8)
 serving flags: --mode inference --weight-dtype bf16|fp8|int8|int4|nvfp4|mxfp4 --kv-dtype bf16|fp8 --isl N --osl N
   --context-len N --concurrency N|max --gpu-memory-utilization F --speculative-tokens K --draft-acceptance A
   --draft-model NAME (a model preset that drafts; without it the model's MTP module does)
