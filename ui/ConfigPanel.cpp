@@ -926,6 +926,8 @@ void ConfigPanel::refreshFromEvaluation()
         const core::ModelSpec& model = m_document->scenario().model;
         if (model.mtpLayers > 0 && !r.inference)
             text += tr(", %1 of them in multi-token prediction").arg(format::count(core::mtpParameters(model)));
+        if (const double published = core::publishedParamsIfDifferent(model, r.paramsTotal); published > 0)
+            text += tr(" (published: %1)").arg(format::count(published));
         if (model.parallelBlock)
             text += tr(", parallel attention + MLP blocks");
         m_modelSummary->setText(text);

@@ -95,6 +95,8 @@ void printReport(std::ostream& out, const Scenario& s, const Report& r)
         out << " (" << billions(r.paramsActive) << " active)";
     if (s.model.mtpLayers > 0)
         out << ", " << billions(mtpParameters(s.model)) << " of them in multi-token prediction";
+    if (const double published = publishedParamsIfDifferent(s.model, r.paramsTotal); published > 0)
+        out << " (published: " << billions(published) << ")";
     if (s.model.parallelBlock)
         out << ", parallel attention + MLP blocks";
     out << ", sequence " << r.seqLen << "\n";

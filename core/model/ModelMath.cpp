@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/ModelMath.h"
 
+#include <cmath>
+
 namespace parallax::core {
 
 namespace {
@@ -100,6 +102,13 @@ double mtpProjectionParameters(const ModelSpec& m)
 {
     const double h = static_cast<double>(m.hidden);
     return m.mtpLayers > 0 ? 2.0 * h * h + 3.0 * normParameters(m) : 0.0;
+}
+
+double publishedParamsIfDifferent(const ModelSpec& m, double counted)
+{
+    if (m.publishedParams <= 0 || counted <= 0)
+        return 0;
+    return std::abs(counted / m.publishedParams - 1) > 0.01 ? m.publishedParams : 0;
 }
 
 double mtpParameters(const ModelSpec& m)

@@ -49,6 +49,9 @@ double finalNormParameters(const ModelSpec& m);
 double mtpProjectionParameters(const ModelSpec& m);
 // All MTP depths: blocks and projections (arXiv:2412.19437 sec. 2.2).
 double mtpParameters(const ModelSpec& m);
+// The preset's or file's published total (`params`) where it differs from the engine's count by more
+// than 1% (a model card rounds, or leaves out the MTP module or the embeddings); 0 otherwise. Display only.
+double publishedParamsIfDifferent(const ModelSpec& m, double counted);
 // The part of mtpParameters a token touches (its blocks' shared and top-k experts, the projections).
 double mtpActiveParameters(const ModelSpec& m);
 // Every parameter the model trains, the MTP modules included.

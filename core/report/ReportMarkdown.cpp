@@ -75,6 +75,8 @@ std::string describeModel(const Scenario& s, const Report& r)
         text += " (" + fixed(r.paramsActive / 1e9, 1) + " B active)";
     if (s.model.mtpLayers > 0 && !r.inference)
         text += ", " + fixed(mtpParameters(s.model) / 1e9, 1) + " B of them in multi-token prediction";
+    if (const double published = publishedParamsIfDifferent(s.model, r.paramsTotal); published > 0)
+        text += " (published: " + fixed(published / 1e9, published >= 1e11 ? 0 : 1) + " B)";
     if (s.model.parallelBlock)
         text += ", parallel attention + MLP blocks";
     if (s.seqLen() > 0)

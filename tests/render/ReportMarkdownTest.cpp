@@ -51,6 +51,14 @@ TEST(ReportMarkdown, DescribesTheScenarioInOneLineEach)
     EXPECT_NE(config.find("VPP 2"), std::string::npos);
     EXPECT_NE(config.find("interleaved-1f1b"), std::string::npos);
     EXPECT_NE(core::describeModel(*s, r).find("sequence 8192"), std::string::npos);
+    // The preset's published 70.6 B is the count to 1%: not repeated.
+    EXPECT_EQ(core::describeModel(*s, r).find("published"), std::string::npos);
+    // DeepSeek-V3's 671 B leaves out the MTP module the engine counts: said beside the count.
+    const auto dsv3 = core::loadScenarioFile(
+        std::string(PARALLAX_SOURCE_DIR) + "/presets/scenarios/deepseek-v3-2048xh800.parallax.json", error);
+    ASSERT_TRUE(dsv3) << error.text();
+    const std::string model = core::describeModel(*dsv3, core::evaluate(*dsv3));
+    EXPECT_NE(model.find("of them in multi-token prediction (published: 671 B)"), std::string::npos) << model;
     EXPECT_EQ(core::formatSeconds(0.0123), "12.3 ms");
     EXPECT_EQ(core::formatSeconds(4.561), "4.56 s");
     EXPECT_EQ(core::percentText(0.1234), "12.3%");
