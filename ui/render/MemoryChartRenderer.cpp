@@ -284,11 +284,12 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
     const int n = static_cast<int>(m_bars.size());
     const double slot = n > 0 ? l.plot.width() / n : l.plot.width();
     p.setPen(QPen(style::text(), 2, Qt::DashLine));
-    if (oneCapacity() && m_hbmBytes > 0) {
+    const bool oneHbm = oneCapacity(); // once per paint: it walks the bars
+    if (oneHbm && m_hbmBytes > 0) {
         const double y = std::round(l.toY(m_hbmBytes)) + 0.5;
         p.drawLine(QPointF(l.plot.left(), y), QPointF(l.plot.right(), y));
     }
-    for (int i = 0; i < n && !oneCapacity(); ++i) {
+    for (int i = 0; i < n && !oneHbm; ++i) {
         const double y = std::round(l.toY(hbmBytes(i))) + 0.5;
         p.drawLine(QPointF(l.plot.left() + slot * i, y), QPointF(l.plot.left() + slot * (i + 1), y));
     }
@@ -387,9 +388,9 @@ void MemoryChartRenderer::paint(QPainter& p, const Layout& l, Hit hovered) const
         p.setPen(style::text());
         p.drawText(box, Qt::AlignCenter, label);
     };
-    if (oneCapacity() && m_hbmBytes > 0)
+    if (oneHbm && m_hbmBytes > 0)
         capacityLabel(m_hbmBytes, l.plot.right());
-    for (int i = 0; i < n && !oneCapacity(); ++i) {
+    for (int i = 0; i < n && !oneHbm; ++i) {
         if (hbmBytes(i) > 0 && (i + 1 == n || hbmBytes(i + 1) != hbmBytes(i)))
             capacityLabel(hbmBytes(i), l.plot.left() + slot * (i + 1));
     }
